@@ -1,0 +1,1 @@
+"""The report: record types (the public JSON Lines contract), the summary and the writer."""

@@ -1,0 +1,68 @@
+"""The records of the JSON Lines report: a public contract.
+
+Every line of a report is one of these, serialised with its fields in this order. Field names
+and the meaning of each field are documented in the README; renaming one breaks users.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(slots=True)
+class SitemapRecord:
+    """One sitemap: how it was found, what it is and what is wrong with it."""
+
+    record: str = field(default="sitemap", init=False)
+    url: str
+    found_via: str
+    parent: str | None = None
+    kind: str = "unknown"
+    status: int | None = None
+    gzip: bool = False
+    bytes: int = 0
+    url_count: int = 0
+    child_count: int = 0
+    issues: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class UrlRecord:
+    """One distinct URL listed by the audited sitemaps, with what fetching it showed."""
+
+    record: str = field(default="url", init=False)
+    url: str
+    sitemaps: list[str] = field(default_factory=list)
+    lastmod: str | None = None
+    status: int | None = None
+    fetched: bool = False
+    redirect_chain: list[dict[str, Any]] = field(default_factory=list)
+    final_url: str | None = None
+    last_modified: str | None = None
+    lastmod_delta_s: float | None = None
+    noindex: list[str] = field(default_factory=list)
+    robots_blocked: bool = False
+    canonical: str | None = None
+    issues: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    checked_at: str | None = None
+
+
+@dataclass(slots=True)
+class SummaryRecord:
+    """The last line of a report: totals, counts per code and the settings that shaped it."""
+
+    record: str = field(default="summary", init=False)
+    origin: str
+    started_at: str
+    finished_at: str | None = None
+    sitemaps_found: int = 0
+    urls_listed: int = 0
+    urls_fetched: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+    severities: dict[str, int] = field(default_factory=dict)
+    robots_txt: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    settings: dict[str, Any] = field(default_factory=dict)
