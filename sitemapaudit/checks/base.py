@@ -1,0 +1,66 @@
+"""The shape of a check: a stable code, a severity, a docstring and one method."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import ClassVar, Generic, TypeVar
+
+from sitemapaudit.config import AuditConfig
+from sitemapaudit.facts import SitemapFacts, UrlFacts
+
+F = TypeVar("F", SitemapFacts, UrlFacts)
+
+
+class Severity(StrEnum):
+    """How much a finding matters: errors break indexing, warnings weaken it, notices inform."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    NOTICE = "notice"
+
+
+@dataclass(slots=True)
+class CheckContext:
+    """What every check may consult besides the facts of one record."""
+
+    config: AuditConfig
+    audit_time: datetime
+    extras: dict[str, object] = field(default_factory=dict)
+
+
+class Check(Generic[F]):
+    """A check looks at the facts of one record and says whether its finding applies.
+
+    ``run`` returns ``None`` when the record is fine, or a list of human-readable details
+    (possibly empty) when the finding applies; the details go into the record's ``errors``.
+    """
+
+    code: ClassVar[str]
+    severity: ClassVar[Severity]
+    record: ClassVar[str]
+
+    def run(self, facts: F, ctx: CheckContext) -> list[str] | None:
+        raise NotImplementedError
+
+    @classmethod
+    def meaning(cls) -> str:
+        """The first line of the docstring: the one-line meaning shown in the README."""
+        return (cls.__doc__ or "").strip().splitlines()[0]
+
+
+class SitemapCheck(Check[SitemapFacts]):
+    record = "sitemap"
+
+
+class UrlCheck(Check[UrlFacts]):
+    record = "url"
+
+
+class ProblemCheck(SitemapCheck):
+    """Base for checks whose evidence is a problem the sitemap reader or validator recorded."""
+
+    def run(self, facts: SitemapFacts, ctx: CheckContext) -> list[str] | None:
+        details = [p.describe() for p in facts.problems if p.code == self.code]
+        return details or None

@@ -1,0 +1,55 @@
+"""Checks on what requesting a listed URL returned: status, failures and redirects."""
+
+from __future__ import annotations
+
+from sitemapaudit.checks.base import CheckContext, Severity, UrlCheck
+from sitemapaudit.facts import UrlFacts
+
+
+class UrlHttpError(UrlCheck):
+    """The URL's final status is 4xx or 5xx (after retries)."""
+
+    code = "http_error"
+    severity = Severity.ERROR
+
+    def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
+        status = facts.outcome.status
+        if status is not None and status >= 400:
+            return [f"HTTP status {status}"]
+        return None
+
+
+class UrlFetchFailed(UrlCheck):
+    """The URL could not be fetched: DNS, connection, timeout (after retries)."""
+
+    code = "fetch_failed"
+    severity = Severity.ERROR
+
+    def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
+        return [facts.outcome.error] if facts.outcome.error else None
+
+
+class Redirect(UrlCheck):
+    """The listed URL redirects; sitemaps should list final URLs. Every hop is in the record."""
+
+    code = "redirect"
+    severity = Severity.WARNING
+
+    def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
+        outcome = facts.outcome
+        if not outcome.redirect_chain:
+            return None
+        details = [f"redirects to {outcome.final_url} in {len(outcome.redirect_chain)} hop(s)"]
+        if outcome.redirect_stopped:
+            details.append(outcome.redirect_stopped)
+        return details
+
+
+class RedirectLoop(UrlCheck):
+    """The redirect chain revisits a URL or exceeds SITEMAPAUDIT_MAX_REDIRECTS hops."""
+
+    code = "redirect_loop"
+    severity = Severity.ERROR
+
+    def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
+        return [] if facts.outcome.redirect_loop else None

@@ -1,0 +1,45 @@
+"""Checks on whether search engines may crawl and index a listed URL as listed."""
+
+from __future__ import annotations
+
+from sitemapaudit.checks.base import CheckContext, Severity, UrlCheck
+from sitemapaudit.facts import UrlFacts
+from sitemapaudit.urls import same_url
+
+
+class NoIndex(UrlCheck):
+    """The page says noindex (meta robots/googlebot or X-Robots-Tag) but is listed for indexing."""
+
+    code = "noindex"
+    severity = Severity.ERROR
+
+    def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
+        if facts.outcome.noindex:
+            return [f"noindex from {', '.join(facts.outcome.noindex)}"]
+        return None
+
+
+class RobotsBlocked(UrlCheck):
+    """robots.txt disallows the URL for the audited user agent (not requested by default)."""
+
+    code = "robots_blocked"
+    severity = Severity.ERROR
+
+    def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
+        if not facts.robots_blocked:
+            return None
+        return [f"disallowed for {ctx.config.robots_user_agent} by robots.txt"]
+
+
+class CanonicalMismatch(UrlCheck):
+    """The page's rel=canonical (link element or Link header) names a different URL."""
+
+    code = "canonical_mismatch"
+    severity = Severity.WARNING
+
+    def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
+        outcome = facts.outcome
+        page_url = outcome.final_url or facts.url
+        if outcome.canonical is None or same_url(outcome.canonical, page_url):
+            return None
+        return [f"canonical ({outcome.canonical_source}) is {outcome.canonical}"]

@@ -1,0 +1,117 @@
+"""Checks on whether a URL's `<lastmod>` tells the truth."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sitemapaudit.checks.base import CheckContext, Severity, UrlCheck
+from sitemapaudit.facts import FetchOutcome, UrlFacts
+from sitemapaudit.page.dates import (
+    Lastmod,
+    lastmod_delta,
+    lastmod_matches,
+    parse_http_date,
+    parse_rfc822_date,
+    parse_w3c_datetime,
+)
+
+# A date-only lastmod names a calendar day somewhere on Earth: up to UTC+14.
+_EARLIEST_ZONE = timedelta(hours=14)
+
+
+def listed_lastmod(lastmod: str | None, lastmod_format: str) -> Lastmod | None:
+    """The listed lastmod parsed strictly (W3C Datetime, or RFC 822 for RSS), or ``None``."""
+    if lastmod is None:
+        return None
+    if lastmod_format == "rfc822":
+        parsed = parse_rfc822_date(lastmod)
+        return None if parsed is None else Lastmod(value=parsed, date_only=False)
+    return parse_w3c_datetime(lastmod)
+
+
+def usable_last_modified(outcome: FetchOutcome, generated_window: float) -> datetime | None:
+    """The response's Last-Modified when it says something: a 2xx answer, parseable, and
+    not equal (within ``generated_window`` seconds) to the response's Date."""
+    if not outcome.fetched or outcome.status is None or not 200 <= outcome.status < 300:
+        return None
+    if outcome.last_modified is None:
+        return None
+    modified = parse_http_date(outcome.last_modified)
+    if modified is None:
+        return None
+    date = parse_http_date(outcome.date) if outcome.date else None
+    if date is not None and abs((date - modified).total_seconds()) <= generated_window:
+        return None
+    return modified
+
+
+def delta_seconds(facts: UrlFacts, generated_window: float) -> float | None:
+    """Last-Modified minus lastmod, in seconds, when both are known and meaningful."""
+    lastmod = listed_lastmod(facts.lastmod, facts.lastmod_format)
+    modified = usable_last_modified(facts.outcome, generated_window)
+    if lastmod is None or modified is None:
+        return None
+    return lastmod_delta(lastmod, modified)
+
+
+class LastmodInvalid(UrlCheck):
+    """The `<lastmod>` is not a valid W3C Datetime (or RFC 822 date in an RSS feed)."""
+
+    code = "lastmod_invalid"
+    severity = Severity.WARNING
+
+    def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
+        if facts.lastmod is None or listed_lastmod(facts.lastmod, facts.lastmod_format):
+            return None
+        return [f"lastmod {facts.lastmod!r} is not a valid date"]
+
+
+class LastmodFuture(UrlCheck):
+    """The `<lastmod>` is later than the time of the audit."""
+
+    code = "lastmod_future"
+    severity = Severity.WARNING
+
+    def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
+        lastmod = listed_lastmod(facts.lastmod, facts.lastmod_format)
+        if lastmod is None:
+            return None
+        earliest = lastmod.value - _EARLIEST_ZONE if lastmod.date_only else lastmod.value
+        if earliest > ctx.audit_time:
+            return [f"lastmod {facts.lastmod} is after the audit time {ctx.audit_time:%Y-%m-%dT%H:%M:%SZ}"]
+        return None
+
+
+class LastmodMismatch(UrlCheck):
+    """The `<lastmod>` differs from the page's Last-Modified beyond SITEMAPAUDIT_LASTMOD_TOLERANCE."""
+
+    code = "lastmod_mismatch"
+    severity = Severity.WARNING
+
+    def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
+        lastmod = listed_lastmod(facts.lastmod, facts.lastmod_format)
+        modified = usable_last_modified(facts.outcome, ctx.config.generated_date_window)
+        if lastmod is None or modified is None:
+            return None
+        if lastmod_matches(lastmod, modified, tolerance_s=ctx.config.lastmod_tolerance):
+            return None
+        return [f"lastmod {facts.lastmod} but Last-Modified {facts.outcome.last_modified}"]
+
+
+class LastmodUnverifiable(UrlCheck):
+    """The page has no usable Last-Modified (absent, or equal to its Date), so lastmod is unchecked."""
+
+    code = "lastmod_unverifiable"
+    severity = Severity.NOTICE
+
+    def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
+        outcome = facts.outcome
+        if listed_lastmod(facts.lastmod, facts.lastmod_format) is None:
+            return None
+        if outcome.status is None or not 200 <= outcome.status < 300:
+            return None
+        if usable_last_modified(outcome, ctx.config.generated_date_window) is not None:
+            return None
+        if outcome.last_modified is None:
+            return ["the response has no Last-Modified header"]
+        return ["Last-Modified equals the response's Date (generated on the fly)"]

@@ -1,0 +1,53 @@
+"""Checks on how a URL is listed: URL rules and duplicates (no page request needed)."""
+
+from __future__ import annotations
+
+from sitemapaudit.checks.base import CheckContext, Severity, UrlCheck
+from sitemapaudit.facts import UrlFacts
+
+
+class RuleCheck(UrlCheck):
+    """Base for checks whose evidence is a URL rule broken when the URL was listed."""
+
+    def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
+        return [] if self.code in facts.rules else None
+
+
+class InvalidUrl(RuleCheck):
+    """The `<loc>` is not an absolute http(s) URL (relative, other scheme, malformed); not fetched."""
+
+    code = "invalid_url"
+    severity = Severity.ERROR
+
+
+class UrlTooLong(RuleCheck):
+    """The `<loc>` is longer than SITEMAPAUDIT_MAX_URL_LENGTH (2,048) characters; not fetched."""
+
+    code = "url_too_long"
+    severity = Severity.ERROR
+
+
+class UrlOffHost(RuleCheck):
+    """The URL is on another host than the audited one; not fetched."""
+
+    code = "off_host"
+    severity = Severity.ERROR
+
+
+class OutOfScope(RuleCheck):
+    """The URL is outside the directory of the sitemap listing it (sitemaps.org location rule)."""
+
+    code = "out_of_scope"
+    severity = Severity.WARNING
+
+
+class Duplicate(UrlCheck):
+    """The URL is listed more than once, in one sitemap or across sitemaps."""
+
+    code = "duplicate"
+    severity = Severity.NOTICE
+
+    def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
+        if facts.times_listed > 1:
+            return [f"listed {facts.times_listed} times in {len(facts.sitemaps)} sitemap(s)"]
+        return None

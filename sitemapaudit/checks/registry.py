@@ -1,0 +1,56 @@
+"""Every check of the audit, and the subset a configuration enables."""
+
+from __future__ import annotations
+
+from sitemapaudit.checks.base import Check, SitemapCheck, UrlCheck
+from sitemapaudit.checks.fetching import Redirect, RedirectLoop, UrlFetchFailed, UrlHttpError
+from sitemapaudit.checks.indexing import CanonicalMismatch, NoIndex, RobotsBlocked
+from sitemapaudit.checks.lastmod import (
+    LastmodFuture,
+    LastmodInvalid,
+    LastmodMismatch,
+    LastmodUnverifiable,
+)
+from sitemapaudit.checks.listing import Duplicate, InvalidUrl, OutOfScope, UrlOffHost, UrlTooLong
+from sitemapaudit.checks.sitemaps import SITEMAP_CHECKS
+from sitemapaudit.config import AuditConfig
+from sitemapaudit.errors import ConfigError
+
+URL_CHECKS: tuple[type[UrlCheck], ...] = (
+    InvalidUrl,
+    UrlTooLong,
+    UrlOffHost,
+    OutOfScope,
+    RobotsBlocked,
+    UrlFetchFailed,
+    UrlHttpError,
+    Redirect,
+    RedirectLoop,
+    NoIndex,
+    CanonicalMismatch,
+    LastmodInvalid,
+    LastmodFuture,
+    LastmodMismatch,
+    LastmodUnverifiable,
+    Duplicate,
+)
+
+ALL_CHECKS: tuple[type[Check], ...] = (*SITEMAP_CHECKS, *URL_CHECKS)  # type: ignore[type-arg]
+
+
+def all_codes() -> set[str]:
+    return {check.code for check in ALL_CHECKS}
+
+
+def enabled_checks(
+    config: AuditConfig,
+) -> tuple[list[SitemapCheck], list[UrlCheck]]:
+    """Instances of the checks not switched off by SITEMAPAUDIT_DISABLED_CHECKS."""
+    unknown = config.disabled_checks - all_codes()
+    if unknown:
+        raise ConfigError(
+            f"SITEMAPAUDIT_DISABLED_CHECKS names unknown finding codes: {', '.join(sorted(unknown))}"
+        )
+    sitemap = [c() for c in SITEMAP_CHECKS if c.code not in config.disabled_checks]
+    url = [c() for c in URL_CHECKS if c.code not in config.disabled_checks]
+    return sitemap, url

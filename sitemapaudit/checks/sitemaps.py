@@ -1,0 +1,146 @@
+"""Checks on sitemap records: fetching, reading and the shape of the sitemap tree."""
+
+from __future__ import annotations
+
+from sitemapaudit.checks.base import CheckContext, ProblemCheck, Severity, SitemapCheck
+from sitemapaudit.facts import SitemapFacts
+
+
+class SitemapHttpError(SitemapCheck):
+    """The sitemap answered with a 4xx or 5xx status (after retries)."""
+
+    code = "http_error"
+    severity = Severity.ERROR
+
+    def run(self, facts: SitemapFacts, ctx: CheckContext) -> list[str] | None:
+        if facts.status is not None and facts.status >= 400:
+            return [f"HTTP status {facts.status}"]
+        return None
+
+
+class SitemapFetchFailed(SitemapCheck):
+    """The sitemap could not be fetched at all: DNS, connection, timeout (after retries)."""
+
+    code = "fetch_failed"
+    severity = Severity.ERROR
+
+    def run(self, facts: SitemapFacts, ctx: CheckContext) -> list[str] | None:
+        return [facts.error] if facts.error else None
+
+
+class XmlMalformed(ProblemCheck):
+    """The sitemap is not well-formed XML; entries before the error are still audited."""
+
+    code = "xml_malformed"
+    severity = Severity.ERROR
+
+
+class NotASitemap(ProblemCheck):
+    """The document is not a sitemap at all (an HTML page, an unknown root element)."""
+
+    code = "not_a_sitemap"
+    severity = Severity.ERROR
+
+
+class Empty(ProblemCheck):
+    """The sitemap lists no entries."""
+
+    code = "empty"
+    severity = Severity.WARNING
+
+
+class TooManyUrls(ProblemCheck):
+    """The sitemap lists more than 50,000 URLs, the protocol's limit."""
+
+    code = "too_many_urls"
+    severity = Severity.ERROR
+
+
+class IndexTooManySitemaps(ProblemCheck):
+    """The sitemap index lists more than 50,000 sitemaps, the protocol's limit."""
+
+    code = "index_too_many_sitemaps"
+    severity = Severity.ERROR
+
+
+class TooLarge(ProblemCheck):
+    """The sitemap is over 50 MiB (52,428,800 bytes) uncompressed, the protocol's limit."""
+
+    code = "too_large"
+    severity = Severity.ERROR
+
+
+class GzipInvalid(ProblemCheck):
+    """The gzip data is corrupt or truncated; entries decoded before the fault are audited."""
+
+    code = "gzip_invalid"
+    severity = Severity.ERROR
+
+
+class XmlEntities(ProblemCheck):
+    """The document declares entities or an external DTD; nothing is expanded or loaded."""
+
+    code = "xml_entities"
+    severity = Severity.ERROR
+
+
+class MissingLoc(ProblemCheck):
+    """An entry has no `<loc>` (or an empty one), so it lists nothing."""
+
+    code = "missing_loc"
+    severity = Severity.ERROR
+
+
+class IndexCycle(ProblemCheck):
+    """An index lists a sitemap already seen in this audit (itself, a parent, a sibling)."""
+
+    code = "index_cycle"
+    severity = Severity.WARNING
+
+
+class NestedIndex(ProblemCheck):
+    """A sitemap index is listed by another index; Google ignores nested indexes."""
+
+    code = "nested_index"
+    severity = Severity.WARNING
+
+
+class SitemapOffHost(ProblemCheck):
+    """The sitemap is on another host than the audited one; it is not fetched."""
+
+    code = "off_host"
+    severity = Severity.ERROR
+
+
+class IndexTooDeep(ProblemCheck):
+    """Children of this index are deeper than SITEMAPAUDIT_MAX_INDEX_DEPTH; not fetched."""
+
+    code = "index_too_deep"
+    severity = Severity.WARNING
+
+
+class SitemapLimit(ProblemCheck):
+    """The audit reached SITEMAPAUDIT_MAX_SITEMAPS; further children are not fetched."""
+
+    code = "sitemap_limit"
+    severity = Severity.WARNING
+
+
+SITEMAP_CHECKS: tuple[type[SitemapCheck], ...] = (
+    SitemapHttpError,
+    SitemapFetchFailed,
+    XmlMalformed,
+    NotASitemap,
+    Empty,
+    TooManyUrls,
+    IndexTooManySitemaps,
+    TooLarge,
+    GzipInvalid,
+    XmlEntities,
+    MissingLoc,
+    IndexCycle,
+    NestedIndex,
+    SitemapOffHost,
+    IndexTooDeep,
+    SitemapLimit,
+)

@@ -1,0 +1,1 @@
+"""Project commands for ``scrapy`` (registered through ``COMMANDS_MODULE``)."""

@@ -1,0 +1,144 @@
+"""The audit's configuration, read once from Scrapy settings into a typed, validated object."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
+
+from sitemapaudit.defaults import SETTINGS
+from sitemapaudit.errors import ConfigError
+
+T = TypeVar("T")
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def parse_bool(name: str, value: Any) -> bool:
+    """A boolean setting or argument; accepts bools and yes/no/true/false/on/off/1/0."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str):
+        lowered = value.strip().lower()
+        if lowered in _TRUE:
+            return True
+        if lowered in _FALSE:
+            return False
+    raise ConfigError(f"{name} must be yes or no (true/false), got {value!r}")
+
+
+def _parse_list(name: str, value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    if isinstance(value, list | tuple):
+        if all(isinstance(item, str) for item in value):
+            return [item.strip() for item in value if item.strip()]
+    raise ConfigError(f"{name} must be a list of strings or a comma-separated string, got {value!r}")
+
+
+def _number(name: str, value: Any, cast: Callable[[Any], T], minimum: float) -> T:
+    if isinstance(value, bool):
+        raise ConfigError(f"{name} must be a number, got {value!r}")
+    try:
+        number = cast(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{name} must be a number, got {value!r}") from None
+    if number < minimum:  # type: ignore[operator]
+        raise ConfigError(f"{name} must be at least {minimum:g}, got {value!r}")
+    return number
+
+
+@dataclass(frozen=True, slots=True)
+class AuditConfig:
+    """Every ``SITEMAPAUDIT_*`` setting, typed. Build it with :meth:`from_settings`."""
+
+    robots_user_agent: str
+    fetch_urls: bool
+    fetch_blocked: bool
+    common_paths: tuple[str, ...]
+    max_index_depth: int
+    max_sitemaps: int
+    sitemap_read_limit: int
+    robots_max_bytes: int
+    max_url_length: int
+    max_redirects: int
+    lastmod_tolerance: float
+    generated_date_window: float
+    honor_crawl_delay: bool
+    max_crawl_delay: float
+    retry_after_max: float
+    disabled_checks: frozenset[str]
+    report_dir: str
+    work_dir: str
+
+    @classmethod
+    def from_settings(cls, settings: Mapping[str, Any] | Any) -> AuditConfig:
+        """Read and validate the settings; a bad value raises :class:`ConfigError` naming it."""
+
+        def get(name: str) -> Any:
+            value = settings.get(name) if hasattr(settings, "get") else None
+            return SETTINGS[name][0] if value is None else value
+
+        def integer(name: str, minimum: int = 0) -> int:
+            return _number(name, get(name), int, minimum)
+
+        def real(name: str, minimum: float = 0.0) -> float:
+            return _number(name, get(name), float, minimum)
+
+        user_agent = str(get("SITEMAPAUDIT_ROBOTS_USER_AGENT")).strip()
+        if not user_agent:
+            raise ConfigError("SITEMAPAUDIT_ROBOTS_USER_AGENT must not be empty")
+        paths = _parse_list("SITEMAPAUDIT_COMMON_PATHS", get("SITEMAPAUDIT_COMMON_PATHS"))
+        for path in paths:
+            if not path.startswith("/"):
+                raise ConfigError(
+                    f"SITEMAPAUDIT_COMMON_PATHS entries must start with '/', got {path!r}"
+                )
+        disabled = _parse_list("SITEMAPAUDIT_DISABLED_CHECKS", get("SITEMAPAUDIT_DISABLED_CHECKS"))
+        return cls(
+            robots_user_agent=user_agent,
+            fetch_urls=parse_bool("SITEMAPAUDIT_FETCH_URLS", get("SITEMAPAUDIT_FETCH_URLS")),
+            fetch_blocked=parse_bool(
+                "SITEMAPAUDIT_FETCH_BLOCKED", get("SITEMAPAUDIT_FETCH_BLOCKED")
+            ),
+            common_paths=tuple(paths),
+            max_index_depth=integer("SITEMAPAUDIT_MAX_INDEX_DEPTH"),
+            max_sitemaps=integer("SITEMAPAUDIT_MAX_SITEMAPS", 1),
+            sitemap_read_limit=integer("SITEMAPAUDIT_SITEMAP_READ_LIMIT", 1024),
+            robots_max_bytes=integer("SITEMAPAUDIT_ROBOTS_MAX_BYTES", 1024),
+            max_url_length=integer("SITEMAPAUDIT_MAX_URL_LENGTH", 16),
+            max_redirects=integer("SITEMAPAUDIT_MAX_REDIRECTS", 1),
+            lastmod_tolerance=real("SITEMAPAUDIT_LASTMOD_TOLERANCE"),
+            generated_date_window=real("SITEMAPAUDIT_GENERATED_DATE_WINDOW"),
+            honor_crawl_delay=parse_bool(
+                "SITEMAPAUDIT_HONOR_CRAWL_DELAY", get("SITEMAPAUDIT_HONOR_CRAWL_DELAY")
+            ),
+            max_crawl_delay=real("SITEMAPAUDIT_MAX_CRAWL_DELAY"),
+            retry_after_max=real("SITEMAPAUDIT_RETRY_AFTER_MAX"),
+            disabled_checks=frozenset(disabled),
+            report_dir=str(get("SITEMAPAUDIT_REPORT_DIR")),
+            work_dir=str(get("SITEMAPAUDIT_WORK_DIR") or ""),
+        )
+
+    def with_fetch_urls(self, fetch_urls: bool) -> AuditConfig:
+        """A copy with ``fetch_urls`` overridden (the ``fetch_urls`` spider argument)."""
+        return replace(self, fetch_urls=fetch_urls)
+
+    def shaping_settings(self) -> dict[str, Any]:
+        """The settings that shape the result, as they go into the report's summary."""
+        return {
+            "robots_user_agent": self.robots_user_agent,
+            "fetch_urls": self.fetch_urls,
+            "fetch_blocked": self.fetch_blocked,
+            "max_index_depth": self.max_index_depth,
+            "max_sitemaps": self.max_sitemaps,
+            "sitemap_read_limit": self.sitemap_read_limit,
+            "max_url_length": self.max_url_length,
+            "max_redirects": self.max_redirects,
+            "lastmod_tolerance": self.lastmod_tolerance,
+            "generated_date_window": self.generated_date_window,
+            "disabled_checks": sorted(self.disabled_checks),
+        }

@@ -1,0 +1,51 @@
+"""Following redirects hop by hop, so that every hop ends up in the record."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urljoin
+
+from sitemapaudit.urls import Origin, loc_problems, normalize_url
+
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+
+
+@dataclass(slots=True)
+class RedirectState:
+    """The hops seen so far for one listed URL."""
+
+    chain: list[dict[str, Any]] = field(default_factory=list)
+    loop: bool = False
+    stopped: str | None = None
+
+
+def next_hop(
+    state: RedirectState,
+    *,
+    url: str,
+    status: int,
+    location: str | None,
+    origin: Origin,
+    max_redirects: int,
+) -> str | None:
+    """Record one response; return the URL to request next, or ``None`` when the chain ends.
+
+    The chain ends on a non-redirect status, a missing or unusable Location, a revisited URL or
+    too many hops (``loop``), or a target this audit must not request (``stopped``).
+    """
+    if status not in REDIRECT_STATUSES or not location:
+        return None
+    target = urljoin(url, location.strip())
+    state.chain.append({"url": url, "status": status, "location": target})
+    visited = {normalize_url(hop["url"]) for hop in state.chain}
+    if normalize_url(target) in visited or len(state.chain) > max_redirects:
+        state.loop = True
+        return None
+    if loc_problems(target, max_length=8192):
+        state.stopped = f"not followed: {target!r} is not an http(s) URL"
+        return None
+    if not origin.owns(target):
+        state.stopped = f"not followed: {target} is on another host"
+        return None
+    return target

@@ -1,0 +1,377 @@
+"""One audit's state between callbacks: discovery, the sitemap tree, the URL inventory.
+
+The spider asks this object what to do and tells it what happened; everything here is plain
+Python (no Scrapy), so the decisions are testable without a crawler.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import shutil
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from sitemapaudit.config import AuditConfig
+from sitemapaudit.crawl.tree import ChildProblems, Decision, SitemapRef, SitemapTree
+from sitemapaudit.discovery.robots import RobotsPolicy, robots_policy
+from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFacts
+from sitemapaudit.inventory import Inventory, NewEntry
+from sitemapaudit.sitemap.parse import SitemapReader
+from sitemapaudit.sitemap.records import ChildEntry, Problem, SitemapKind, UrlEntry
+from sitemapaudit.urls import Origin, in_sitemap_scope, loc_problems
+
+logger = logging.getLogger(__name__)
+
+INDEX_KINDS = {SitemapKind.SITEMAPINDEX.value}
+
+# URL-rule codes that keep a listed URL from being requested at all.
+NOT_FETCHABLE = frozenset({"invalid_url", "url_too_long", "off_host"})
+
+
+class Stats(Protocol):
+    def inc_value(self, key: str, count: int = 1, start: int = 0) -> None: ...
+
+
+@dataclass(slots=True)
+class Discovery:
+    """Where sitemaps are looked for, and whether the common paths are still needed."""
+
+    robots_done: bool = False
+    homepage_done: bool = False
+    found: int = 0
+    common_paths_tried: bool = False
+
+    def needs_common_paths(self) -> bool:
+        return (
+            self.robots_done
+            and self.homepage_done
+            and self.found == 0
+            and not self.common_paths_tried
+        )
+
+
+@dataclass(slots=True)
+class PageAction:
+    """A listed URL to request."""
+
+    url_id: int
+    url: str
+
+
+@dataclass(slots=True)
+class RunTotals:
+    sitemaps: int = 0
+    urls_fetched: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+class AuditRun:
+    """The bookkeeping of one audit."""
+
+    def __init__(
+        self,
+        origin: Origin,
+        config: AuditConfig,
+        stats: Stats,
+        *,
+        sitemap_args: list[str] | None = None,
+    ) -> None:
+        self.origin = origin
+        self.config = config
+        self.stats = stats
+        self.sitemap_args = sitemap_args or []
+        self.tree = SitemapTree(
+            origin,
+            max_depth=config.max_index_depth,
+            max_sitemaps=config.max_sitemaps,
+            max_url_length=config.max_url_length,
+        )
+        self.discovery = Discovery(homepage_done=bool(self.sitemap_args))
+        self.robots: RobotsPolicy | None = None
+        self.totals = RunTotals()
+        self._work_dir, self._own_work_dir = _work_dir(config.work_dir)
+        self.inventory = Inventory(Path(self._work_dir) / "inventory.sqlite3")
+        self._sitemaps_outstanding = 0
+        self._wake = asyncio.Event()
+        self._queue: list[tuple[int, str, tuple[str, ...]]] = []
+        self._blocked_flags: dict[int, bool] = {}
+        self._skipped_children: list[SitemapFacts] = []
+
+    # -- lifecycle -----------------------------------------------------------------------
+    def close(self) -> None:
+        self.inventory.close()
+        if self._own_work_dir:
+            shutil.rmtree(self._work_dir, ignore_errors=True)
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    async def wait(self, timeout: float = 0.5) -> None:
+        """Sleep until something changes (or ``timeout`` passes)."""
+        self._wake.clear()
+        try:
+            await asyncio.wait_for(self._wake.wait(), timeout)
+        except TimeoutError:
+            pass
+
+    @property
+    def listings_final(self) -> bool:
+        """No sitemap is left to read: the list of sitemaps of every URL is complete."""
+        d = self.discovery
+        return (
+            d.robots_done
+            and d.homepage_done
+            and not d.needs_common_paths()
+            and self._sitemaps_outstanding == 0
+        )
+
+    def start_done(self) -> bool:
+        """Nothing is left for ``start()`` to hand out: every URL is dispatched or emitted."""
+        return self.listings_final and not self._queue and not self.inventory.has_new() and (
+            not self.inventory.has_done()
+        )
+
+    # -- discovery -------------------------------------------------------------------------
+    def argument_refs(self) -> list[SitemapRef]:
+        return self._candidates([(url, "argument") for url in self.sitemap_args])[0]
+
+    def robots_received(
+        self, status: int | None, body: bytes, url: str
+    ) -> tuple[list[SitemapRef], list[SitemapFacts]]:
+        """Evaluate robots.txt; return the sitemaps it names (unless given as arguments)."""
+        self.robots = robots_policy(
+            status,
+            body,
+            url,
+            user_agent=self.config.robots_user_agent,
+            max_bytes=self.config.robots_max_bytes,
+        )
+        self.discovery.robots_done = True
+        self.stats.inc_value(f"sitemapaudit/robots/{self.robots.outcome}")
+        if self.robots.outcome == "disallow_all":
+            note = (
+                f"robots.txt could not be read (status {status}); as RFC 9309 requires, every "
+                "URL is treated as disallowed"
+            )
+            self.totals.notes.append(note)
+            logger.warning("%s", note)
+        logger.info("robots.txt: %s, %d sitemap(s) named", self.robots.outcome, len(self.robots.sitemaps))
+        self.wake()
+        if self.sitemap_args:
+            return [], []
+        return self._candidates([(s, "robots.txt") for s in self.robots.sitemaps])
+
+    def homepage_received(
+        self, found: list[tuple[str, str]]
+    ) -> tuple[list[SitemapRef], list[SitemapFacts]]:
+        self.discovery.homepage_done = True
+        self.wake()
+        return self._candidates(found)
+
+    def common_path_refs(self) -> list[SitemapRef]:
+        """The common paths, once robots.txt and the homepage named no sitemap."""
+        if not self.discovery.needs_common_paths():
+            return []
+        self.discovery.common_paths_tried = True
+        logger.info("no sitemap named by robots.txt or the homepage; trying common paths")
+        refs = []
+        for path in self.config.common_paths:
+            url = self.origin.url + path
+            if self.tree.consider(url, depth=0) is Decision.FETCH:
+                refs.append(SitemapRef(url, "common-path", None, 0))
+        self._sitemaps_outstanding += len(refs)
+        return refs
+
+    def _candidates(
+        self, found: list[tuple[str, str]]
+    ) -> tuple[list[SitemapRef], list[SitemapFacts]]:
+        refs: list[SitemapRef] = []
+        skipped: list[SitemapFacts] = []
+        for url, via in found:
+            decision = self.tree.consider(url, depth=0)
+            if decision is Decision.FETCH:
+                refs.append(SitemapRef(url, via, None, 0))
+            elif decision is Decision.OFF_HOST:
+                skipped.append(_skipped(url, via, None, "off_host", "on another host, not fetched"))
+            elif decision is Decision.INVALID:
+                skipped.append(_skipped(url, via, None, "invalid_url", "not a valid http(s) URL"))
+            elif decision is Decision.CAPPED:
+                skipped.append(
+                    _skipped(url, via, None, "sitemap_limit", "sitemap-count cap reached, not fetched")
+                )
+        self.discovery.found += len(refs) + len(skipped)
+        self._sitemaps_outstanding += len(refs)
+        return refs, skipped
+
+    # -- sitemaps --------------------------------------------------------------------------
+    def sitemap_failed(
+        self, ref: SitemapRef, *, status: int | None = None, error: str | None = None
+    ) -> SitemapFacts:
+        """A sitemap that could not be fetched (error) or answered with an error status."""
+        self._sitemap_finished()
+        facts = SitemapFacts(
+            url=ref.url, found_via=ref.found_via, parent=ref.parent, depth=ref.depth,
+            fetched=status is not None, status=status, error=error,
+        )
+        self.stats.inc_value("sitemapaudit/sitemaps/failed")
+        logger.warning("sitemap %s failed: %s", ref.url, error or f"HTTP {status}")
+        return facts
+
+    def read_sitemap(
+        self, ref: SitemapRef, status: int, body: bytes
+    ) -> tuple[SitemapFacts, list[SitemapRef]]:
+        """Read one fetched sitemap: stream its URLs into the inventory, decide its children."""
+        reader = SitemapReader(body, read_limit=self.config.sitemap_read_limit)
+        children = ChildProblems()
+        child_refs: list[SitemapRef] = []
+        skipped_children: list[SitemapFacts] = []
+
+        def url_entries() -> Iterator[NewEntry]:
+            for entry in reader:
+                if isinstance(entry, UrlEntry):
+                    yield NewEntry(entry.loc, entry.lastmod, entry.lastmod_format, self._rules(entry.loc, ref.url))
+                elif isinstance(entry, ChildEntry):
+                    self._child(ref, entry.loc, children, child_refs, skipped_children)
+
+        self.inventory.add_entries(ref.url, url_entries())
+        facts = SitemapFacts(
+            url=ref.url, found_via=ref.found_via, parent=ref.parent, depth=ref.depth,
+            fetched=True, status=status, kind=reader.kind.value, gzip=reader.gzip,
+            bytes=reader.bytes, url_count=reader.url_count, child_count=reader.child_count,
+            problems=[*reader.problems, *children.problems()],
+        )
+        if facts.kind in INDEX_KINDS and ref.found_via == "index":
+            facts.problems.append(
+                Problem("nested_index", f"this index is listed by the index {ref.parent}")
+            )
+        self._sitemap_finished()
+        self._skipped_children = skipped_children
+        self.stats.inc_value("sitemapaudit/sitemaps/read")
+        self.stats.inc_value("sitemapaudit/listings", reader.url_count)
+        logger.info(
+            "sitemap %s: %s, %d URL(s), %d child sitemap(s), %d problem(s)",
+            ref.url, facts.kind, facts.url_count, facts.child_count, len(facts.problems),
+        )
+        return facts, child_refs
+
+    def take_skipped_children(self) -> list[SitemapFacts]:
+        skipped, self._skipped_children = self._skipped_children, []
+        return skipped
+
+    def _child(
+        self,
+        parent: SitemapRef,
+        loc: str,
+        problems: ChildProblems,
+        refs: list[SitemapRef],
+        skipped: list[SitemapFacts],
+    ) -> None:
+        depth = parent.depth + 1
+        decision = self.tree.consider(loc, depth=depth)
+        if decision is Decision.FETCH:
+            refs.append(SitemapRef(loc, "index", parent.url, depth))
+            self._sitemaps_outstanding += 1
+        elif decision is Decision.OFF_HOST:
+            skipped.append(_skipped(loc, "index", parent.url, "off_host", "on another host, not fetched"))
+        elif decision is Decision.SEEN:
+            problems.add("index_cycle", loc)
+        elif decision is Decision.TOO_DEEP:
+            problems.add("index_too_deep", loc)
+        elif decision is Decision.CAPPED:
+            problems.add("sitemap_limit", loc)
+        else:
+            problems.add("invalid_url", loc)
+
+    def _sitemap_finished(self) -> None:
+        self._sitemaps_outstanding -= 1
+        self.totals.sitemaps += 1
+        self.wake()
+
+    def _rules(self, loc: str, sitemap_url: str) -> tuple[str, ...]:
+        codes = loc_problems(loc, max_length=self.config.max_url_length)
+        if codes:
+            return tuple(codes)
+        if not self.origin.owns(loc):
+            return ("off_host",)
+        if not in_sitemap_scope(loc, sitemap_url):
+            return ("out_of_scope",)
+        return ()
+
+    # -- pages -----------------------------------------------------------------------------
+    def next_action(self) -> PageAction | UrlFacts | None:
+        """The next URL to request, or a finished URL's facts to emit, or ``None`` for now."""
+        if self.robots is None:
+            return None
+        while True:
+            if not self._queue:
+                self._queue = self.inventory.take_new(200)
+                self._queue.reverse()
+            if not self._queue:
+                return self._next_done()
+            url_id, url, rules = self._queue.pop()
+            fetchable = NOT_FETCHABLE.isdisjoint(rules)
+            blocked = fetchable and not self.robots.can_fetch(url)
+            if blocked:
+                self.stats.inc_value("sitemapaudit/urls/robots_blocked")
+            fetch = self.config.fetch_urls and fetchable and (
+                not blocked or self.config.fetch_blocked
+            )
+            if fetch:
+                self._blocked_flags[url_id] = blocked
+                return PageAction(url_id, url)
+            outcome = {"blocked": blocked, "outcome": FetchOutcome().to_json()}
+            facts = self.page_done(url_id, outcome)
+            if facts is not None:
+                return facts
+
+    def _next_done(self) -> UrlFacts | None:
+        if not self.listings_final:
+            return None
+        for url_id, stored in self.inventory.take_done(1):
+            return self._facts(url_id, stored)
+        return None
+
+    def page_done(self, url_id: int, stored: dict[str, Any]) -> UrlFacts | None:
+        """Record a URL's outcome; returns its facts when they can be emitted now."""
+        if stored["outcome"]["fetched"]:
+            self.totals.urls_fetched += 1
+        if self.listings_final:
+            self.inventory.mark_emitted(url_id)
+            return self._facts(url_id, stored)
+        self.inventory.finish(url_id, stored)
+        self.wake()
+        return None
+
+    def fetch_finished(self, url_id: int, outcome: FetchOutcome) -> UrlFacts | None:
+        blocked = self._blocked_flags.pop(url_id, False)
+        self.wake()
+        return self.page_done(url_id, {"blocked": blocked, "outcome": outcome.to_json()})
+
+    def _facts(self, url_id: int, stored: dict[str, Any] | None) -> UrlFacts:
+        listing = self.inventory.listing(url_id)
+        stored = stored or {"blocked": False, "outcome": FetchOutcome().to_json()}
+        return UrlFacts(
+            url=listing.url,
+            sitemaps=list(listing.sitemaps),
+            lastmod=listing.lastmod,
+            lastmod_format=listing.lastmod_format,
+            times_listed=listing.times_listed,
+            rules=list(listing.rules),
+            robots_blocked=bool(stored["blocked"]),
+            outcome=FetchOutcome.from_json(stored["outcome"]),
+        )
+
+
+def _skipped(url: str, via: str, parent: str | None, code: str, message: str) -> SitemapFacts:
+    return SitemapFacts(url=url, found_via=via, parent=parent, problems=[Problem(code, message)])
+
+
+def _work_dir(configured: str) -> tuple[str, bool]:
+    if configured:
+        Path(configured).mkdir(parents=True, exist_ok=True)
+        return configured, False
+    return tempfile.mkdtemp(prefix="sitemapaudit-"), True

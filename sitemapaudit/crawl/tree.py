@@ -1,0 +1,94 @@
+"""The tree of sitemaps: which ones to fetch, and why the others are not fetched."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from sitemapaudit.sitemap.records import Problem
+from sitemapaudit.urls import Origin, loc_problems, normalize_url
+
+
+class Decision(StrEnum):
+    FETCH = "fetch"
+    SEEN = "seen"
+    OFF_HOST = "off_host"
+    INVALID = "invalid"
+    TOO_DEEP = "too_deep"
+    CAPPED = "capped"
+
+
+@dataclass(frozen=True, slots=True)
+class SitemapRef:
+    """A sitemap to fetch: where it was found and how deep in the tree it sits."""
+
+    url: str
+    found_via: str
+    parent: str | None
+    depth: int
+
+
+class SitemapTree:
+    """Decides, for each sitemap reference, whether it is fetched; remembers every one seen."""
+
+    def __init__(self, origin: Origin, *, max_depth: int, max_sitemaps: int, max_url_length: int):
+        self.origin = origin
+        self.max_depth = max_depth
+        self.max_sitemaps = max_sitemaps
+        self.max_url_length = max_url_length
+        self._seen: set[str] = set()
+        self.scheduled = 0
+
+    def __len__(self) -> int:
+        return len(self._seen)
+
+    def seen(self, url: str) -> bool:
+        return normalize_url(url) in self._seen
+
+    def consider(self, url: str, *, depth: int) -> Decision:
+        """Classify one reference; a FETCH decision counts it against the cap."""
+        if loc_problems(url, max_length=self.max_url_length):
+            return Decision.INVALID
+        key = normalize_url(url)
+        if key in self._seen:
+            return Decision.SEEN
+        if not self.origin.owns(url):
+            self._seen.add(key)
+            return Decision.OFF_HOST
+        if depth > self.max_depth:
+            return Decision.TOO_DEEP
+        if self.scheduled >= self.max_sitemaps:
+            return Decision.CAPPED
+        self._seen.add(key)
+        self.scheduled += 1
+        return Decision.FETCH
+
+
+class ChildProblems:
+    """Collects what an index's children broke, as bounded problems for the index's record."""
+
+    _SAMPLE = 5
+
+    def __init__(self) -> None:
+        self._by_code: dict[str, list[str]] = {}
+        self._counts: dict[str, int] = {}
+
+    def add(self, code: str, url: str) -> None:
+        self._counts[code] = self._counts.get(code, 0) + 1
+        sample = self._by_code.setdefault(code, [])
+        if len(sample) < self._SAMPLE:
+            sample.append(url)
+
+    def problems(self) -> list[Problem]:
+        reasons = {
+            "index_cycle": "lists sitemaps already seen in this audit, not fetched again",
+            "index_too_deep": "lists sitemaps deeper than the depth cap, not fetched",
+            "sitemap_limit": "lists sitemaps past the sitemap-count cap, not fetched",
+            "invalid_url": "lists sitemap locations that are not valid http(s) URLs",
+        }
+        result = []
+        for code, count in self._counts.items():
+            sample = ", ".join(self._by_code[code])
+            more = f" and {count - self._SAMPLE} more" if count > self._SAMPLE else ""
+            result.append(Problem(code, f"{reasons[code]}: {sample}{more}"))
+        return result

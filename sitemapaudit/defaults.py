@@ -1,0 +1,117 @@
+"""Defaults of every ``SITEMAPAUDIT_*`` setting, in one place.
+
+Each entry is ``name: (default, type, meaning)``. The README's settings table documents the
+same names (a test keeps the two in step), and :mod:`sitemapaudit.config` reads and validates
+them once per crawl.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SETTINGS: dict[str, tuple[Any, str, str]] = {
+    "SITEMAPAUDIT_ROBOTS_USER_AGENT": (
+        "Googlebot",
+        "str",
+        "The robots.txt user agent whose rules are audited (falls back to the `*` group).",
+    ),
+    "SITEMAPAUDIT_FETCH_URLS": (
+        True,
+        "bool",
+        "Request every listed URL. Off (or `-a fetch_urls=no`): inventory only, no page requests.",
+    ),
+    "SITEMAPAUDIT_FETCH_BLOCKED": (
+        False,
+        "bool",
+        "Also request URLs that robots.txt disallows (they are reported as blocked either way).",
+    ),
+    "SITEMAPAUDIT_COMMON_PATHS": (
+        [
+            "/sitemap.xml",
+            "/sitemap_index.xml",
+            "/sitemap-index.xml",
+            "/sitemap.xml.gz",
+            "/sitemap.txt",
+        ],
+        "list",
+        "Paths tried when neither robots.txt nor the homepage names a sitemap.",
+    ),
+    "SITEMAPAUDIT_MAX_INDEX_DEPTH": (
+        5,
+        "int",
+        "Deepest index nesting followed (a sitemap found directly has depth 0).",
+    ),
+    "SITEMAPAUDIT_MAX_SITEMAPS": (
+        10_000,
+        "int",
+        "Most sitemaps fetched in one audit; children past the cap are reported, not fetched.",
+    ),
+    "SITEMAPAUDIT_SITEMAP_READ_LIMIT": (
+        104_857_600,
+        "int",
+        "Bytes of one sitemap read after decompression; reading stops there (gzip bombs).",
+    ),
+    "SITEMAPAUDIT_ROBOTS_MAX_BYTES": (
+        512_000,
+        "int",
+        "Bytes of robots.txt parsed (Google reads the first 500 KiB).",
+    ),
+    "SITEMAPAUDIT_MAX_URL_LENGTH": (
+        2048,
+        "int",
+        "Longest listed URL accepted; longer ones are `url_too_long`.",
+    ),
+    "SITEMAPAUDIT_MAX_REDIRECTS": (
+        10,
+        "int",
+        "Redirect hops followed before `redirect_loop`.",
+    ),
+    "SITEMAPAUDIT_LASTMOD_TOLERANCE": (
+        3600.0,
+        "float",
+        "Seconds a `<lastmod>` may differ from `Last-Modified` before `lastmod_mismatch`.",
+    ),
+    "SITEMAPAUDIT_GENERATED_DATE_WINDOW": (
+        5.0,
+        "float",
+        "A `Last-Modified` this close (seconds) to the response's `Date` is taken as generated "
+        "on the fly: `lastmod_unverifiable`.",
+    ),
+    "SITEMAPAUDIT_HONOR_CRAWL_DELAY": (
+        True,
+        "bool",
+        "Space requests to the audited host by robots.txt `Crawl-delay`.",
+    ),
+    "SITEMAPAUDIT_MAX_CRAWL_DELAY": (
+        60.0,
+        "float",
+        "Largest `Crawl-delay` honoured, in seconds.",
+    ),
+    "SITEMAPAUDIT_RETRY_AFTER_MAX": (
+        300.0,
+        "float",
+        "Longest `Retry-After` (seconds) honoured on 429/503 before a retry.",
+    ),
+    "SITEMAPAUDIT_DISABLED_CHECKS": (
+        [],
+        "list",
+        "Finding codes to switch off (comma-separated on the command line).",
+    ),
+    "SITEMAPAUDIT_REPORT_DIR": (
+        "reports",
+        "str",
+        "Where the report goes when no `-o`/`-O`/`FEEDS` is given "
+        "(`<dir>/<host>-<UTC time>.jsonl`).",
+    ),
+    "SITEMAPAUDIT_WORK_DIR": (
+        "",
+        "str",
+        "Directory of the on-disk URL inventory; empty means a temporary directory removed "
+        "at the end.",
+    ),
+}
+
+
+def default_settings() -> dict[str, Any]:
+    """The defaults as a plain settings dict (used by the project's settings module)."""
+    return {name: spec[0] for name, spec in SETTINGS.items()}

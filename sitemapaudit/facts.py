@@ -1,0 +1,72 @@
+"""What the crawl observed, before any judgement: the items the spider hands to the pipelines.
+
+The checks pipeline turns these facts into report records (:mod:`sitemapaudit.report.records`)
+by running the enabled checks over them. Nothing here imports Scrapy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from sitemapaudit.sitemap.records import Problem
+
+
+@dataclass(slots=True)
+class SitemapFacts:
+    """One sitemap as fetched and read (or as skipped, with the reason in ``problems``)."""
+
+    url: str
+    found_via: str
+    parent: str | None = None
+    depth: int = 0
+    fetched: bool = False
+    status: int | None = None
+    error: str | None = None
+    kind: str = "unknown"
+    gzip: bool = False
+    bytes: int = 0
+    url_count: int = 0
+    child_count: int = 0
+    problems: list[Problem] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class FetchOutcome:
+    """What requesting one listed URL showed (JSON-serialisable, stored in the inventory)."""
+
+    fetched: bool = False
+    status: int | None = None
+    error: str | None = None
+    redirect_chain: list[dict[str, Any]] = field(default_factory=list)
+    final_url: str | None = None
+    redirect_loop: bool = False
+    redirect_stopped: str | None = None
+    last_modified: str | None = None
+    date: str | None = None
+    content_type: str | None = None
+    noindex: list[str] = field(default_factory=list)
+    canonical: str | None = None
+    canonical_source: str | None = None
+    checked_at: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> FetchOutcome:
+        return cls(**data)
+
+
+@dataclass(slots=True)
+class UrlFacts:
+    """One distinct listed URL: its listings, robots verdict and fetch outcome."""
+
+    url: str
+    sitemaps: list[str]
+    lastmod: str | None
+    lastmod_format: str
+    times_listed: int
+    rules: list[str]
+    robots_blocked: bool
+    outcome: FetchOutcome

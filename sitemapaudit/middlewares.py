@@ -1,0 +1,101 @@
+"""Downloader middlewares for politeness: Retry-After on 429/503 and robots.txt Crawl-delay."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any, Self
+
+from scrapy import Request
+from scrapy.crawler import Crawler
+from scrapy.downloadermiddlewares.retry import RetryMiddleware
+from scrapy.http import Response
+from scrapy.settings import BaseSettings
+from scrapy.utils.httpobj import urlparse_cached
+from scrapy.utils.response import response_status_message
+
+from sitemapaudit.page.dates import parse_http_date
+
+logger = logging.getLogger(__name__)
+
+
+def retry_after_seconds(value: str | None, now: float) -> float | None:
+    """Seconds to wait from a Retry-After value (delta-seconds or an HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    when = parse_http_date(value)
+    if when is None:
+        return None
+    return max(0.0, when.timestamp() - now)
+
+
+class RetryAfterMiddleware(RetryMiddleware):
+    """Scrapy's retries, waiting as long as a 429/503 response's Retry-After asks (capped)."""
+
+    def __init__(self, settings: BaseSettings) -> None:
+        super().__init__(settings)
+        self.max_wait = settings.getfloat("SITEMAPAUDIT_RETRY_AFTER_MAX")
+
+    def process_response(  # type: ignore[override]
+        self, request: Request, response: Response
+    ) -> Request | Response:
+        if request.meta.get("dont_retry", False) or response.status not in self.retry_http_codes:
+            return response
+        wait = None
+        if response.status in (429, 503):
+            header = response.headers.get("Retry-After")
+            wait = retry_after_seconds(header.decode("latin-1") if header else None, time.time())
+            if wait is not None and wait > self.max_wait:
+                self.crawler.stats.inc_value("sitemapaudit/retry_after/too_long")  # type: ignore[union-attr]
+                return response
+        retry = self._retry(request, response_status_message(response.status))
+        if retry is None:
+            return response
+        if wait:
+            retry.meta["retry_not_before"] = time.time() + wait
+            self.crawler.stats.inc_value("sitemapaudit/retry_after/honoured")  # type: ignore[union-attr]
+        return retry
+
+    async def process_request(self, request: Request) -> None:
+        until = request.meta.get("retry_not_before")
+        if until is not None:
+            delay = float(until) - time.time()
+            if delay > 0:
+                await asyncio.sleep(delay)
+
+
+class CrawlDelayMiddleware:
+    """Spaces requests to each host by the audited robots.txt's Crawl-delay (capped)."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+        self.enabled = crawler.settings.getbool("SITEMAPAUDIT_HONOR_CRAWL_DELAY")
+        self.max_delay = crawler.settings.getfloat("SITEMAPAUDIT_MAX_CRAWL_DELAY")
+        self._next: dict[str, float] = {}
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler)
+
+    def _delay(self) -> float:
+        run: Any = getattr(self.crawler.spider, "run", None)
+        robots = getattr(run, "robots", None)
+        delay = getattr(robots, "crawl_delay", None)
+        return min(float(delay), self.max_delay) if delay else 0.0
+
+    async def process_request(self, request: Request) -> None:
+        if not self.enabled or request.url.startswith("data:"):
+            return
+        delay = self._delay()
+        if delay <= 0:
+            return
+        host = urlparse_cached(request).netloc
+        now = time.monotonic()
+        slot = max(self._next.get(host, now), now)
+        self._next[host] = slot + delay
+        if slot > now:
+            await asyncio.sleep(slot - now)

@@ -1,0 +1,68 @@
+"""Item pipelines: run the checks over crawl facts, then count the report for its summary."""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+from typing import Any, Self
+
+from scrapy.crawler import Crawler
+
+from sitemapaudit.config import AuditConfig
+from sitemapaudit.facts import SitemapFacts, UrlFacts
+from sitemapaudit.report.build import RecordBuilder
+from sitemapaudit.report.records import SitemapRecord, SummaryRecord, UrlRecord
+from sitemapaudit.report.summary import SummaryCounter
+
+logger = logging.getLogger(__name__)
+
+
+class ChecksPipeline:
+    """Turns :class:`SitemapFacts` and :class:`UrlFacts` into report records."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.stats = crawler.stats
+        self.builder = RecordBuilder(AuditConfig.from_settings(crawler.settings), datetime.now(UTC))
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler)
+
+    def process_item(self, item: Any) -> Any:
+        if isinstance(item, SitemapFacts):
+            record: SitemapRecord | UrlRecord = self.builder.sitemap_record(item)
+        elif isinstance(item, UrlFacts):
+            record = self.builder.url_record(item)
+        else:
+            return item
+        assert self.stats is not None
+        self.stats.inc_value(f"sitemapaudit/records/{record.record}")
+        for code in record.issues:
+            self.stats.inc_value(f"sitemapaudit/findings/{record.record}/{code}")
+        return record
+
+
+class SummaryPipeline:
+    """Counts every record and completes the summary record, which comes last."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        builder = RecordBuilder(AuditConfig.from_settings(crawler.settings), datetime.now(UTC))
+        self.counter = SummaryCounter(builder.severity)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler)
+
+    def process_item(self, item: Any) -> Any:
+        if isinstance(item, SitemapRecord | UrlRecord):
+            self.counter.add(item)
+        elif isinstance(item, SummaryRecord):
+            self.counter.complete(item)
+            logger.info(
+                "audit of %s: %d sitemap(s), %d URL(s) listed, %d fetched; findings: %s",
+                item.origin, item.sitemaps_found, item.urls_listed, item.urls_fetched,
+                ", ".join(f"{code}={n}" for code, n in item.counts.items()) or "none",
+            )
+            for note in item.notes:
+                logger.warning("%s", note)
+        return item

@@ -1,0 +1,75 @@
+"""Turning crawl facts into report records by running the enabled checks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from sitemapaudit.checks.base import Check, CheckContext, Severity
+from sitemapaudit.checks.lastmod import delta_seconds
+from sitemapaudit.checks.registry import enabled_checks
+from sitemapaudit.config import AuditConfig
+from sitemapaudit.facts import SitemapFacts, UrlFacts
+from sitemapaudit.report.records import SitemapRecord, UrlRecord
+
+
+class RecordBuilder:
+    """Runs the enabled checks over facts and builds the records of the report."""
+
+    def __init__(self, config: AuditConfig, audit_time: datetime) -> None:
+        self.sitemap_checks, self.url_checks = enabled_checks(config)
+        self.ctx = CheckContext(config=config, audit_time=audit_time)
+        self.severity: dict[tuple[str, str], Severity] = {
+            (c.record, c.code): c.severity for c in [*self.sitemap_checks, *self.url_checks]
+        }
+
+    def sitemap_record(self, facts: SitemapFacts) -> SitemapRecord:
+        issues, errors = _run(self.sitemap_checks, facts, self.ctx)
+        return SitemapRecord(
+            url=facts.url,
+            found_via=facts.found_via,
+            parent=facts.parent,
+            kind=facts.kind,
+            status=facts.status,
+            gzip=facts.gzip,
+            bytes=facts.bytes,
+            url_count=facts.url_count,
+            child_count=facts.child_count,
+            issues=issues,
+            errors=errors,
+        )
+
+    def url_record(self, facts: UrlFacts) -> UrlRecord:
+        issues, errors = _run(self.url_checks, facts, self.ctx)
+        outcome = facts.outcome
+        chain = [dict(hop) for hop in outcome.redirect_chain]
+        return UrlRecord(
+            url=facts.url,
+            sitemaps=list(facts.sitemaps),
+            lastmod=facts.lastmod,
+            status=outcome.status,
+            fetched=outcome.fetched,
+            redirect_chain=chain,
+            final_url=outcome.final_url,
+            last_modified=outcome.last_modified,
+            lastmod_delta_s=delta_seconds(facts, self.ctx.config.generated_date_window),
+            noindex=list(outcome.noindex),
+            robots_blocked=facts.robots_blocked,
+            canonical=outcome.canonical,
+            issues=issues,
+            errors=errors,
+            checked_at=outcome.checked_at,
+        )
+
+
+def _run(checks: Sequence[Check], facts: object, ctx: CheckContext) -> tuple[list[str], list[str]]:  # type: ignore[type-arg]
+    issues: list[str] = []
+    errors: list[str] = []
+    for check in checks:
+        details = check.run(facts, ctx)
+        if details is None:
+            continue
+        if check.code not in issues:
+            issues.append(check.code)
+        errors.extend(f"{check.code}: {detail}" for detail in details)
+    return issues, errors

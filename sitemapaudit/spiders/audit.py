@@ -1,0 +1,296 @@
+"""The audit spider: discovers sitemaps, routes responses and yields facts. No checks here."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Self
+
+from scrapy import Request, Spider, signals
+from scrapy.crawler import Crawler
+from scrapy.exceptions import DontCloseSpider
+from scrapy.http import Response
+from scrapy.settings import BaseSettings
+from twisted.python.failure import Failure
+
+from sitemapaudit.config import AuditConfig, parse_bool
+from sitemapaudit.crawl.pages import outcome_from_response
+from sitemapaudit.crawl.redirects import RedirectState, next_hop
+from sitemapaudit.crawl.run import AuditRun, PageAction
+from sitemapaudit.crawl.tree import SitemapRef
+from sitemapaudit.discovery.homepage import homepage_sitemaps
+from sitemapaudit.errors import ConfigError
+from sitemapaudit.facts import FetchOutcome
+from sitemapaudit.report.records import SummaryRecord
+from sitemapaudit.urls import loc_problems, parse_origin
+
+SUMMARY_URL = "data:,summary"
+
+
+class AuditSpider(Spider):
+    """``scrapy crawl audit -a domain=example.com [-a sitemap=URL,URL] [-a fetch_urls=no]``"""
+
+    name = "audit"
+    config: AuditConfig
+    run: AuditRun
+
+    def __init__(
+        self,
+        domain: str | None = None,
+        sitemap: str | None = None,
+        fetch_urls: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        if not domain:
+            raise ConfigError("the domain argument is required: scrapy crawl audit -a domain=HOST")
+        self.origin = parse_origin(domain)
+        self.sitemap_args = [s.strip() for s in (sitemap or "").split(",") if s.strip()]
+        for url in self.sitemap_args:
+            if loc_problems(url):
+                raise ConfigError(f"sitemap argument {url!r} is not an absolute http(s) URL")
+        self.fetch_urls_arg = None if fetch_urls is None else parse_bool("fetch_urls", fetch_urls)
+        self.started_at = datetime.now(UTC)
+        host = self.origin.host.replace(":", "_")
+        self.report_name = f"{host}-{self.started_at:%Y%m%dT%H%M%SZ}"
+        self.summary_sent = False
+
+    @classmethod
+    def update_settings(cls, settings: BaseSettings) -> None:
+        super().update_settings(settings)
+        if not settings.getdict("FEEDS"):
+            report_dir = settings.get("SITEMAPAUDIT_REPORT_DIR") or "reports"
+            uri = f"{report_dir}/%(report_name)s.jsonl"
+            settings.set("FEEDS", {uri: {"format": "jsonlines"}}, priority="spider")
+            settings.set("SITEMAPAUDIT_DEFAULT_REPORT", uri, priority="spider")
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        config = AuditConfig.from_settings(crawler.settings)
+        if spider.fetch_urls_arg is not None:
+            config = config.with_fetch_urls(spider.fetch_urls_arg)
+        spider.config = config
+        assert crawler.stats is not None
+        spider.run = AuditRun(spider.origin, config, crawler.stats, sitemap_args=spider.sitemap_args)
+        crawler.signals.connect(spider.on_idle, signal=signals.spider_idle)
+        crawler.signals.connect(spider.on_closed, signal=signals.spider_closed)
+        return spider
+
+    # -- start: discovery first, then the inventory drained as the downloader has room ---------
+    async def start(self) -> AsyncIterator[Any]:
+        yield self._get(self.origin.url + "/robots.txt", self.parse_robots, priority=100)
+        if self.sitemap_args:
+            for ref in self.run.argument_refs():
+                yield self._sitemap_request(ref)
+        else:
+            yield self._get(self.origin.url + "/", self.parse_homepage, priority=90)
+        while not self.run.start_done():
+            engine = self.crawler.engine
+            action = None if engine is None or engine.needs_backout() else self.run.next_action()
+            if action is None:
+                await self.run.wait()
+            elif isinstance(action, PageAction):
+                yield self._page_request(action.url_id, action.url, RedirectState())
+            else:
+                yield action
+
+    # -- discovery ------------------------------------------------------------------------------
+    def parse_robots(self, response: Response) -> Iterator[Any]:
+        if (hop := self._hop(response)) is not None:
+            yield hop
+            return
+        # A redirect chain that does not end (RFC 9309: after 5 hops) counts as "not found".
+        status = 404 if 300 <= response.status < 400 else response.status
+        refs, skipped = self.run.robots_received(status, response.body, response.url)
+        yield from skipped
+        yield from self._sitemaps(refs)
+
+    def robots_failed(self, failure: Failure) -> Iterator[Any]:
+        refs, skipped = self.run.robots_received(None, b"", self.origin.url + "/robots.txt")
+        yield from skipped
+        yield from self._sitemaps(refs)
+
+    def parse_homepage(self, response: Response) -> Iterator[Any]:
+        if (hop := self._hop(response)) is not None:
+            yield hop
+            return
+        links = [v.decode("latin-1") for v in response.headers.getlist("Link")]
+        found = homepage_sitemaps(response.body, response.url, links) if response.status < 400 else []
+        refs, skipped = self.run.homepage_received(found)
+        yield from skipped
+        yield from self._sitemaps(refs)
+
+    def homepage_failed(self, failure: Failure) -> Iterator[Any]:
+        refs, skipped = self.run.homepage_received([])
+        yield from skipped
+        yield from self._sitemaps(refs)
+
+    def _sitemaps(self, refs: list[SitemapRef]) -> Iterator[Request]:
+        for ref in refs:
+            yield self._sitemap_request(ref)
+        for ref in self.run.common_path_refs():
+            yield self._sitemap_request(ref)
+
+    # -- sitemaps -------------------------------------------------------------------------------
+    def parse_sitemap(self, response: Response) -> Iterator[Any]:
+        if (hop := self._hop(response)) is not None:
+            yield hop
+            return
+        ref: SitemapRef = response.meta["sitemap_ref"]
+        if response.status >= 300:
+            yield self.run.sitemap_failed(ref, status=response.status)
+            return
+        facts, children = self.run.read_sitemap(ref, response.status, response.body)
+        yield facts
+        yield from self.run.take_skipped_children()
+        yield from self._sitemaps(children)
+
+    def sitemap_failed(self, failure: Failure) -> Iterator[Any]:
+        request = failure.request  # type: ignore[attr-defined]
+        yield self.run.sitemap_failed(request.meta["sitemap_ref"], error=_reason(failure))
+        yield from self._sitemaps([])
+
+    # -- pages ----------------------------------------------------------------------------------
+    def parse_page(self, response: Response) -> Iterator[Any]:
+        state: RedirectState = response.meta["redirects"]
+        url_id: int = response.meta["url_id"]
+        location = response.headers.get("Location")
+        target = next_hop(
+            state,
+            url=response.url,
+            status=response.status,
+            location=location.decode("latin-1") if location else None,
+            origin=self.origin,
+            max_redirects=self.config.max_redirects,
+        )
+        if target is not None:
+            yield self._page_request(url_id, target, state)
+            return
+        outcome = outcome_from_response(
+            url=response.url,
+            status=response.status,
+            headers=_headers(response),
+            body=response.body,
+            outcome=_outcome(state),
+            user_agent=self.config.robots_user_agent,
+        )
+        facts = self.run.fetch_finished(url_id, outcome)
+        if facts is not None:
+            yield facts
+
+    def page_failed(self, failure: Failure) -> Iterator[Any]:
+        request = failure.request  # type: ignore[attr-defined]
+        outcome = _outcome(request.meta["redirects"])
+        outcome.error = _reason(failure)
+        outcome.final_url = request.url
+        facts = self.run.fetch_finished(request.meta["url_id"], outcome)
+        if facts is not None:
+            yield facts
+
+    # -- the summary, last ------------------------------------------------------------------
+    def on_idle(self) -> None:
+        if self.summary_sent:
+            return
+        self.summary_sent = True
+        assert self.crawler.engine is not None
+        self.crawler.engine.crawl(
+            Request(SUMMARY_URL, callback=self.emit_summary, dont_filter=True, priority=-100)
+        )
+        raise DontCloseSpider
+
+    def emit_summary(self, response: Response) -> Iterator[SummaryRecord]:
+        robots = self.run.robots
+        yield SummaryRecord(
+            origin=self.origin.url,
+            started_at=self.started_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            sitemaps_found=len(self.run.tree),
+            robots_txt={
+                "outcome": robots.outcome if robots else "unknown",
+                "status": robots.status if robots else None,
+                "sitemaps": len(robots.sitemaps) if robots else 0,
+                "crawl_delay": robots.crawl_delay if robots else None,
+            },
+            notes=list(self.run.totals.notes),
+            settings=self.config.shaping_settings(),
+        )
+
+    def on_closed(self, reason: str) -> None:
+        self.run.close()
+        report = self.crawler.settings.get("SITEMAPAUDIT_DEFAULT_REPORT")
+        if report:
+            path = Path(report % {"report_name": self.report_name}).resolve()
+            self.logger.info("Report written to %s", path)
+            print(f"sitemapaudit: report written to {path}")  # noqa: T201
+
+    # -- requests -------------------------------------------------------------------------------
+    def _get(
+        self, url: str, callback: Callable[[Response], Iterator[Any]], *, priority: int = 0
+    ) -> Request:
+        errbacks = {self.parse_robots: self.robots_failed, self.parse_homepage: self.homepage_failed}
+        return Request(
+            url,
+            callback=callback,
+            errback=errbacks.get(callback),  # type: ignore[call-overload]
+            priority=priority,
+            dont_filter=True,
+            meta={"dont_redirect": True, "redirects": RedirectState(), "download_maxsize": self.config.robots_max_bytes * 20},
+        )
+
+    def _sitemap_request(self, ref: SitemapRef) -> Request:
+        return Request(
+            ref.url,
+            callback=self.parse_sitemap,
+            errback=self.sitemap_failed,
+            priority=50 - ref.depth,
+            dont_filter=True,
+            meta={"dont_redirect": True, "sitemap_ref": ref, "redirects": RedirectState()},
+        )
+
+    def _page_request(self, url_id: int, url: str, state: RedirectState) -> Request:
+        return Request(
+            url,
+            callback=self.parse_page,
+            errback=self.page_failed,
+            dont_filter=True,
+            meta={"dont_redirect": True, "url_id": url_id, "redirects": state},
+        )
+
+    def _hop(self, response: Response) -> Request | None:
+        """The next hop of a redirected robots.txt, homepage or sitemap request, if any."""
+        state: RedirectState = response.meta["redirects"]
+        location = response.headers.get("Location")
+        target = next_hop(
+            state,
+            url=response.url,
+            status=response.status,
+            location=location.decode("latin-1") if location else None,
+            origin=self.origin,
+            max_redirects=self.config.max_redirects,
+        )
+        if target is None:
+            return None
+        return response.request.replace(url=target)  # type: ignore[union-attr]
+
+
+def _headers(response: Response) -> dict[str, list[str]]:
+    return {
+        key.decode("latin-1").lower(): [v.decode("latin-1") for v in values]
+        for key, values in response.headers.items()
+    }
+
+
+def _outcome(state: RedirectState) -> FetchOutcome:
+    return FetchOutcome(
+        redirect_chain=[{"url": h["url"], "status": h["status"]} for h in state.chain],
+        redirect_loop=state.loop,
+        redirect_stopped=state.stopped,
+    )
+
+
+def _reason(failure: Failure) -> str:
+    value = failure.value
+    name = type(value).__name__
+    text = str(value).strip()
+    return f"{name}: {text}" if text else name

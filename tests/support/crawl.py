@@ -1,0 +1,46 @@
+"""Running a real audit crawl in the test process and reading its report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from scrapy.settings import Settings
+from scrapy.utils.test import get_crawler
+
+from sitemapaudit.spiders.audit import AuditSpider
+
+FAST = {
+    "DOWNLOAD_DELAY": 0,
+    "AUTOTHROTTLE_ENABLED": False,
+    "CONCURRENT_REQUESTS_PER_DOMAIN": 16,
+    "RETRY_TIMES": 1,
+    "DOWNLOAD_TIMEOUT": 5,
+    "LOG_LEVEL": "WARNING",
+}
+
+
+def project_settings(**overrides: Any) -> dict[str, Any]:
+    settings = Settings()
+    settings.setmodule("sitemapaudit.settings", priority="project")
+    values = {key: settings[key] for key in settings if key.isupper()}
+    values.update(FAST)
+    values.update(overrides)
+    return values
+
+
+async def run_audit(
+    domain: str, report: Path, *, settings: dict[str, Any] | None = None, **spider_args: str
+) -> tuple[list[dict[str, Any]], Any]:
+    """Audit ``domain`` with the project's settings (delays off); returns (records, crawler)."""
+    values = project_settings(**(settings or {}))
+    values["FEEDS"] = {str(report): {"format": "jsonlines"}}
+    crawler = get_crawler(AuditSpider, values)
+    await crawler.crawl_async(domain=domain, **spider_args)
+    lines = report.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines], crawler
+
+
+def by_record(records: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [r for r in records if r["record"] == kind]

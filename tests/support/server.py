@@ -1,0 +1,100 @@
+"""A small threaded HTTP server that serves a test site from a table of routes.
+
+Routes map a path (with its query string) to a :class:`Page`. Bodies may contain ``{base}``,
+replaced by the server's own origin when it starts, so sitemaps can list absolute URLs.
+Every request is recorded, so tests can assert what was (and was not) requested.
+"""
+
+from __future__ import annotations
+
+import gzip
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+@dataclass
+class Page:
+    status: int = 200
+    body: bytes | str = b""
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    content_type: str | None = "text/html; charset=utf-8"
+    gzip_encoding: bool = False
+    drop: bool = False
+
+
+Route = Page | Callable[["TestSite", str], Page]
+
+
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+class TestSite:
+    """Serve ``routes`` on 127.0.0.1 (a free port) in a background thread."""
+
+    __test__ = False
+
+    def __init__(self, routes: dict[str, Route]) -> None:
+        self.routes = routes
+        self.hits: Counter[str] = Counter()
+        self.log: list[tuple[float, str]] = []
+        self._lock = threading.Lock()
+        site = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: object) -> None:
+                return
+
+            def do_GET(self) -> None:
+                site._record(self.path)
+                route = site.routes.get(self.path)
+                if route is None:
+                    page = Page(status=404, body="not found")
+                elif callable(route):
+                    page = route(site, self.path)
+                else:
+                    page = route
+                if page.drop:
+                    self.close_connection = True
+                    self.connection.close()
+                    return
+                body = page.body.encode() if isinstance(page.body, str) else page.body
+                body = body.replace(b"{base}", site.base.encode())
+                if page.gzip_encoding:
+                    body = gzip.compress(body)
+                self.send_response(page.status)
+                if page.content_type:
+                    self.send_header("Content-Type", page.content_type)
+                if page.gzip_encoding:
+                    self.send_header("Content-Encoding", "gzip")
+                for name, value in page.headers:
+                    self.send_header(name, value.replace("{base}", site.base))
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self._server = _Server(("127.0.0.1", 0), Handler)
+        self.port = self._server.server_address[1]
+        self.base = f"http://127.0.0.1:{self.port}"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def _record(self, path: str) -> None:
+        with self._lock:
+            self.hits[path] += 1
+            self.log.append((time.monotonic(), path))
+
+    def __enter__(self) -> TestSite:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
