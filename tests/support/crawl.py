@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
 
+from sitemapaudit import settings as project_module
 from sitemapaudit.spiders.audit import AuditSpider
 
 FAST = {
@@ -22,9 +22,7 @@ FAST = {
 
 
 def project_settings(**overrides: Any) -> dict[str, Any]:
-    settings = Settings()
-    settings.setmodule("sitemapaudit.settings", priority="project")
-    values = {key: settings[key] for key in settings if key.isupper()}
+    values = {key: getattr(project_module, key) for key in dir(project_module) if key.isupper()}
     values.update(FAST)
     values.update(overrides)
     return values

@@ -1,0 +1,136 @@
+"""Each check on facts built by hand: the finding applies, and its false-alarm twin does not."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from sitemapaudit.config import AuditConfig
+from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFacts
+from sitemapaudit.report.build import RecordBuilder
+from sitemapaudit.sitemap.records import Problem
+
+AUDIT_TIME = datetime(2024, 6, 1, 12, 0, tzinfo=UTC)
+U = "https://e.com/p"
+
+
+def builder(**settings: Any) -> RecordBuilder:
+    return RecordBuilder(AuditConfig.from_settings(settings), AUDIT_TIME)
+
+
+def url_issues(
+    *,
+    lastmod: str | None = None,
+    fmt: str = "w3c",
+    rules: list[str] | None = None,
+    blocked: bool = False,
+    listed: int = 1,
+    **outcome: Any,
+) -> list[str]:
+    outcome.setdefault("fetched", True)
+    outcome.setdefault("status", 200)
+    facts = UrlFacts(
+        url=U,
+        sitemaps=["https://e.com/s.xml"],
+        lastmod=lastmod,
+        lastmod_format=fmt,
+        times_listed=listed,
+        rules=rules or [],
+        robots_blocked=blocked,
+        outcome=FetchOutcome(final_url=outcome.pop("final_url", U), **outcome),
+    )
+    return builder().url_record(facts).issues
+
+
+def test_a_clean_page_has_no_findings() -> None:
+    assert url_issues() == []
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "code"),
+    [
+        ({"status": 404}, "http_error"),
+        ({"status": 503}, "http_error"),
+        ({"fetched": False, "status": None, "error": "TimeoutError"}, "fetch_failed"),
+        ({"redirect_chain": [{"url": U, "status": 301}], "final_url": "https://e.com/q"}, "redirect"),
+        ({"redirect_chain": [{"url": U, "status": 302}], "redirect_loop": True}, "redirect_loop"),
+        ({"noindex": ["meta:robots"]}, "noindex"),
+        ({"canonical": "https://e.com/other", "canonical_source": "link"}, "canonical_mismatch"),
+        ({"rules": ["invalid_url"], "fetched": False, "status": None}, "invalid_url"),
+        ({"rules": ["url_too_long"], "fetched": False, "status": None}, "url_too_long"),
+        ({"rules": ["off_host"], "fetched": False, "status": None}, "off_host"),
+        ({"rules": ["out_of_scope"]}, "out_of_scope"),
+        ({"blocked": True, "fetched": False, "status": None}, "robots_blocked"),
+        ({"listed": 2}, "duplicate"),
+        ({"lastmod": "2024-02-30"}, "lastmod_invalid"),
+        ({"lastmod": "2024-06-01T10:00"}, "lastmod_invalid"),
+        ({"lastmod": "2025-01-01", "last_modified": "Sat, 01 Jun 2024 10:00:00 GMT"}, "lastmod_future"),
+        (
+            {"lastmod": "2024-01-01T00:00:00Z", "last_modified": "Wed, 01 May 2024 10:00:00 GMT"},
+            "lastmod_mismatch",
+        ),
+        ({"lastmod": "2024-05-01"}, "lastmod_unverifiable"),
+        (
+            {
+                "lastmod": "2024-05-01",
+                "last_modified": "Sat, 01 Jun 2024 11:59:59 GMT",
+                "date": "Sat, 01 Jun 2024 12:00:00 GMT",
+            },
+            "lastmod_unverifiable",
+        ),
+    ],
+)
+def test_each_url_check_fires(kwargs: dict[str, Any], code: str) -> None:
+    assert code in url_issues(**kwargs)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"canonical": "HTTPS://E.COM:443/p#frag", "canonical_source": "link"},
+        {"lastmod": "2024-05-01T12:00:00+02:00", "last_modified": "Wed, 01 May 2024 10:00:00 GMT"},
+        {"lastmod": "2024-05-01", "last_modified": "Thu, 02 May 2024 03:00:00 GMT"},
+        {"lastmod": "Wed, 01 May 2024 10:00:00 GMT", "fmt": "rfc822",
+         "last_modified": "Wed, 01 May 2024 10:00:00 GMT"},
+        {"lastmod": "2024-05-01T10:30:00Z", "last_modified": "Wed, 01 May 2024 10:00:00 GMT"},
+    ],
+)
+def test_false_alarm_twins_stay_clean(kwargs: dict[str, Any]) -> None:
+    assert url_issues(**kwargs) == []
+
+
+def test_lastmod_of_an_error_page_is_not_judged() -> None:
+    issues = url_issues(lastmod="2020-01-01", status=404, last_modified="Wed, 01 May 2024 10:00:00 GMT")
+    assert issues == ["http_error"]
+
+
+def test_disabled_checks_do_not_run() -> None:
+    b = RecordBuilder(
+        AuditConfig.from_settings({"SITEMAPAUDIT_DISABLED_CHECKS": "duplicate"}), AUDIT_TIME
+    )
+    facts = UrlFacts(U, ["s"], None, "w3c", 3, [], False, FetchOutcome(fetched=True, status=200))
+    assert b.url_record(facts).issues == []
+
+
+def test_sitemap_checks_turn_problems_into_findings() -> None:
+    facts = SitemapFacts(
+        url="https://e.com/s.xml",
+        found_via="robots.txt",
+        fetched=True,
+        status=200,
+        kind="urlset",
+        problems=[Problem("xml_malformed", "bad", 3, 7), Problem("empty", "no entries")],
+    )
+    record = builder().sitemap_record(facts)
+    assert record.issues == ["xml_malformed", "empty"]
+    assert record.errors == ["xml_malformed: line 3, column 7: bad", "empty: no entries"]
+
+
+def test_sitemap_status_and_failure() -> None:
+    b = builder()
+    failed = b.sitemap_record(SitemapFacts(url="u", found_via="index", error="DNSLookupError"))
+    assert failed.issues == ["fetch_failed"]
+    gone = b.sitemap_record(SitemapFacts(url="u", found_via="index", fetched=True, status=410))
+    assert gone.issues == ["http_error"]

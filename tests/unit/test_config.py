@@ -1,0 +1,53 @@
+from __future__ import annotations
+
+import pytest
+
+from sitemapaudit.config import AuditConfig, parse_bool
+from sitemapaudit.defaults import SETTINGS
+from sitemapaudit.errors import ConfigError
+
+
+def test_defaults_build_a_config() -> None:
+    config = AuditConfig.from_settings({})
+    assert config.robots_user_agent == "Googlebot"
+    assert config.fetch_urls is True
+    assert config.common_paths[0] == "/sitemap.xml"
+    assert config.max_redirects == SETTINGS["SITEMAPAUDIT_MAX_REDIRECTS"][0]
+
+
+def test_values_from_the_command_line_are_strings() -> None:
+    config = AuditConfig.from_settings(
+        {
+            "SITEMAPAUDIT_FETCH_URLS": "no",
+            "SITEMAPAUDIT_MAX_SITEMAPS": "12",
+            "SITEMAPAUDIT_LASTMOD_TOLERANCE": "0.5",
+            "SITEMAPAUDIT_DISABLED_CHECKS": "duplicate, redirect",
+        }
+    )
+    assert config.fetch_urls is False
+    assert config.max_sitemaps == 12
+    assert config.lastmod_tolerance == 0.5
+    assert config.disabled_checks == {"duplicate", "redirect"}
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("SITEMAPAUDIT_MAX_SITEMAPS", "many"),
+        ("SITEMAPAUDIT_MAX_SITEMAPS", 0),
+        ("SITEMAPAUDIT_LASTMOD_TOLERANCE", -1),
+        ("SITEMAPAUDIT_FETCH_URLS", "maybe"),
+        ("SITEMAPAUDIT_COMMON_PATHS", "sitemap.xml"),
+        ("SITEMAPAUDIT_ROBOTS_USER_AGENT", " "),
+        ("SITEMAPAUDIT_MAX_REDIRECTS", True),
+    ],
+)
+def test_a_bad_setting_fails_with_its_name(name: str, value: object) -> None:
+    with pytest.raises(ConfigError, match=name):
+        AuditConfig.from_settings({name: value})
+
+
+def test_parse_bool_names_the_argument() -> None:
+    assert parse_bool("fetch_urls", "YES") is True
+    with pytest.raises(ConfigError, match="fetch_urls"):
+        parse_bool("fetch_urls", "sometimes")

@@ -1,0 +1,54 @@
+from __future__ import annotations
+
+from sitemapaudit.crawl.redirects import RedirectState, next_hop
+from sitemapaudit.crawl.tree import Decision, SitemapTree
+from sitemapaudit.urls import parse_origin
+
+ORIGIN = parse_origin("https://e.com")
+
+
+def hop(state: RedirectState, url: str, status: int, location: str | None) -> str | None:
+    return next_hop(state, url=url, status=status, location=location, origin=ORIGIN, max_redirects=3)
+
+
+def test_hops_are_recorded_and_relative_locations_resolved() -> None:
+    state = RedirectState()
+    assert hop(state, "https://e.com/a", 301, "/b") == "https://e.com/b"
+    assert hop(state, "https://e.com/b", 200, None) is None
+    assert [h["status"] for h in state.chain] == [301]
+    assert not state.loop
+
+
+def test_a_revisited_url_is_a_loop() -> None:
+    state = RedirectState()
+    assert hop(state, "https://e.com/a", 302, "/b") == "https://e.com/b"
+    assert hop(state, "https://e.com/b", 302, "/a") is None
+    assert state.loop
+
+
+def test_too_many_hops_is_a_loop() -> None:
+    state = RedirectState()
+    for i in range(3):
+        assert hop(state, f"https://e.com/{i}", 301, f"/{i + 1}") is not None
+    assert hop(state, "https://e.com/3", 301, "/4") is None
+    assert state.loop
+
+
+def test_other_hosts_and_schemes_are_not_followed() -> None:
+    state = RedirectState()
+    assert hop(state, "https://e.com/a", 301, "https://evil.example/") is None
+    assert state.stopped and "another host" in state.stopped
+    state = RedirectState()
+    assert hop(state, "https://e.com/a", 301, "file:///etc/passwd") is None
+    assert state.stopped
+
+
+def test_tree_decisions() -> None:
+    tree = SitemapTree(ORIGIN, max_depth=1, max_sitemaps=2, max_url_length=2048)
+    assert tree.consider("https://e.com/s.xml", depth=0) is Decision.FETCH
+    assert tree.consider("https://E.com/s.xml", depth=1) is Decision.SEEN
+    assert tree.consider("https://other.com/s.xml", depth=1) is Decision.OFF_HOST
+    assert tree.consider("https://e.com/deep.xml", depth=2) is Decision.TOO_DEEP
+    assert tree.consider("file:///etc/passwd", depth=1) is Decision.INVALID
+    assert tree.consider("https://e.com/t.xml", depth=1) is Decision.FETCH
+    assert tree.consider("https://e.com/u.xml", depth=1) is Decision.CAPPED
