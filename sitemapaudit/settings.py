@@ -30,6 +30,8 @@ DOWNLOAD_TIMEOUT = 30
 RETRY_ENABLED = True
 RETRY_TIMES = 2
 RETRY_HTTP_CODES = [500, 502, 503, 504, 522, 524, 408, 429]
+# A URL that fails for good is a finding in the report, not a log line per URL.
+RETRY_GIVE_UP_LOG_LEVEL = "DEBUG"
 COOKIES_ENABLED = False
 
 # The audit evaluates robots.txt itself (RFC 9309 semantics, Crawl-delay, findings instead of

@@ -14,16 +14,15 @@ from scrapy.http import Response
 from scrapy.settings import BaseSettings
 from twisted.python.failure import Failure
 
-from sitemapaudit.config import AuditConfig, parse_bool
+from sitemapaudit.arguments import parse_arguments
+from sitemapaudit.config import AuditConfig
 from sitemapaudit.crawl.pages import outcome_from_response
 from sitemapaudit.crawl.redirects import RedirectState, next_hop
 from sitemapaudit.crawl.run import AuditRun, PageAction
 from sitemapaudit.crawl.tree import SitemapRef
 from sitemapaudit.discovery.homepage import homepage_sitemaps
-from sitemapaudit.errors import ConfigError
 from sitemapaudit.facts import FetchOutcome
 from sitemapaudit.report.records import SummaryRecord
-from sitemapaudit.urls import loc_problems, parse_origin
 
 SUMMARY_URL = "data:,summary"
 
@@ -43,14 +42,10 @@ class AuditSpider(Spider):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        if not domain:
-            raise ConfigError("the domain argument is required: scrapy crawl audit -a domain=HOST")
-        self.origin = parse_origin(domain)
-        self.sitemap_args = [s.strip() for s in (sitemap or "").split(",") if s.strip()]
-        for url in self.sitemap_args:
-            if loc_problems(url):
-                raise ConfigError(f"sitemap argument {url!r} is not an absolute http(s) URL")
-        self.fetch_urls_arg = None if fetch_urls is None else parse_bool("fetch_urls", fetch_urls)
+        arguments = parse_arguments(domain, sitemap, fetch_urls)
+        self.origin = arguments.origin
+        self.sitemap_args = list(arguments.sitemaps)
+        self.fetch_urls_arg = arguments.fetch_urls
         self.started_at = datetime.now(UTC)
         host = self.origin.host.replace(":", "_")
         self.report_name = f"{host}-{self.started_at:%Y%m%dT%H%M%SZ}"
@@ -72,8 +67,9 @@ class AuditSpider(Spider):
         if spider.fetch_urls_arg is not None:
             config = config.with_fetch_urls(spider.fetch_urls_arg)
         spider.config = config
-        assert crawler.stats is not None
-        spider.run = AuditRun(spider.origin, config, crawler.stats, sitemap_args=spider.sitemap_args)
+        spider.run = AuditRun(
+            spider.origin, config, _CrawlerStats(crawler), sitemap_args=spider.sitemap_args
+        )
         crawler.signals.connect(spider.on_idle, signal=signals.spider_idle)
         crawler.signals.connect(spider.on_closed, signal=signals.spider_closed)
         return spider
@@ -272,6 +268,18 @@ class AuditSpider(Spider):
         if target is None:
             return None
         return response.request.replace(url=target)  # type: ignore[union-attr]
+
+
+class _CrawlerStats:
+    """The crawler's stats collector, looked up when used (it exists once the crawl starts)."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self._crawler = crawler
+
+    def inc_value(self, key: str, count: int = 1, start: int = 0) -> None:
+        stats = self._crawler.stats
+        assert stats is not None
+        stats.inc_value(key, count, start)
 
 
 def _headers(response: Response) -> dict[str, list[str]]:
