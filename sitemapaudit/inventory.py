@@ -161,7 +161,7 @@ class Inventory:
         ).fetchone()
         sitemaps = self._db.execute(
             "SELECT s.url, COUNT(*) FROM listings l JOIN sitemaps s ON s.id = l.sitemap_id "
-            "WHERE l.url_id = ? GROUP BY s.id ORDER BY MIN(l.rowid)",
+            "WHERE l.url_id = ? GROUP BY s.id ORDER BY s.url",
             (url_id,),
         ).fetchall()
         return Listing(
