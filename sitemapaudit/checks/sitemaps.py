@@ -126,6 +126,13 @@ class SitemapLimit(ProblemCheck):
     severity = Severity.WARNING
 
 
+class ChildInvalidUrl(ProblemCheck):
+    """The index (or robots.txt, or the homepage) names a sitemap location that is not a valid http(s) URL."""
+
+    code = "invalid_url"
+    severity = Severity.ERROR
+
+
 SITEMAP_CHECKS: tuple[type[SitemapCheck], ...] = (
     SitemapHttpError,
     SitemapFetchFailed,
@@ -141,6 +148,7 @@ SITEMAP_CHECKS: tuple[type[SitemapCheck], ...] = (
     IndexCycle,
     NestedIndex,
     SitemapOffHost,
+    ChildInvalidUrl,
     IndexTooDeep,
     SitemapLimit,
 )

@@ -1,0 +1,122 @@
+"""robots.txt: the sitemaps it declares and the crawl policy it sets."""
+
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass, field
+
+from protego import Protego
+
+from sitemapaudit.urls import resolve
+
+# Google reads the first 500 KiB of a robots.txt and ignores the rest.
+ROBOTS_MAX_BYTES = 512_000
+
+_LINE_BREAK_RE = re.compile(r"\r\n|\r|\n")
+_SITEMAP_RE = re.compile(r"\ufeff?\s*sitemap\s*:", re.IGNORECASE)
+
+
+def decode_robots(body: bytes) -> str:
+    """The text of a robots.txt body.
+
+    A UTF-8 BOM is stripped; a UTF-16 (LE or BE) body with a BOM is decoded as such; anything
+    else is read as UTF-8 with invalid bytes replaced.
+    """
+    if body.startswith(codecs.BOM_UTF8):
+        return body[3:].decode("utf-8", "replace")
+    if body.startswith(codecs.BOM_UTF16_LE):
+        return body[2:].decode("utf-16-le", "replace")
+    if body.startswith(codecs.BOM_UTF16_BE):
+        return body[2:].decode("utf-16-be", "replace")
+    return body.decode("utf-8", "replace")
+
+
+def sitemap_lines(text: str, base_url: str) -> list[str]:
+    """The sitemap URLs a robots.txt declares, absolute, deduplicated, in order.
+
+    Reads ``Sitemap:`` lines whatever the case and the whitespace around the colon, with LF,
+    CRLF or CR-only line ends; a ``#`` starts a comment. Empty values are ignored; relative and
+    protocol-relative values are resolved against ``base_url`` (the robots.txt URL). Values are
+    not otherwise validated: a ``file:`` or malformed value is returned as written.
+    """
+    found: list[str] = []
+    seen: set[str] = set()
+    for line in _LINE_BREAK_RE.split(text):
+        match = _SITEMAP_RE.match(line)
+        if match is None:
+            continue
+        value = line[match.end() :].split("#", 1)[0].strip()
+        if not value:
+            continue
+        url = resolve(base_url, value)
+        if url is not None and url not in seen:
+            seen.add(url)
+            found.append(url)
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class RobotsPolicy:
+    """What a robots.txt fetch means for the crawl.
+
+    ``outcome`` is ``"rules"`` (2xx: the file's rules apply), ``"allow_all"`` (3xx left
+    unresolved, or 4xx other than 429: no rules, RFC 9309) or ``"disallow_all"`` (5xx, 429,
+    or unreachable). ``crawl_delay`` is that of the group for the user agent, falling back to
+    the ``*`` group.
+    """
+
+    outcome: str
+    status: int | None
+    sitemaps: tuple[str, ...]
+    crawl_delay: float | None
+    _parser: Protego | None = field(default=None, repr=False, compare=False)
+    _user_agent: str = field(default="Googlebot", repr=False, compare=False)
+
+    def can_fetch(self, url: str) -> bool:
+        """Whether the user agent may fetch ``url`` under this policy."""
+        if self.outcome == "allow_all":
+            return True
+        if self.outcome == "disallow_all":
+            return False
+        parser = self._parser
+        if parser is None:
+            return True
+        try:
+            return bool(parser.can_fetch(url, self._user_agent))
+        except (ValueError, TypeError, UnicodeError):
+            return True
+
+
+def robots_policy(
+    status: int | None,
+    body: bytes,
+    url: str,
+    *,
+    user_agent: str = "Googlebot",
+    max_bytes: int = ROBOTS_MAX_BYTES,
+) -> RobotsPolicy:
+    """The policy set by fetching the robots.txt at ``url``.
+
+    ``status`` is the final HTTP status, ``None`` when the file could not be fetched at all.
+    For a 2xx only the first ``max_bytes`` bytes are read (a line cut at that limit is
+    dropped), the rules are parsed with Protego and the sitemaps with :func:`sitemap_lines`.
+    """
+    if status is None or status == 429 or not 200 <= status < 500:
+        return RobotsPolicy("disallow_all", status, (), None, None, user_agent)
+    if status >= 300:
+        return RobotsPolicy("allow_all", status, (), None, None, user_agent)
+    truncated = len(body) > max_bytes
+    text = decode_robots(body[:max_bytes])
+    if truncated:
+        cut = max(text.rfind("\n"), text.rfind("\r"))
+        text = text[: cut + 1] if cut != -1 else ""
+    sitemaps = tuple(sitemap_lines(text, url))
+    parser: Protego | None
+    try:
+        parser = Protego.parse(text)
+        delay = parser.crawl_delay(user_agent)
+    except Exception:
+        parser, delay = None, None
+    crawl_delay = float(delay) if delay is not None else None
+    return RobotsPolicy("rules", status, sitemaps, crawl_delay, parser, user_agent)

@@ -1,0 +1,152 @@
+"""What a fetched page says about its own indexing: robots directives, canonical, dates.
+
+Pure functions: headers and bytes in, frozen records out. No Scrapy imports in this package.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from sitemapaudit.page.dates import (
+    Lastmod,
+    lastmod_delta,
+    lastmod_matches,
+    parse_http_date,
+    parse_rfc822_date,
+    parse_w3c_datetime,
+)
+from sitemapaudit.page.head import HeadFacts, head_end_offset, parse_head
+from sitemapaudit.page.links import parse_link_header
+from sitemapaudit.page.robots_directives import directives_noindex, x_robots_tag_noindex
+from sitemapaudit.urls import resolve
+
+__all__ = [
+    "HTML_MEDIA_TYPES",
+    "HeadFacts",
+    "Lastmod",
+    "PageFacts",
+    "charset",
+    "directives_noindex",
+    "head_end_offset",
+    "is_html",
+    "lastmod_delta",
+    "lastmod_matches",
+    "media_type",
+    "page_facts",
+    "parse_head",
+    "parse_http_date",
+    "parse_link_header",
+    "parse_rfc822_date",
+    "parse_w3c_datetime",
+    "x_robots_tag_noindex",
+]
+
+HTML_MEDIA_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+_CHARSET_RE = re.compile(r"""charset\s*=\s*["']?([^"';\s]+)""", re.IGNORECASE)
+# The HTML signatures of the WHATWG MIME Sniffing Standard, each followed by a space or ">".
+_HTML_SNIFF_RE = re.compile(
+    rb"(?:<!doctype\s+html|<html|<head|<script|<iframe|<h1|<div|<font|<table|<a|<style"
+    rb"|<title|<b|<body|<br|<p|<!--)(?=[\s>])",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PageFacts:
+    """The indexing facts of one response.
+
+    ``noindex`` lists the sources that forbid indexing (``"meta:robots"``,
+    ``"meta:googlebot"``, ``"header:x-robots-tag"``). ``canonical`` is absolute and comes from
+    the first ``<link rel="canonical">`` (``canonical_source == "link"``), else from a
+    ``Link: <...>; rel="canonical"`` header (``"header"``). ``last_modified``, ``date`` and
+    ``content_type`` are the raw header values.
+    """
+
+    noindex: tuple[str, ...]
+    canonical: str | None
+    canonical_source: str | None
+    last_modified: str | None
+    date: str | None
+    content_type: str | None
+
+
+def _values(headers: Mapping[str, Sequence[str]], name: str) -> list[str]:
+    values = headers.get(name)
+    if values is None:
+        return []
+    if isinstance(values, str):
+        return [values]
+    return [value for value in values if isinstance(value, str)]
+
+
+def _first(headers: Mapping[str, Sequence[str]], name: str) -> str | None:
+    values = _values(headers, name)
+    return values[0] if values else None
+
+
+def media_type(content_type: str | None) -> str | None:
+    """The lowercased ``type/subtype`` of a Content-Type value, without parameters."""
+    if not content_type:
+        return None
+    value = content_type.split(";", 1)[0].strip().lower()
+    return value or None
+
+
+def charset(content_type: str | None) -> str | None:
+    """The ``charset`` parameter of a Content-Type value, if any."""
+    if not content_type:
+        return None
+    match = _CHARSET_RE.search(content_type)
+    return match.group(1) if match else None
+
+
+def is_html(content_type: str | None, body: bytes) -> bool:
+    """Whether a response is HTML: by its media type, or by sniffing when it has none."""
+    kind = media_type(content_type)
+    if kind is not None:
+        return kind in HTML_MEDIA_TYPES
+    start = body[:512].lstrip(b"\xef\xbb\xbf \t\r\n\x0c")
+    return _HTML_SNIFF_RE.match(start) is not None
+
+
+def page_facts(
+    url: str,
+    headers: Mapping[str, Sequence[str]],
+    body: bytes,
+    *,
+    user_agent: str = "googlebot",
+) -> PageFacts:
+    """Collect the indexing facts of the response for ``url``.
+
+    ``headers`` maps lowercase header names to their values. The body is parsed only when the
+    response is HTML (``text/html``, ``application/xhtml+xml``, or no Content-Type and a body
+    that sniffs as HTML); PDFs, images, JSON, XML and the rest are judged by headers alone.
+    """
+    content_type = _first(headers, "content-type")
+    noindex: list[str] = []
+    canonical: str | None = None
+    source: str | None = None
+    if is_html(content_type, body):
+        head = parse_head(body, url, user_agent=user_agent, encoding=charset(content_type))
+        noindex.extend(head.noindex)
+        if head.canonical is not None:
+            canonical, source = head.canonical, "link"
+    if x_robots_tag_noindex(_values(headers, "x-robots-tag"), user_agent=user_agent):
+        noindex.append("header:x-robots-tag")
+    if canonical is None:
+        for target, rels in parse_link_header(_values(headers, "link")):
+            if "canonical" in rels:
+                resolved = resolve(url, target)
+                if resolved is not None:
+                    canonical, source = resolved, "header"
+                    break
+    return PageFacts(
+        noindex=tuple(noindex),
+        canonical=canonical,
+        canonical_source=source,
+        last_modified=_first(headers, "last-modified"),
+        date=_first(headers, "date"),
+        content_type=content_type,
+    )

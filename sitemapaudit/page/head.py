@@ -1,0 +1,207 @@
+"""What the ``<head>`` of an HTML page says about indexing: robots metas and the canonical."""
+
+from __future__ import annotations
+
+import codecs
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import lxml.html
+from lxml import etree
+
+from sitemapaudit.page.robots_directives import directives_noindex
+from sitemapaudit.urls import resolve
+
+_HEAD_END_RE = re.compile(rb"</head\s*>|<body(?=[\s>/])", re.IGNORECASE)
+_META_CHARSET_RE = re.compile(
+    rb"""<meta[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9_.:\-]+)""", re.IGNORECASE
+)
+_XML_ENCODING_RE = re.compile(rb"""^<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9_.:\-]+)""")
+_PRESCAN_BYTES = 1024
+# Labels the WHATWG Encoding Standard reads as windows-1252.
+_WINDOWS_1252_LABELS = frozenset(
+    {"ascii", "us-ascii", "iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1", "cp819"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class HeadFacts:
+    """The indexing facts of a page's head.
+
+    ``noindex`` lists the sources that forbid indexing (``"meta:robots"``,
+    ``"meta:googlebot"``: the lowercased meta name), ``canonical`` is the absolute URL of the
+    first ``<link rel="canonical">`` with an ``href``, and ``head_complete`` says whether the
+    end of the head (``</head>`` or ``<body``) was seen.
+    """
+
+    noindex: tuple[str, ...]
+    canonical: str | None
+    head_complete: bool
+
+
+def head_end_offset(body: bytes) -> int | None:
+    """Byte offset just past ``</head>`` or of ``<body``, whichever comes first.
+
+    Case-insensitive; ``None`` when neither has arrived yet. One regex scan, cheap enough to
+    call on every chunk of a partial download. (A UTF-16 page never matches.)
+    """
+    match = _HEAD_END_RE.search(body)
+    if match is None:
+        return None
+    return match.end() if match.group(0)[1:2] == b"/" else match.start()
+
+
+def _codec(label: str | bytes | None) -> str | None:
+    if label is None:
+        return None
+    if isinstance(label, bytes):
+        label = label.decode("ascii", "replace")
+    name = label.strip().strip("\"'").lower()
+    if name in _WINDOWS_1252_LABELS:
+        return "cp1252"
+    try:
+        return codecs.lookup(name).name
+    except (LookupError, ValueError):
+        return None
+
+
+def _sniff_encoding(body: bytes, declared: str | None) -> tuple[str | None, int]:
+    """(codec, bytes of BOM to skip): BOM, then the declared charset, then the document's own."""
+    if body.startswith(codecs.BOM_UTF8):
+        return "utf-8", 3
+    if body.startswith(codecs.BOM_UTF16_LE):
+        return "utf-16-le", 2
+    if body.startswith(codecs.BOM_UTF16_BE):
+        return "utf-16-be", 2
+    codec = _codec(declared)
+    if codec is not None:
+        return codec, 0
+    start = body[:_PRESCAN_BYTES]
+    match = _XML_ENCODING_RE.match(start) or _META_CHARSET_RE.search(start)
+    if match is not None:
+        codec = _codec(match.group(1))
+        if codec is not None and codec.startswith("utf-16"):
+            codec = "utf-8"
+        return codec, 0
+    return None, 0
+
+
+def decode_html(body: bytes, *, encoding: str | None = None) -> str:
+    """The text of an HTML document, which may be cut short.
+
+    The encoding comes from a BOM, else ``encoding`` (the HTTP charset), else a
+    ``<meta charset>`` or XML declaration in the first 1024 bytes; without any, UTF-8 is tried
+    and windows-1252 used when the bytes are not UTF-8. Bytes that do not decode are
+    replaced; a character cut at the end of a partial body is dropped.
+    """
+    codec, skip = _sniff_encoding(body, encoding)
+    data = body[skip:]
+    if codec is None:
+        strict = codecs.getincrementaldecoder("utf-8")("strict")
+        try:
+            return str(strict.decode(data, final=False))
+        except UnicodeDecodeError:
+            codec = "cp1252"
+    try:
+        lenient = codecs.getincrementaldecoder(codec)("replace")
+        return str(lenient.decode(data, final=False))
+    except (LookupError, UnicodeError, ValueError, TypeError):
+        return data.decode("utf-8", "replace")
+
+
+def parse_html(body: bytes, *, encoding: str | None = None) -> lxml.html.HtmlElement | None:
+    """The root ``<html>`` element of a (possibly partial or broken) HTML document.
+
+    ``None`` when there is nothing to parse. Comments and processing instructions are
+    dropped and nothing is fetched from the network.
+    """
+    text = decode_html(body, encoding=encoding)
+    if not text.strip():
+        return None
+    parser = lxml.html.HTMLParser(
+        encoding="utf-8", remove_comments=True, remove_pis=True, no_network=True
+    )
+    try:
+        root = lxml.html.document_fromstring(
+            text.encode("utf-8", "replace"), parser=parser, ensure_head_body=False
+        )
+    except (etree.LxmlError, ValueError, TypeError):
+        return None
+    return root if isinstance(root, lxml.html.HtmlElement) else None
+
+
+def document_head(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement | None:
+    """The ``<head>`` element of a document parsed by :func:`parse_html`, if it has one."""
+    for child in root:
+        if isinstance(child, lxml.html.HtmlElement) and child.tag == "head":
+            return child
+    return None
+
+
+def _elements(head: lxml.html.HtmlElement, tag: str) -> Iterator[lxml.html.HtmlElement]:
+    """The ``tag`` elements of the head, leaving out inert ``<template>`` content."""
+    for element in head.iter(tag):
+        if not isinstance(element, lxml.html.HtmlElement):
+            continue
+        if any(ancestor.tag == "template" for ancestor in element.iterancestors()):
+            continue
+        yield element
+
+
+def rel_tokens(value: str | None) -> frozenset[str]:
+    """The lowercased tokens of a ``rel`` attribute value."""
+    return frozenset(value.lower().split()) if value else frozenset()
+
+
+def document_base(head: lxml.html.HtmlElement | None, url: str) -> str:
+    """The base URL of a document: the first ``<base href>`` in its head, else ``url``."""
+    if head is not None:
+        for base in _elements(head, "base"):
+            href = base.get("href")
+            if href is not None:
+                resolved = resolve(url, href)
+                return resolved if resolved is not None else url
+    return url
+
+
+def parse_head(
+    body: bytes,
+    base_url: str,
+    *,
+    user_agent: str = "googlebot",
+    encoding: str | None = None,
+) -> HeadFacts:
+    """Read the robots metas and the canonical link of a page's head.
+
+    ``body`` may be cut anywhere (a download stopped after ``</head>``); only what comes
+    before the end of the head is parsed. Only metas in the head named ``robots`` or
+    ``user_agent`` count, so "noindex" in body text, in a script or in a meta inside the body
+    does not. ``encoding`` is the charset of the Content-Type header, if any.
+    """
+    end = head_end_offset(body)
+    portion = body if end is None else body[:end]
+    noindex: list[str] = []
+    canonical: str | None = None
+    root = parse_html(portion, encoding=encoding)
+    head = document_head(root) if root is not None else None
+    if head is not None:
+        agent = user_agent.strip().lower()
+        for meta in _elements(head, "meta"):
+            name = (meta.get("name") or "").strip().lower()
+            if name not in ("robots", agent):
+                continue
+            source = f"meta:{name}"
+            if source not in noindex and directives_noindex(
+                meta.get("content") or "", user_agent=user_agent
+            ):
+                noindex.append(source)
+        base = document_base(head, base_url)
+        for link in _elements(head, "link"):
+            if "canonical" in rel_tokens(link.get("rel")):
+                href = link.get("href")
+                resolved = resolve(base, href) if href is not None else None
+                if resolved is not None:
+                    canonical = resolved
+                    break
+    return HeadFacts(noindex=tuple(noindex), canonical=canonical, head_complete=end is not None)

@@ -1,0 +1,62 @@
+"""Indexing directives of robots meta tags and ``X-Robots-Tag`` headers."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+
+_NOINDEX = frozenset({"noindex", "none"})
+# Directives that take a value after a colon; any other "name:" prefix names a user agent.
+_VALUED_DIRECTIVES = frozenset(
+    {"unavailable_after", "max-snippet", "max-image-preview", "max-video-preview"}
+)
+_SCOPE_RE = re.compile(r"\s*([A-Za-z][A-Za-z0-9_.\-]*)\s*:(.*)", re.DOTALL)
+
+
+def _scoped_rules(value: str) -> Iterator[tuple[str | None, str]]:
+    """(user agent or ``None`` for all, lowercased rule) for each rule of a directive list.
+
+    A ``name:`` prefix that is not a valued directive (``unavailable_after:``...) scopes the
+    rules after it, within the same value, to that user agent.
+    """
+    scope: str | None = None
+    for part in value.split(","):
+        rules = part
+        match = _SCOPE_RE.match(part)
+        if match and match[1].lower() not in _VALUED_DIRECTIVES:
+            scope = match[1].lower()
+            rules = match[2]
+        for word in rules.split():
+            yield scope, word.lower()
+
+
+def _says_noindex(value: str, user_agent: str) -> bool:
+    agent = user_agent.strip().lower()
+    return any(
+        rule in _NOINDEX and (scope is None or scope == agent)
+        for scope, rule in _scoped_rules(value)
+    )
+
+
+def directives_noindex(content: str, *, user_agent: str = "googlebot") -> bool:
+    """Whether the ``content`` of a robots (or user-agent) meta tag forbids indexing.
+
+    Rules are comma-separated and case-insensitive; ``noindex`` and ``none`` forbid indexing,
+    ``nofollow``, ``noarchive`` and the rest do not.
+    """
+    if not isinstance(content, str):
+        return False
+    return _says_noindex(content, user_agent)
+
+
+def x_robots_tag_noindex(values: Sequence[str], *, user_agent: str = "googlebot") -> bool:
+    """Whether ``X-Robots-Tag`` header values forbid indexing for ``user_agent``.
+
+    ``noindex`` and ``none`` apply to every crawler; ``googlebot: noindex`` applies only
+    when ``googlebot`` equals ``user_agent`` (case-insensitively), so ``otherbot: noindex``
+    does not apply to Googlebot. ``unavailable_after: ...`` and other valued rules are
+    ignored. Each header value is read on its own.
+    """
+    if isinstance(values, str):
+        values = [values]
+    return any(isinstance(value, str) and _says_noindex(value, user_agent) for value in values)

@@ -1,0 +1,397 @@
+"""URL rules: the audited origin, validity of listed URLs, scope, comparison and resolution.
+
+Everything here is pure and never raises on hostile input; only :func:`parse_origin`, which
+reads configuration, raises :class:`~sitemapaudit.errors.ConfigError`.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from urllib.parse import urljoin, urlsplit
+
+import idna
+
+from sitemapaudit.errors import ConfigError
+
+DEFAULT_PORTS: dict[str, int] = {"http": 80, "https": 443}
+
+_SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*")
+# Characters a registered name may hold besides letters and digits (RFC 3986 unreserved and
+# sub-delims, and "%" for escapes, which are checked separately).
+_REG_NAME_RE = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=%]*")
+_NON_ASCII_RE = re.compile(r"[^\x00-\x7f]")
+_HOST_LABEL_RE = re.compile(r"[a-z0-9_](?:[a-z0-9_\-]{0,61}[a-z0-9_])?")
+_PORT_RE = re.compile(r"[0-9]{1,5}")
+_BAD_PERCENT_RE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+_PERCENT_HEX_RE = re.compile(r"%[0-9A-Fa-f]{2}")
+# C0 and C1 controls, DEL and every Unicode space.
+_SPACE_OR_CONTROL_RE = re.compile(r"[\x00-\x20\x7f-\x9f\s]")
+# What the WHATWG URL parser strips from an attribute value before parsing it.
+_URL_TAB_NEWLINE_RE = re.compile(r"[\t\n\r]")
+_URL_EDGE_JUNK = "".join(chr(c) for c in range(0x21))
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """The site under audit: scheme, ASCII (punycode) host and port (``None`` = default)."""
+
+    scheme: str
+    host: str
+    port: int | None
+
+    @property
+    def url(self) -> str:
+        """The origin as a URL without a trailing slash, e.g. ``https://example.com``."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        if self.port is None:
+            return f"{self.scheme}://{host}"
+        return f"{self.scheme}://{host}:{self.port}"
+
+    def owns(self, url: str) -> bool:
+        """Whether ``url`` is on this site.
+
+        The host must be the same (case-insensitive, IDNA-normalised, a trailing dot ignored)
+        and so must the port once a scheme's default port is read as no port; ``http`` and
+        ``https`` URLs both belong to the origin whichever scheme it was given with.
+        """
+        parts = _split_authority(url)
+        if parts is None:
+            return False
+        scheme, host, port = parts
+        if scheme not in DEFAULT_PORTS:
+            return False
+        if host.rstrip(".") != self.host.rstrip("."):
+            return False
+        if port == DEFAULT_PORTS[scheme]:
+            port = None
+        return port == self.port
+
+
+def parse_origin(value: str) -> Origin:
+    """Read the ``domain`` argument: a bare host (meaning https) or an ``http(s)://`` origin.
+
+    Accepted: ``example.com``, ``sub.example.co.uk``, ``localhost``, ``127.0.0.1``,
+    ``[::1]``, an IDN such as ``bücher.de`` (stored as punycode), each with an optional
+    ``:port``; or ``http://host[:port]`` / ``https://host[:port]`` with an optional trailing
+    ``/``. A port equal to the scheme's default is stored as ``None``.
+
+    Raises :class:`ConfigError` naming the ``domain`` argument and quoting the value for
+    anything else.
+    """
+
+    def fail(reason: str) -> ConfigError:
+        return ConfigError(
+            f"invalid value for domain: {value!r} ({reason}); expected a host such as "
+            "'example.com' or an origin such as 'https://example.com'"
+        )
+
+    if not isinstance(value, str) or not value:
+        raise fail("empty")
+    if _SPACE_OR_CONTROL_RE.search(value):
+        raise fail("contains whitespace or control characters")
+    scheme = "https"
+    rest = value
+    if "://" in value:
+        scheme, _, rest = value.partition("://")
+        scheme = scheme.lower()
+        if scheme not in DEFAULT_PORTS:
+            raise fail("the scheme must be http or https")
+    else:
+        prefix, colon, after = value.partition(":")
+        looks_like_host = (
+            "." in prefix
+            or prefix.lower() == "localhost"
+            or prefix.startswith("[")
+            or after.rstrip("/").isdigit()
+        )
+        if colon and not looks_like_host and _SCHEME_RE.fullmatch(prefix):
+            raise fail("the scheme must be http or https")
+    if rest.endswith("/"):
+        rest = rest[:-1]
+    if not rest:
+        raise fail("no host")
+    for char, what in (
+        ("/", "a path is not allowed"),
+        ("?", "a query is not allowed"),
+        ("#", "a fragment is not allowed"),
+        ("@", "user information is not allowed"),
+        ("\\", "a backslash is not allowed"),
+    ):
+        if char in rest:
+            raise fail(what)
+    split = _split_host_port(rest)
+    if split is None:
+        raise fail("malformed host or port")
+    raw_host, raw_port = split
+    port: int | None = None
+    if raw_port is not None:
+        if not _PORT_RE.fullmatch(raw_port) or not 0 < int(raw_port) <= 65535:
+            raise fail("invalid port")
+        port = int(raw_port)
+        if port == DEFAULT_PORTS[scheme]:
+            port = None
+    host = _config_host(raw_host)
+    if host is None:
+        raise fail("invalid host")
+    return Origin(scheme=scheme, host=host, port=port)
+
+
+def _config_host(raw: str) -> str | None:
+    """The normalised host of a configured origin, or ``None`` when it is not a valid host."""
+    if raw.startswith("["):
+        if not raw.endswith("]"):
+            return None
+        try:
+            return ipaddress.IPv6Address(raw[1:-1]).compressed
+        except ValueError:
+            return None
+    host = _ascii_host(raw)
+    if host is None:
+        return None
+    host = host.rstrip(".") if host.endswith(".") and not host.endswith("..") else host
+    if not host or len(host) > 253:
+        return None
+    labels = host.split(".")
+    if not all(_HOST_LABEL_RE.fullmatch(label) for label in labels):
+        return None
+    if all(label.isdigit() for label in labels):
+        try:
+            return str(ipaddress.IPv4Address(host))
+        except ValueError:
+            return None
+    return host
+
+
+def _split_host_port(hostport: str) -> tuple[str, str | None] | None:
+    """Split ``host[:port]`` (host possibly a bracketed IPv6 literal); ``None`` if malformed."""
+    if hostport.startswith("["):
+        end = hostport.find("]")
+        if end == -1:
+            return None
+        host, after = hostport[: end + 1], hostport[end + 1 :]
+        if not after:
+            return host, None
+        if not after.startswith(":"):
+            return None
+        return host, after[1:]
+    if "]" in hostport:
+        return None
+    if ":" in hostport:
+        host, _, port = hostport.rpartition(":")
+        if ":" in host:
+            return None
+        return host, port
+    return hostport, None
+
+
+@lru_cache(maxsize=4096)
+def _ascii_host(host: str) -> str | None:
+    """``host`` lowercased, with a non-ASCII name converted to punycode (UTS #46)."""
+    if host.isascii():
+        return host.lower()
+    try:
+        return idna.encode(host, uts46=True).decode("ascii")
+    except (idna.IDNAError, UnicodeError, ValueError):
+        pass
+    try:
+        return host.encode("idna").decode("ascii").lower()
+    except (UnicodeError, ValueError):
+        return None
+
+
+def _split_authority(url: str) -> tuple[str, str, int | None] | None:
+    """(lowercased scheme, normalised host, port or ``None``) of an absolute URL."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except (ValueError, TypeError, AttributeError):
+        return None
+    hostname = parts.hostname
+    if not parts.scheme or not hostname:
+        return None
+    if ":" in hostname:
+        try:
+            return parts.scheme.lower(), ipaddress.IPv6Address(hostname).compressed, port
+        except ValueError:
+            return None
+    host = _ascii_host(hostname)
+    if host is None:
+        return None
+    return parts.scheme.lower(), host, port
+
+
+def loc_problems(loc: str, *, max_length: int = 2048) -> list[str]:
+    """URL-rule codes for a listed URL: ``'invalid_url'`` and/or ``'url_too_long'``.
+
+    A valid loc is an absolute ``http``/``https`` URL with a host, without user information,
+    whitespace or control characters, with a numeric port up to 65535, well-formed
+    percent-escapes and, for a bracketed host, a valid IPv6 literal. Internationalised host
+    names are valid. ``url_too_long`` is reported when the loc has more than ``max_length``
+    characters.
+    """
+    problems: list[str] = []
+    if not _valid_loc(loc):
+        problems.append("invalid_url")
+    if isinstance(loc, str) and len(loc) > max_length:
+        problems.append("url_too_long")
+    return problems
+
+
+def _valid_loc(loc: str) -> bool:
+    if not isinstance(loc, str) or not loc:
+        return False
+    if _SPACE_OR_CONTROL_RE.search(loc) or _BAD_PERCENT_RE.search(loc):
+        return False
+    colon = loc.find(":")
+    if colon <= 0 or not _SCHEME_RE.fullmatch(loc[:colon]):
+        return False
+    if loc[:colon].lower() not in DEFAULT_PORTS:
+        return False
+    rest = loc[colon + 1 :]
+    if not rest.startswith("//"):
+        return False
+    rest = rest[2:]
+    end = len(rest)
+    for delimiter in "/?#":
+        position = rest.find(delimiter)
+        if position != -1 and position < end:
+            end = position
+    authority = rest[:end]
+    if "@" in authority or "\\" in authority:
+        return False
+    split = _split_host_port(authority)
+    if split is None:
+        return False
+    host, port = split
+    if port is not None and port != "" and (not port.isdigit() or int(port) > 65535):
+        return False
+    if not host:
+        return False
+    if host.startswith("["):
+        return _valid_ip_literal(host[1:-1])
+    if "[" in host:
+        return False
+    if host.isascii():
+        if not _REG_NAME_RE.fullmatch(host) or host.strip(".") == "":
+            return False
+        labels = host.rstrip(".").split(".")
+        if all(label.isdigit() for label in labels):
+            try:
+                ipaddress.IPv4Address(host.rstrip("."))
+            except ValueError:
+                return False
+        return True
+    if not _REG_NAME_RE.fullmatch(_NON_ASCII_RE.sub("a", host)):
+        return False
+    return _ascii_host(host) is not None
+
+
+def _valid_ip_literal(literal: str) -> bool:
+    if literal[:1] in ("v", "V"):
+        return re.fullmatch(r"[vV][0-9A-Fa-f]+\.[A-Za-z0-9\-._~!$&'()*+,;=:]+", literal) is not None
+    try:
+        ipaddress.IPv6Address(literal)
+    except ValueError:
+        return False
+    return True
+
+
+def in_sitemap_scope(url: str, sitemap_url: str) -> bool:
+    """Whether ``url`` may be listed by the sitemap at ``sitemap_url`` (sitemaps.org rule).
+
+    The URL must have the sitemap's scheme, host and port and its path must start with the
+    directory of the sitemap's path: ``https://ex.com/a/sitemap.xml`` may list
+    ``https://ex.com/a/page`` but not ``https://ex.com/b`` or ``http://ex.com/a/page``.
+    Percent-escape case does not matter. Unparseable input is out of scope.
+    """
+    target = _scope_parts(url)
+    sitemap = _scope_parts(sitemap_url)
+    if target is None or sitemap is None:
+        return False
+    if target[0] != sitemap[0]:
+        return False
+    directory = sitemap[1][: sitemap[1].rfind("/") + 1]
+    return target[1].startswith(directory)
+
+
+def _scope_parts(url: str) -> tuple[tuple[str, str, int | None], str] | None:
+    authority = _split_authority(url)
+    if authority is None:
+        return None
+    scheme, host, port = authority
+    if port is not None and port == DEFAULT_PORTS.get(scheme):
+        port = None
+    try:
+        path = urlsplit(url.strip()).path
+    except ValueError:
+        return None
+    path = _upper_escapes(path) or "/"
+    return (scheme, host.rstrip("."), port), path
+
+
+def _upper_escapes(text: str) -> str:
+    if "%" not in text:
+        return text
+    return _PERCENT_HEX_RE.sub(lambda match: match.group(0).upper(), text)
+
+
+def normalize_url(url: str) -> str:
+    """``url`` in a form for comparison.
+
+    Lowercases the scheme and host (an IDN host becomes punycode), drops the scheme's default
+    port and the fragment, turns an empty path into ``/`` and uppercases percent-escape hex
+    digits. The query is kept as written, in its order. Input that cannot be parsed is returned
+    stripped of surrounding whitespace.
+    """
+    text = url.strip() if isinstance(url, str) else ""
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return text
+    scheme = parts.scheme.lower()
+    after_scheme = text[len(parts.scheme) + 1 :] if parts.scheme else text
+    has_authority = after_scheme.startswith("//")
+    netloc = parts.netloc
+    if netloc:
+        userinfo, at, hostport = netloc.rpartition("@")
+        split = _split_host_port(hostport)
+        if split is None:
+            host, port = hostport.lower(), None
+        else:
+            host, port = split
+            host = host.lower() if host.startswith("[") else (_ascii_host(host) or host.lower())
+        default = DEFAULT_PORTS.get(scheme)
+        if port is not None and (port == "" or (port.isdigit() and int(port) == default)):
+            port = None
+        netloc = f"{userinfo}{at}{host}" + ("" if port is None else f":{port}")
+    path = parts.path or ("/" if has_authority else "")
+    query = f"?{parts.query}" if parts.query else ""
+    prefix = f"{scheme}:" if scheme else ""
+    authority = f"//{netloc}" if has_authority else ""
+    return _upper_escapes(f"{prefix}{authority}{path}{query}")
+
+
+def same_url(a: str, b: str) -> bool:
+    """Whether two URLs are the same once both are normalised by :func:`normalize_url`."""
+    return normalize_url(a) == normalize_url(b)
+
+
+def resolve(base: str, value: str) -> str | None:
+    """``value`` (absolute, relative or protocol-relative) made absolute against ``base``.
+
+    Tabs and newlines are removed and surrounding whitespace stripped first, as browsers do
+    with attribute values. Returns ``None`` for an empty or whitespace-only value; a value that
+    cannot be joined is returned as cleaned.
+    """
+    if not isinstance(value, str):
+        return None
+    cleaned = _URL_TAB_NEWLINE_RE.sub("", value).strip(_URL_EDGE_JUNK).strip()
+    if not cleaned:
+        return None
+    try:
+        return urljoin(base, cleaned)
+    except (ValueError, TypeError):
+        return cleaned

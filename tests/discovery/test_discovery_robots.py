@@ -1,0 +1,394 @@
+"""Tests of sitemapaudit.discovery.robots: decoding, Sitemap lines and the crawl policy."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sitemapaudit.discovery.robots import (
+    ROBOTS_MAX_BYTES,
+    RobotsPolicy,
+    decode_robots,
+    robots_policy,
+    sitemap_lines,
+)
+
+ROBOTS = "https://example.com/robots.txt"
+
+
+# --- decode_robots ------------------------------------------------------------------------
+
+
+def test_decode_plain_utf8() -> None:
+    assert (
+        decode_robots("User-agent: *\nDisallow: /é\n".encode()) == "User-agent: *\nDisallow: /é\n"
+    )
+
+
+def test_decode_strips_utf8_bom() -> None:
+    assert decode_robots(b"\xef\xbb\xbfSitemap: /s.xml") == "Sitemap: /s.xml"
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_decode_utf16_with_bom(codec: str) -> None:
+    text = "User-agent: *\r\nSitemap: https://example.com/ü.xml\r\n"
+    bom = b"\xff\xfe" if codec.endswith("le") else b"\xfe\xff"
+    assert decode_robots(bom + text.encode(codec)) == text
+
+
+def test_decode_replaces_invalid_bytes() -> None:
+    assert decode_robots(b"Disallow: /caf\xe9\n") == "Disallow: /caf\ufffd\n"
+
+
+def test_decode_odd_length_utf16() -> None:
+    assert decode_robots(b"\xff\xfeS\x00i\x00t") == "Si\ufffd"
+
+
+@settings(max_examples=300, database=None)
+@given(st.binary())
+def test_decode_never_raises(body: bytes) -> None:
+    assert isinstance(decode_robots(body), str)
+
+
+# --- sitemap_lines ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Sitemap: https://example.com/s.xml",
+        "sitemap: https://example.com/s.xml",
+        "SITEMAP: https://example.com/s.xml",
+        "SiteMap: https://example.com/s.xml",
+        "Sitemap : https://example.com/s.xml",
+        "Sitemap\t:\thttps://example.com/s.xml",
+        "Sitemap:https://example.com/s.xml",
+        "    Sitemap:   https://example.com/s.xml   ",
+        "Sitemap: https://example.com/s.xml # the main one",
+        "Sitemap: https://example.com/s.xml#fragment-is-a-comment",
+        "\ufeffSitemap: https://example.com/s.xml",
+    ],
+)
+def test_sitemap_line_forms(line: str) -> None:
+    assert sitemap_lines(f"User-agent: *\n{line}\nDisallow: /x\n", ROBOTS) == [
+        "https://example.com/s.xml"
+    ]
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_line_endings(newline: str) -> None:
+    text = newline.join(
+        ["User-agent: *", "Sitemap: https://example.com/a.xml", "Disallow: /", "Sitemap: /b.xml"]
+    )
+    assert sitemap_lines(text, ROBOTS) == ["https://example.com/a.xml", "https://example.com/b.xml"]
+
+
+def test_mixed_line_endings() -> None:
+    text = "Sitemap: /a.xml\rSitemap: /b.xml\r\nSitemap: /c.xml\nSitemap: /d.xml"
+    assert sitemap_lines(text, ROBOTS) == [f"https://example.com/{n}.xml" for n in "abcd"]
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("/sitemap.xml", "https://example.com/sitemap.xml"),
+        ("sitemap.xml", "https://example.com/sitemap.xml"),
+        ("//cdn.example.com/sitemap.xml", "https://cdn.example.com/sitemap.xml"),
+        ("https://other.example/sitemap.xml", "https://other.example/sitemap.xml"),
+        ("HTTP://example.com/UPPER.xml", "HTTP://example.com/UPPER.xml"),
+    ],
+)
+def test_values_are_resolved_against_the_robots_url(value: str, expected: str) -> None:
+    assert sitemap_lines(f"Sitemap: {value}", ROBOTS) == [expected]
+
+
+def test_relative_value_against_an_http_robots_url() -> None:
+    assert sitemap_lines("Sitemap: //cdn.example.com/s.xml", "http://example.com/robots.txt") == [
+        "http://cdn.example.com/s.xml"
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Sitemap:",
+        "Sitemap:   ",
+        "Sitemap: # nothing here",
+        "# Sitemap: https://example.com/commented.xml",
+        "Sitemap https://example.com/no-colon.xml",
+        "Sitemaps: https://example.com/plural.xml",
+        "Site-map: https://example.com/dashed.xml",
+        "https://example.com/bare-url.xml",
+        "Disallow: /sitemap: /x",
+        "X-Sitemap: https://example.com/x.xml",
+    ],
+)
+def test_lines_that_declare_nothing(text: str) -> None:
+    assert sitemap_lines(text, ROBOTS) == []
+
+
+def test_empty_sitemap_value_is_not_the_robots_url() -> None:
+    text = "Sitemap:\r\nhttps://example.com/value-on-the-next-line.xml\r\n"
+    assert sitemap_lines(text, ROBOTS) == []
+
+
+def test_duplicates_removed_keeping_first_order() -> None:
+    text = "\n".join(
+        [
+            "Sitemap: https://example.com/b.xml",
+            "sitemap: https://example.com/a.xml",
+            "Sitemap: /b.xml",
+            "SITEMAP: https://example.com/a.xml",
+            "Sitemap: https://example.com/c.xml",
+        ]
+    )
+    assert sitemap_lines(text, ROBOTS) == [
+        "https://example.com/b.xml",
+        "https://example.com/a.xml",
+        "https://example.com/c.xml",
+    ]
+
+
+def test_values_are_not_validated() -> None:
+    text = "Sitemap: file:///etc/passwd\nSitemap: https://example.com/a b.xml"
+    assert sitemap_lines(text, ROBOTS) == ["file:///etc/passwd", "https://example.com/a b.xml"]
+
+
+def test_sitemaps_anywhere_in_the_file() -> None:
+    text = (
+        "Sitemap: /first.xml\nUser-agent: a\nDisallow: /\nSitemap: /second.xml\n\n"
+        "User-agent: *\nAllow: /\nSitemap: /third.xml"
+    )
+    assert [url.rsplit("/", 1)[1] for url in sitemap_lines(text, ROBOTS)] == [
+        "first.xml",
+        "second.xml",
+        "third.xml",
+    ]
+
+
+@settings(max_examples=500, database=None)
+@given(st.text(), st.sampled_from([ROBOTS, "http://[::1/robots.txt", "", "example.com"]))
+def test_sitemap_lines_never_raises(text: str, base: str) -> None:
+    for url in sitemap_lines(text, base):
+        assert url
+        assert url.strip() == url
+
+
+@settings(max_examples=300, database=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "Sitemap",
+                "sitemap",
+                " ",
+                ":",
+                "\r",
+                "\n",
+                "#",
+                "//",
+                "/x",
+                "http://[",
+                "\ufeff",
+                "https://example.com/s.xml",
+                "\t",
+                "\x00",
+            ]
+        )
+    )
+)
+def test_sitemap_lines_never_raises_on_robots_like_text(parts: list[str]) -> None:
+    sitemap_lines("".join(parts), ROBOTS)
+
+
+# --- robots_policy ------------------------------------------------------------------------
+
+RULES = b"""\
+User-agent: *
+Disallow: /private/
+Crawl-delay: 5
+Sitemap: /sitemap.xml
+
+User-agent: Googlebot
+Disallow: /no-google/
+Allow: /no-google/but-this/
+Crawl-delay: 2
+"""
+
+
+def test_rules_outcome() -> None:
+    policy = robots_policy(200, RULES, ROBOTS)
+    assert policy.outcome == "rules"
+    assert policy.status == 200
+    assert policy.sitemaps == ("https://example.com/sitemap.xml",)
+    assert policy.crawl_delay == 2.0
+    assert policy.can_fetch("https://example.com/private/x")
+    assert not policy.can_fetch("https://example.com/no-google/x")
+    assert policy.can_fetch("https://example.com/no-google/but-this/x")
+    assert policy.can_fetch("https://example.com/")
+
+
+def test_rules_fall_back_to_the_star_group() -> None:
+    policy = robots_policy(200, RULES, ROBOTS, user_agent="SitemapAuditBot")
+    assert policy.crawl_delay == 5.0
+    assert not policy.can_fetch("https://example.com/private/x")
+    assert policy.can_fetch("https://example.com/no-google/x")
+
+
+def test_no_crawl_delay() -> None:
+    policy = robots_policy(200, b"User-agent: *\nDisallow: /x\n", ROBOTS)
+    assert policy.crawl_delay is None
+
+
+def test_empty_robots_allows_everything() -> None:
+    policy = robots_policy(200, b"", ROBOTS)
+    assert policy.outcome == "rules"
+    assert policy.can_fetch("https://example.com/anything")
+    assert policy.sitemaps == ()
+
+
+def test_disallow_all_rules() -> None:
+    policy = robots_policy(200, b"User-agent: *\nDisallow: /\n", ROBOTS)
+    assert not policy.can_fetch("https://example.com/")
+    assert not policy.can_fetch("https://example.com/page")
+
+
+@pytest.mark.parametrize("status", [400, 401, 403, 404, 410, 451, 499])
+def test_4xx_allows_all(status: int) -> None:
+    policy = robots_policy(status, b"User-agent: *\nDisallow: /\nSitemap: /s.xml", ROBOTS)
+    assert policy.outcome == "allow_all"
+    assert policy.status == status
+    assert policy.sitemaps == ()
+    assert policy.crawl_delay is None
+    assert policy.can_fetch("https://example.com/anything")
+
+
+@pytest.mark.parametrize("status", [301, 302, 304, 307, 308])
+def test_unresolved_redirect_allows_all(status: int) -> None:
+    assert robots_policy(status, b"", ROBOTS).outcome == "allow_all"
+
+
+@pytest.mark.parametrize("status", [429, 500, 502, 503, 504, 599, None, 100, 600, 0, -1])
+def test_server_errors_and_unreachable_disallow_all(status: int | None) -> None:
+    policy = robots_policy(status, b"User-agent: *\nAllow: /\nSitemap: /s.xml", ROBOTS)
+    assert policy.outcome == "disallow_all"
+    assert policy.status == status
+    assert policy.sitemaps == ()
+    assert not policy.can_fetch("https://example.com/")
+
+
+@pytest.mark.parametrize("status", [200, 203, 206, 299])
+def test_any_2xx_reads_rules(status: int) -> None:
+    assert robots_policy(status, b"User-agent: *\nDisallow: /", ROBOTS).outcome == "rules"
+
+
+def test_utf16_robots_rules_and_sitemaps() -> None:
+    text = "User-agent: *\r\nDisallow: /login\r\nSitemap: https://example.com/s.xml\r\n"
+    policy = robots_policy(200, b"\xff\xfe" + text.encode("utf-16-le"), ROBOTS)
+    assert policy.sitemaps == ("https://example.com/s.xml",)
+    assert not policy.can_fetch("https://example.com/login")
+    assert policy.can_fetch("https://example.com/logout")
+
+
+def test_only_the_first_max_bytes_are_read() -> None:
+    head = b"User-agent: *\nDisallow: /early/\n"
+    filler = b"# " + b"x" * 98 + b"\n"
+    body = head + filler * 10_000 + b"Disallow: /late/\nSitemap: https://example.com/late.xml\n"
+    limited = robots_policy(200, body, ROBOTS, max_bytes=100_000)
+    assert not limited.can_fetch("https://example.com/early/x")
+    assert limited.can_fetch("https://example.com/late/x")
+    assert limited.sitemaps == ()
+    whole = robots_policy(200, body, ROBOTS, max_bytes=len(body))
+    assert not whole.can_fetch("https://example.com/late/x")
+    assert whole.sitemaps == ("https://example.com/late.xml",)
+
+
+def test_default_limit_is_googles_500_kib() -> None:
+    assert ROBOTS_MAX_BYTES == 512_000
+    body = b"User-agent: *\n" + b"#" * (ROBOTS_MAX_BYTES + 10) + b"\nDisallow: /\n"
+    assert robots_policy(200, body, ROBOTS).can_fetch("https://example.com/x")
+
+
+def test_a_line_cut_at_the_limit_is_dropped() -> None:
+    body = b"User-agent: *\nDisallow: /private-area/\n"
+    cut = body.index(b"/private-area/") + 3
+    policy = robots_policy(200, body, ROBOTS, max_bytes=cut)
+    assert policy.can_fetch("https://example.com/public")
+    assert policy.can_fetch("https://example.com/pr")
+
+
+def test_ten_megabyte_robots_is_fast() -> None:
+    rules = b"".join(b"Disallow: /dir%d/\n" % i for i in range(700_000))
+    body = b"User-agent: *\n" + rules
+    assert len(body) > 10_000_000
+    started = time.perf_counter()
+    policy = robots_policy(200, body, ROBOTS)
+    assert time.perf_counter() - started < 3.0
+    assert not policy.can_fetch("https://example.com/dir1/x")
+    assert policy.can_fetch("https://example.com/dir600000/x")
+
+
+def test_can_fetch_is_cheap_to_call_many_times() -> None:
+    policy = robots_policy(200, RULES, ROBOTS)
+    urls = [f"https://example.com/page/{i}?q={i}" for i in range(50_000)]
+    started = time.perf_counter()
+    assert all(policy.can_fetch(url) for url in urls)
+    assert time.perf_counter() - started < 5.0
+
+
+def test_robots_txt_itself_is_always_fetchable() -> None:
+    policy = robots_policy(200, b"User-agent: *\nDisallow: /", ROBOTS)
+    assert policy.can_fetch(ROBOTS)
+
+
+def test_wildcards_and_end_anchor() -> None:
+    body = b"User-agent: *\nDisallow: /*.pdf$\nDisallow: /search*q=\nAllow: /search/ok\n"
+    policy = robots_policy(200, body, ROBOTS)
+    assert not policy.can_fetch("https://example.com/docs/file.pdf")
+    assert policy.can_fetch("https://example.com/docs/file.pdf?download=1")
+    assert not policy.can_fetch("https://example.com/search?q=x")
+    assert policy.can_fetch("https://example.com/search/ok")
+
+
+def test_longest_match_wins_and_allow_wins_ties() -> None:
+    body = b"User-agent: *\nDisallow: /a\nAllow: /a/b\nDisallow: /a/b/c\nAllow: /t\nDisallow: /t\n"
+    policy = robots_policy(200, body, ROBOTS)
+    assert not policy.can_fetch("https://example.com/a/x")
+    assert policy.can_fetch("https://example.com/a/b/x")
+    assert not policy.can_fetch("https://example.com/a/b/c/x")
+    assert policy.can_fetch("https://example.com/t")
+
+
+def test_policy_is_frozen_and_compares_by_public_fields() -> None:
+    first = robots_policy(200, RULES, ROBOTS)
+    second = robots_policy(200, RULES, ROBOTS)
+    assert first == second
+    assert "_parser" not in repr(first)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        first.outcome = "allow_all"  # type: ignore[misc]
+
+
+def test_hand_built_policies() -> None:
+    assert RobotsPolicy("allow_all", 404, (), None).can_fetch("https://example.com/")
+    assert not RobotsPolicy("disallow_all", None, (), None).can_fetch("https://example.com/")
+    assert RobotsPolicy("rules", 200, (), None).can_fetch("https://example.com/")
+
+
+@settings(max_examples=300, database=None)
+@given(st.binary(max_size=3000), st.text(max_size=200))
+def test_robots_policy_and_can_fetch_never_raise(body: bytes, url: str) -> None:
+    policy = robots_policy(200, body, ROBOTS)
+    assert isinstance(policy.can_fetch(url), bool)
+    assert isinstance(policy.can_fetch("https://example.com/" + url), bool)
+
+
+@settings(max_examples=200, database=None)
+@given(st.text(max_size=100))
+def test_can_fetch_never_raises_on_hostile_urls(url: str) -> None:
+    policy = robots_policy(200, b"User-agent: *\nDisallow: /*x$\nDisallow: /p%zz\n", ROBOTS)
+    for candidate in (url, f"http://[{url}", f"https://example.com/{url}%", f"//{url}"):
+        assert isinstance(policy.can_fetch(candidate), bool)

@@ -1,0 +1,191 @@
+"""Tests of sitemapaudit.page.page_facts: head and headers together."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sitemapaudit.page import PageFacts, is_html, page_facts
+
+URL = "https://example.com/a/page"
+HTML = b"<html><head><title>t</title></head><body>hello</body></html>"
+
+
+def facts(
+    headers: Mapping[str, Sequence[str]], body: bytes = HTML, *, user_agent: str = "googlebot"
+) -> PageFacts:
+    return page_facts(URL, headers, body, user_agent=user_agent)
+
+
+def test_plain_page() -> None:
+    assert facts({"content-type": ["text/html; charset=utf-8"]}) == PageFacts(
+        noindex=(),
+        canonical=None,
+        canonical_source=None,
+        last_modified=None,
+        date=None,
+        content_type="text/html; charset=utf-8",
+    )
+
+
+def test_raw_header_values() -> None:
+    result = facts(
+        {
+            "content-type": ["text/html"],
+            "last-modified": ["Sun, 10 Mar 2024 17:30:00 GMT"],
+            "date": ["Mon, 11 Mar 2024 08:00:00 GMT", "ignored"],
+        }
+    )
+    assert result.last_modified == "Sun, 10 Mar 2024 17:30:00 GMT"
+    assert result.date == "Mon, 11 Mar 2024 08:00:00 GMT"
+
+
+def test_meta_and_header_noindex_in_order() -> None:
+    body = b"<html><head><meta name=robots content=noindex></head><body></body>"
+    result = facts({"content-type": ["text/html"], "x-robots-tag": ["noindex"]}, body)
+    assert result.noindex == ("meta:robots", "header:x-robots-tag")
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        (["googlebot: noindex"], ("header:x-robots-tag",)),
+        (["bingbot: noindex"], ()),
+        (["NONE"], ("header:x-robots-tag",)),
+        (["nofollow"], ()),
+        (["unavailable_after: 25 Jun 2030 15:00:00 PST"], ()),
+        (["nofollow", "noindex"], ("header:x-robots-tag",)),
+    ],
+)
+def test_x_robots_tag(values: list[str], expected: tuple[str, ...]) -> None:
+    assert facts({"content-type": ["text/html"], "x-robots-tag": values}).noindex == expected
+
+
+def test_user_agent_is_passed_through() -> None:
+    body = b"<head><meta name=bingbot content=noindex></head>"
+    headers = {"content-type": ["text/html"], "x-robots-tag": ["bingbot: noindex"]}
+    assert facts(headers, body).noindex == ()
+    assert facts(headers, body, user_agent="bingbot").noindex == (
+        "meta:bingbot",
+        "header:x-robots-tag",
+    )
+
+
+def test_noindex_in_body_text_and_script_is_not_noindex() -> None:
+    body = (
+        b"<html><head><script>if (x) { meta.content = 'noindex'; }</script></head>"
+        b"<body><p>Add noindex to hide a page.</p><meta name=robots content=noindex></body>"
+    )
+    assert facts({"content-type": ["text/html"]}, body).noindex == ()
+
+
+def test_canonical_from_link_element_first() -> None:
+    body = b"<head><link rel=canonical href=/from-html></head>"
+    result = facts(
+        {"content-type": ["text/html"], "link": ['</from-header>; rel="canonical"']}, body
+    )
+    assert (result.canonical, result.canonical_source) == (
+        "https://example.com/from-html",
+        "link",
+    )
+
+
+def test_canonical_from_link_header() -> None:
+    result = facts(
+        {
+            "content-type": ["text/html"],
+            "link": ["</style.css>; rel=preload", '<other>; rel="Canonical"'],
+        }
+    )
+    assert (result.canonical, result.canonical_source) == ("https://example.com/a/other", "header")
+
+
+def test_non_html_is_judged_by_headers_only() -> None:
+    pdf = b"%PDF-1.7\n<meta name=robots content=noindex><link rel=canonical href=/x>"
+    result = facts(
+        {
+            "content-type": ["application/pdf"],
+            "x-robots-tag": ["noindex"],
+            "link": ['<https://example.com/doc.pdf>; rel="canonical"'],
+        },
+        pdf,
+    )
+    assert result.noindex == ("header:x-robots-tag",)
+    assert (result.canonical, result.canonical_source) == ("https://example.com/doc.pdf", "header")
+
+
+@pytest.mark.parametrize(
+    "content_type", ["application/json", "image/png", "application/xml", "text/plain", "text/xml"]
+)
+def test_non_html_types_do_not_parse_the_body(content_type: str) -> None:
+    body = b"<html><head><meta name=robots content=noindex></head>"
+    assert facts({"content-type": [content_type]}, body).noindex == ()
+
+
+def test_xhtml_is_parsed() -> None:
+    body = b'<html xmlns="http://www.w3.org/1999/xhtml"><head><meta name="robots" content="none"/>'
+    assert facts({"content-type": ["application/xhtml+xml"]}, body).noindex == ("meta:robots",)
+
+
+def test_missing_content_type_is_sniffed() -> None:
+    body = b"\n  <!DOCTYPE html><html><head><meta name=robots content=noindex></head>"
+    assert facts({}, body).noindex == ("meta:robots",)
+    assert facts({}, b'{"meta": "<meta name=robots content=noindex>"}').noindex == ()
+
+
+def test_charset_of_the_content_type_is_used() -> None:
+    body = "<head><link rel=canonical href='/café'></head>".encode("latin-1")
+    result = facts({"content-type": ['text/html; charset="ISO-8859-1"']}, body)
+    assert result.canonical == "https://example.com/café"
+
+
+def test_single_string_header_values_are_tolerated() -> None:
+    headers: dict[str, str] = {"content-type": "text/html", "x-robots-tag": "noindex"}
+    result = page_facts(URL, headers, HTML)
+    assert result.noindex == ("header:x-robots-tag",)
+    assert result.content_type == "text/html"
+
+
+@pytest.mark.parametrize(
+    ("content_type", "body", "expected"),
+    [
+        ("text/html", b"", True),
+        ("TEXT/HTML; charset=utf-8", b"", True),
+        ("application/xhtml+xml", b"", True),
+        ("application/pdf", b"<html>", False),
+        (None, b"<html><body>", True),
+        (None, b"\xef\xbb\xbf<!doctype html>", True),
+        (None, b"<p>hi</p>", True),
+        (None, b"<?xml version='1.0'?><urlset>", False),
+        (None, b"%PDF", False),
+        ("", b"<html>", True),
+    ],
+)
+def test_is_html(content_type: str | None, body: bytes, expected: bool) -> None:
+    assert is_html(content_type, body) is expected
+
+
+header_values = st.lists(st.text(max_size=80), max_size=3)
+
+
+@settings(max_examples=300, database=None)
+@given(
+    st.binary(max_size=2000),
+    st.dictionaries(
+        st.sampled_from(["content-type", "x-robots-tag", "link", "last-modified", "date"]),
+        header_values,
+    ),
+)
+def test_page_facts_never_raises(body: bytes, headers: dict[str, list[str]]) -> None:
+    page_facts(URL, headers, body)
+    page_facts(URL, {**headers, "content-type": ["text/html"]}, body)
+
+
+@settings(max_examples=200, database=None)
+@given(st.text(max_size=500), st.text(max_size=100))
+def test_page_facts_never_raises_on_html_text(text: str, url: str) -> None:
+    body = text.encode("utf-8", "surrogatepass")
+    page_facts(url, {"content-type": ["text/html"], "link": [text[:80]]}, body)

@@ -1,0 +1,294 @@
+"""Tests of sitemapaudit.page.head: robots metas, canonical and the end of the head."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sitemapaudit.page.head import HeadFacts, decode_html, head_end_offset, parse_head
+
+URL = "https://example.com/dir/page"
+
+
+def head(html: str | bytes, url: str = URL, **kwargs: str) -> HeadFacts:
+    body = html.encode("utf-8") if isinstance(html, str) else html
+    return parse_head(body, url, **kwargs)
+
+
+# --- head_end_offset ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (b"<html><head><title>x</title></head><body>", len(b"<html><head><title>x</title></head>")),
+        (b"<HTML><HEAD></HEAD >", len(b"<HTML><HEAD></HEAD >")),
+        (b"<head><title>x</title><body class=a>", len(b"<head><title>x</title>")),
+        (b"<head><title>x</title><BODY>", len(b"<head><title>x</title>")),
+        (b"<head><title>x</title><body/>", len(b"<head><title>x</title>")),
+        (b"<head><title>x</title>", None),
+        (b"<head><title>x</title></he", None),
+        (b"<head><bodyguard>", None),
+        (b"", None),
+    ],
+)
+def test_head_end_offset(body: bytes, expected: int | None) -> None:
+    assert head_end_offset(body) == expected
+
+
+def test_head_end_offset_takes_the_first() -> None:
+    body = b"<head></head><body><p>x</p></head>"
+    assert head_end_offset(body) == len(b"<head></head>")
+
+
+def test_head_end_offset_is_fast_on_big_bodies() -> None:
+    body = b"<html><head>" + b"<meta name=x content=y>" * 200_000
+    assert head_end_offset(body) is None
+    assert head_end_offset(body + b"</head>") == len(body) + len(b"</head>")
+
+
+# --- robots metas -------------------------------------------------------------------------
+
+
+def test_meta_robots_noindex() -> None:
+    facts = head('<html><head><meta name="robots" content="noindex"></head><body></body></html>')
+    assert facts == HeadFacts(noindex=("meta:robots",), canonical=None, head_complete=True)
+
+
+def test_meta_googlebot_none_uppercase_tags_and_attributes() -> None:
+    facts = head('<HTML><HEAD><META CONTENT="NONE" NAME="GoogleBot"></HEAD>')
+    assert facts.noindex == ("meta:googlebot",)
+
+
+def test_both_sources_listed_once_each() -> None:
+    facts = head(
+        "<head><meta name=robots content=noindex><meta name=googlebot content=noindex>"
+        "<meta name=robots content='noindex, nofollow'></head>"
+    )
+    assert facts.noindex == ("meta:robots", "meta:googlebot")
+
+
+def test_nofollow_only_is_not_noindex() -> None:
+    assert head("<head><meta name=robots content='nofollow'></head>").noindex == ()
+    assert head("<head><meta name=robots content='nofollow, noarchive'></head>").noindex == ()
+
+
+def test_other_crawlers_metas_do_not_count() -> None:
+    html = "<head><meta name=bingbot content=noindex><meta name=description content=noindex>"
+    assert head(html).noindex == ()
+    assert head(html, user_agent="bingbot").noindex == ("meta:bingbot",)
+
+
+def test_meta_without_content_or_name() -> None:
+    assert head("<head><meta name=robots><meta content=noindex></head>").noindex == ()
+
+
+def test_noindex_in_body_text_does_not_count() -> None:
+    facts = head("<html><head><title>noindex</title></head><body><p>noindex none</p></body>")
+    assert facts.noindex == ()
+
+
+def test_noindex_in_a_script_does_not_count() -> None:
+    html = (
+        '<html><head><script>var m = \'<meta name="robots" content="noindex">\';'
+        "document.write(m);</script></head><body></body>"
+    )
+    assert head(html).noindex == ()
+
+
+def test_meta_in_the_body_does_not_count() -> None:
+    html = "<html><head><title>t</title></head><body><meta name=robots content=noindex></body>"
+    assert head(html).noindex == ()
+
+
+def test_meta_after_an_element_that_closes_the_head_does_not_count() -> None:
+    html = "<html><head><title>t</title><div>x</div><meta name=robots content=noindex></head>"
+    assert head(html).noindex == ()
+
+
+def test_meta_in_a_comment_or_template_does_not_count() -> None:
+    assert head("<head><!-- <meta name=robots content=noindex> --></head>").noindex == ()
+    assert head("<head><template><meta name=robots content=noindex></template>").noindex == ()
+
+
+def test_head_without_head_tags() -> None:
+    assert head("<meta name=robots content=noindex><title>x</title>").noindex == ("meta:robots",)
+
+
+def test_attribute_quoting_and_order() -> None:
+    for html in (
+        "<head><meta content=noindex name=robots></head>",
+        "<head><meta content='noindex' name='robots'></head>",
+        '<head><meta\n  content = "noindex"\n  name = "ROBOTS" /></head>',
+    ):
+        assert head(html).noindex == ("meta:robots",), html
+
+
+# --- canonical ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("link", "expected"),
+    [
+        ('<link rel="canonical" href="https://example.com/c">', "https://example.com/c"),
+        ('<link rel="Canonical" href="/c">', "https://example.com/c"),
+        ('<link rel="alternate canonical" href="c">', "https://example.com/dir/c"),
+        ("<LINK HREF=//cdn.example.com/c REL=CANONICAL>", "https://cdn.example.com/c"),
+        ("<link href='  /c  ' rel='canonical'>", "https://example.com/c"),
+        ('<link rel="canonical" href="">', None),
+        ('<link rel="canonical">', None),
+        ('<link rel="alternate" href="/c">', None),
+        ('<link rel="canonicalx" href="/c">', None),
+    ],
+)
+def test_canonical(link: str, expected: str | None) -> None:
+    assert head(f"<html><head>{link}</head><body></body>").canonical == expected
+
+
+def test_first_canonical_wins() -> None:
+    html = "<head><link rel=canonical href=/first><link rel=canonical href=/second></head>"
+    assert head(html).canonical == "https://example.com/first"
+
+
+def test_empty_canonical_is_skipped_for_the_next() -> None:
+    html = "<head><link rel=canonical href=''><link rel=canonical href=/second></head>"
+    assert head(html).canonical == "https://example.com/second"
+
+
+def test_canonical_honours_base_href() -> None:
+    html = '<head><base href="https://other.example/base/"><link rel=canonical href="c"></head>'
+    assert head(html).canonical == "https://other.example/base/c"
+    relative_base = '<head><base href="/b/"><link rel=canonical href="c"></head>'
+    assert head(relative_base).canonical == "https://example.com/b/c"
+
+
+def test_canonical_in_the_body_does_not_count() -> None:
+    assert head("<head></head><body><link rel=canonical href=/c></body>").canonical is None
+
+
+# --- partial bodies and encodings ---------------------------------------------------------
+
+
+def test_partial_download_stopped_after_head() -> None:
+    body = (
+        b"<!DOCTYPE html><html><head><meta name=robots content=noindex>"
+        b"<link rel=canonical href=/c></head><body><p>some text that was cut o"
+    )
+    facts = parse_head(body, URL)
+    assert facts == HeadFacts(("meta:robots",), "https://example.com/c", head_complete=True)
+
+
+def test_partial_download_inside_the_head() -> None:
+    facts = parse_head(b"<html><head><meta name=robots content=noindex><link rel=can", URL)
+    assert facts.noindex == ("meta:robots",)
+    assert not facts.head_complete
+
+
+def test_body_after_head_end_is_not_parsed() -> None:
+    body = b"<head><title>x</title></head><meta name=robots content=noindex>"
+    assert parse_head(body, URL).noindex == ()
+
+
+def test_meta_charset() -> None:
+    body = "<head><meta charset='iso-8859-1'><link rel=canonical href='/café'></head>".encode(
+        "latin-1"
+    )
+    assert parse_head(body, URL).canonical == "https://example.com/café"
+
+
+def test_http_equiv_charset() -> None:
+    body = (
+        '<head><meta http-equiv="Content-Type" content="text/html; charset=windows-1251">'
+        "<link rel=canonical href='/тест'></head>"
+    ).encode("cp1251")
+    assert parse_head(body, URL).canonical == "https://example.com/тест"
+
+
+def test_declared_encoding_wins_over_meta() -> None:
+    body = "<head><meta charset=utf-8><link rel=canonical href='/é'></head>".encode("latin-1")
+    assert parse_head(body, URL, encoding="iso-8859-1").canonical == "https://example.com/é"
+
+
+@pytest.mark.parametrize("codec", ["utf-8-sig", "utf-16", "utf-16-be"])
+def test_bom(codec: str) -> None:
+    html = "<head><meta name=robots content=noindex><link rel=canonical href='/ü'></head>"
+    body = html.encode(codec)
+    if codec == "utf-16-be":
+        body = b"\xfe\xff" + body
+    facts = parse_head(body, URL)
+    assert facts.noindex == ("meta:robots",)
+    assert facts.canonical == "https://example.com/ü"
+
+
+def test_undeclared_non_utf8_falls_back_to_windows_1252() -> None:
+    body = "<head><link rel=canonical href='/café'></head>".encode("cp1252")
+    assert parse_head(body, URL).canonical == "https://example.com/café"
+
+
+def test_character_cut_at_the_end_of_a_partial_body() -> None:
+    body = "<head><link rel=canonical href='/é'><title>€".encode()[:-1]
+    assert decode_html(body).endswith("<title>")
+    assert parse_head(body, URL).canonical == "https://example.com/é"
+
+
+def test_xhtml_with_xml_declaration() -> None:
+    body = (
+        b'<?xml version="1.0" encoding="utf-8"?>\n'
+        b'<html xmlns="http://www.w3.org/1999/xhtml"><head>'
+        b'<meta name="robots" content="noindex"/><link rel="canonical" href="/c"/></head></html>'
+    )
+    assert parse_head(body, URL) == HeadFacts(("meta:robots",), "https://example.com/c", True)
+
+
+@pytest.mark.parametrize(
+    "body", [b"", b"   ", b"\x00\x00\x00", b"\xff\xfe", b"<", b"<html", b"%PDF-1.4\n\x00\xff"]
+)
+def test_empty_and_junk_bodies(body: bytes) -> None:
+    assert parse_head(body, URL).noindex == ()
+
+
+@settings(max_examples=300, database=None)
+@given(st.binary())
+def test_parse_head_never_raises_on_bytes(body: bytes) -> None:
+    parse_head(body, URL)
+
+
+@settings(max_examples=300, database=None)
+@given(st.text())
+def test_parse_head_never_raises_on_text(text: str) -> None:
+    parse_head(f"<html><head>{text}</head>".encode("utf-8", "surrogatepass"), URL)
+
+
+@settings(max_examples=200, database=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "<head>",
+                "</head>",
+                "<body>",
+                "<meta name=robots content=noindex>",
+                "<link ",
+                "rel=canonical ",
+                "href=",
+                "'",
+                '"',
+                ">",
+                "<base href=",
+                "//",
+                "<script>",
+                "</script>",
+                "<!--",
+                "-->",
+                "\x00",
+                "é",
+                "<template>",
+                "noindex",
+                "http://[",
+            ]
+        )
+    )
+)
+def test_parse_head_never_raises_on_tag_soup(parts: list[str]) -> None:
+    parse_head("".join(parts).encode(), URL)

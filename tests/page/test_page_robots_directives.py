@@ -1,0 +1,113 @@
+"""Tests of sitemapaudit.page.robots_directives: meta robots content and X-Robots-Tag."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sitemapaudit.page.robots_directives import directives_noindex, x_robots_tag_noindex
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "noindex",
+        "NOINDEX",
+        "NoIndex",
+        "none",
+        "NONE",
+        " noindex ",
+        "noindex,nofollow",
+        "nofollow, noindex",
+        "index, noindex",
+        "max-snippet:-1, noindex",
+        "noarchive,  NONE ,nosnippet",
+        "googlebot: noindex",
+    ],
+)
+def test_meta_content_noindex(content: str) -> None:
+    assert directives_noindex(content)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "",
+        "nofollow",
+        "NOFOLLOW",
+        "noarchive",
+        "nofollow, noarchive, nosnippet",
+        "index, follow",
+        "all",
+        "no index",
+        "noindexing",
+        "max-image-preview:large",
+        "unavailable_after: 2030-01-01",
+        "bingbot: noindex",
+    ],
+)
+def test_meta_content_not_noindex(content: str) -> None:
+    assert not directives_noindex(content)
+
+
+def test_meta_content_user_agent_scope() -> None:
+    assert directives_noindex("bingbot: noindex", user_agent="bingbot")
+    assert not directives_noindex("googlebot: noindex", user_agent="bingbot")
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        ["noindex"],
+        ["NONE"],
+        ["noindex, nofollow"],
+        ["googlebot: noindex"],
+        ["GoogleBot: NoIndex"],
+        ["googlebot: none"],
+        ["nofollow", "noindex"],
+        ["bingbot: noindex", "googlebot: noindex"],
+        ["bingbot: nofollow, googlebot: noindex"],
+        ["unavailable_after: 25 Jun 2010 15:00:00 PST, noindex"],
+    ],
+)
+def test_x_robots_tag_noindex(values: list[str]) -> None:
+    assert x_robots_tag_noindex(values)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [],
+        [""],
+        ["nofollow"],
+        ["noarchive, nosnippet"],
+        ["bingbot: noindex"],
+        ["otherbot: noindex, nofollow"],
+        ["otherbot: noindex", "googlebot: nofollow"],
+        ["googlebot-news: noindex"],
+        ["unavailable_after: 25 Jun 2010 15:00:00 PST"],
+        ["unavailable_after: Friday, 25-Jun-2010 15:00:00 PST"],
+        ["max-snippet: 20, max-image-preview: large"],
+    ],
+)
+def test_x_robots_tag_not_noindex(values: list[str]) -> None:
+    assert not x_robots_tag_noindex(values)
+
+
+def test_x_robots_tag_scope_stays_within_one_header_value() -> None:
+    assert x_robots_tag_noindex(["bingbot: nofollow", "noindex"])
+    assert not x_robots_tag_noindex(["bingbot: nofollow, noindex"])
+
+
+def test_x_robots_tag_other_user_agent() -> None:
+    assert x_robots_tag_noindex(["bingbot: noindex"], user_agent="BingBot")
+    assert not x_robots_tag_noindex(["googlebot: noindex"], user_agent="bingbot")
+    assert x_robots_tag_noindex(["noindex"], user_agent="bingbot")
+
+
+@settings(max_examples=500, database=None)
+@given(st.text(), st.lists(st.text()))
+def test_never_raise(content: str, values: list[str]) -> None:
+    directives_noindex(content)
+    x_robots_tag_noindex(values)

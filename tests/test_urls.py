@@ -1,0 +1,356 @@
+"""Tests of sitemapaudit.urls: origins, loc rules, scope, normalisation and resolution."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sitemapaudit.errors import ConfigError
+from sitemapaudit.urls import (
+    Origin,
+    in_sitemap_scope,
+    loc_problems,
+    normalize_url,
+    parse_origin,
+    resolve,
+    same_url,
+)
+
+# --- parse_origin -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("example.com", Origin("https", "example.com", None)),
+        ("sub.example.co.uk", Origin("https", "sub.example.co.uk", None)),
+        ("localhost", Origin("https", "localhost", None)),
+        ("127.0.0.1", Origin("https", "127.0.0.1", None)),
+        ("bücher.de", Origin("https", "xn--bcher-kva.de", None)),
+        ("BÜCHER.de", Origin("https", "xn--bcher-kva.de", None)),
+        ("Example.COM", Origin("https", "example.com", None)),
+        ("example.com:8080", Origin("https", "example.com", 8080)),
+        ("localhost:8080", Origin("https", "localhost", 8080)),
+        ("intranet:8080", Origin("https", "intranet", 8080)),
+        ("127.0.0.1:8080", Origin("https", "127.0.0.1", 8080)),
+        ("[::1]", Origin("https", "::1", None)),
+        ("[::1]:8080", Origin("https", "::1", 8080)),
+        ("https://example.com", Origin("https", "example.com", None)),
+        ("https://example.com/", Origin("https", "example.com", None)),
+        ("http://example.com", Origin("http", "example.com", None)),
+        ("HTTP://Example.com/", Origin("http", "example.com", None)),
+        ("http://127.0.0.1:8080", Origin("http", "127.0.0.1", 8080)),
+        ("http://127.0.0.1:8080/", Origin("http", "127.0.0.1", 8080)),
+        ("https://example.com:443", Origin("https", "example.com", None)),
+        ("http://example.com:80/", Origin("http", "example.com", None)),
+        ("https://example.com:80", Origin("https", "example.com", 80)),
+        ("https://bücher.de", Origin("https", "xn--bcher-kva.de", None)),
+        ("example.com.", Origin("https", "example.com", None)),
+        ("a_b.example.com", Origin("https", "a_b.example.com", None)),
+    ],
+)
+def test_parse_origin_accepts(value: str, expected: Origin) -> None:
+    assert parse_origin(value) == expected
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "",
+        "example.com/foo",
+        "https://example.com/foo",
+        "example.com?x=1",
+        "https://example.com/?x=1",
+        "example.com#top",
+        "user@example.com",
+        "https://user:pw@example.com",
+        "ftp://example.com",
+        "file:///etc/passwd",
+        "javascript:alert(1)",
+        "mailto:someone@example.com",
+        "exa mple.com",
+        " example.com",
+        "example.com ",
+        "example.com\n",
+        "example.com:99999",
+        "example.com:0",
+        "example.com:abc",
+        "example.com:",
+        "http://",
+        "https://",
+        "http:///",
+        "//example.com",
+        "-bad.com",
+        "exa..mple.com",
+        "999.1.1.1",
+        "[::1",
+        "[not-an-ip]",
+        "example.com\\foo",
+        "ex<ample.com",
+    ],
+)
+def test_parse_origin_rejects_with_named_argument_and_quoted_value(value: str) -> None:
+    with pytest.raises(ConfigError) as excinfo:
+        parse_origin(value)
+    message = str(excinfo.value)
+    assert "domain" in message
+    assert repr(value) in message
+
+
+def test_origin_url() -> None:
+    assert parse_origin("example.com").url == "https://example.com"
+    assert parse_origin("http://127.0.0.1:8080").url == "http://127.0.0.1:8080"
+    assert parse_origin("[::1]:8080").url == "https://[::1]:8080"
+    assert parse_origin("bücher.de").url == "https://xn--bcher-kva.de"
+
+
+@pytest.mark.parametrize(
+    ("url", "owned"),
+    [
+        ("https://example.com/", True),
+        ("https://example.com", True),
+        ("http://example.com/x", True),
+        ("https://EXAMPLE.com/x", True),
+        ("https://example.com./x", True),
+        ("https://example.com:443/x", True),
+        ("http://example.com:80/x", True),
+        ("https://example.com:8443/x", False),
+        ("http://example.com:443/x", False),
+        ("https://www.example.com/", False),
+        ("https://example.com.evil.test/", False),
+        ("https://evil.test/https://example.com/", False),
+        ("https://example.com@evil.test/", False),
+        ("ftp://example.com/", False),
+        ("/relative", False),
+        ("", False),
+        ("http://[::1/", False),
+        ("https://example.com:99999/", False),
+    ],
+)
+def test_origin_owns(url: str, owned: bool) -> None:
+    assert parse_origin("example.com").owns(url) is owned
+
+
+def test_origin_owns_idn_and_ports() -> None:
+    idn = parse_origin("bücher.de")
+    assert idn.owns("https://bücher.de/a")
+    assert idn.owns("https://BÜCHER.DE/a")
+    assert idn.owns("http://xn--bcher-kva.de/a")
+    local = parse_origin("http://127.0.0.1:8080")
+    assert local.owns("http://127.0.0.1:8080/a")
+    assert local.owns("https://127.0.0.1:8080/a")
+    assert not local.owns("http://127.0.0.1/a")
+    assert not local.owns("http://localhost:8080/a")
+    ipv6 = parse_origin("[::1]:8080")
+    assert ipv6.owns("http://[0:0::1]:8080/")
+    assert not ipv6.owns("http://[::2]:8080/")
+
+
+# --- loc_problems -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "loc",
+    [
+        "https://example.com/",
+        "http://example.com",
+        "HTTPS://EXAMPLE.COM/Page",
+        "https://example.com/a?b=1&c=2#frag",
+        "https://example.com:8080/a",
+        "https://example.com:/a",
+        "http://[::1]/",
+        "http://[2001:db8::1]:8080/x",
+        "http://127.0.0.1/",
+        "https://bücher.de/straße",
+        "https://xn--bcher-kva.de/",
+        "https://example.com/%E2%82%AC",
+        "https://example.com/caf%c3%a9",
+        "https://a_b.example.com/",
+        "https://example.com/path;params?q=(x)&y=*",
+    ],
+)
+def test_valid_locs(loc: str) -> None:
+    assert loc_problems(loc) == []
+
+
+@pytest.mark.parametrize(
+    "loc",
+    [
+        "",
+        "/relative/path",
+        "relative/path",
+        "example.com/page",
+        "//example.com/protocol-relative",
+        "javascript:alert(1)",
+        "JavaScript:alert(1)",
+        "data:text/html,<script>alert(1)</script>",
+        "file:///etc/passwd",
+        "ftp://example.com/file",
+        "mailto:someone@example.com",
+        "http:example.com",
+        "http:/example.com",
+        "http://",
+        "http:///path",
+        "http://:80/",
+        "https://example.com/a b",
+        " https://example.com/",
+        "https://example.com/\n",
+        "https://example.com/\t",
+        "https://example.com/\x00",
+        "https://example.com/\x7f",
+        "https://example.com/\u00a0",
+        "https://example.com:99999/",
+        "https://example.com:8a/",
+        "https://example.com:-1/",
+        "https://user@example.com/",
+        "https://user:pass@example.com/",
+        "https://example.com/%zz",
+        "https://example.com/%",
+        "https://example.com/%4",
+        "https://example.com/?q=%G1",
+        "http://[::1/",
+        "http://[zz]/",
+        "http://[::1]x/",
+        "http://::1/",
+        "http://999.1.1.1/",
+        "http://ex<ample.com/",
+        "http://exa\\mple.com/",
+        "http://ex<ämple.com/",
+        "http://ä..com/",
+        "http://./",
+    ],
+)
+def test_invalid_locs(loc: str) -> None:
+    assert loc_problems(loc) == ["invalid_url"]
+
+
+def test_url_too_long() -> None:
+    base = "https://example.com/"
+    assert loc_problems(base + "a" * (2048 - len(base))) == []
+    assert loc_problems(base + "a" * (2049 - len(base))) == ["url_too_long"]
+    assert loc_problems(base + "a" * 3000, max_length=5000) == []
+    assert loc_problems("javascript:" + "a" * 3000) == ["invalid_url", "url_too_long"]
+
+
+@settings(max_examples=300, database=None)
+@given(st.text())
+def test_loc_problems_never_raises(text: str) -> None:
+    problems = loc_problems(text)
+    assert set(problems) <= {"invalid_url", "url_too_long"}
+
+
+@settings(max_examples=300, database=None)
+@given(st.from_regex(r"\A(https?|ftp|javascript|data)://[^/]{0,20}(/[^#]{0,20})?(#.{0,5})?\Z"))
+def test_loc_problems_never_raises_on_url_like_text(text: str) -> None:
+    loc_problems(text)
+
+
+# --- in_sitemap_scope ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "sitemap", "expected"),
+    [
+        ("https://ex.com/a/page", "https://ex.com/a/sitemap.xml", True),
+        ("https://ex.com/a/", "https://ex.com/a/sitemap.xml", True),
+        ("https://ex.com/a/b/c", "https://ex.com/a/sitemap.xml", True),
+        ("https://ex.com/a", "https://ex.com/a/sitemap.xml", False),
+        ("https://ex.com/b/page", "https://ex.com/a/sitemap.xml", False),
+        ("https://ex.com/ab/page", "https://ex.com/a/sitemap.xml", False),
+        ("https://ex.com/anything", "https://ex.com/sitemap.xml", True),
+        ("https://ex.com", "https://ex.com/sitemap.xml", True),
+        ("https://ex.com/x", "https://ex.com/sitemap.php?page=2", True),
+        ("http://ex.com/a/page", "https://ex.com/a/sitemap.xml", False),
+        ("https://www.ex.com/a/page", "https://ex.com/a/sitemap.xml", False),
+        ("https://ex.com:8443/a/page", "https://ex.com/a/sitemap.xml", False),
+        ("https://ex.com:443/a/page", "https://ex.com/a/sitemap.xml", True),
+        ("https://EX.com/a/page", "https://ex.com/a/sitemap.xml", True),
+        ("https://ex.com/%7ea/page", "https://ex.com/%7Ea/sitemap.xml", True),
+        ("https://ex.com/A/page", "https://ex.com/a/sitemap.xml", False),
+        ("not a url", "https://ex.com/sitemap.xml", False),
+        ("https://ex.com/x", "garbage", False),
+        ("http://[::1/", "https://ex.com/sitemap.xml", False),
+    ],
+)
+def test_in_sitemap_scope(url: str, sitemap: str, expected: bool) -> None:
+    assert in_sitemap_scope(url, sitemap) is expected
+
+
+# --- normalize_url / same_url -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("HTTP://Example.COM", "http://example.com/"),
+        ("https://example.com:443/a", "https://example.com/a"),
+        ("http://example.com:80/a", "http://example.com/a"),
+        ("http://example.com:8080/a", "http://example.com:8080/a"),
+        ("https://example.com/a#frag", "https://example.com/a"),
+        ("https://example.com/a%2fb%c3%a9", "https://example.com/a%2Fb%C3%A9"),
+        ("https://example.com/?b=2&a=1", "https://example.com/?b=2&a=1"),
+        ("https://example.com/Path/Case", "https://example.com/Path/Case"),
+        ("https://bücher.de/x", "https://xn--bcher-kva.de/x"),
+        ("http://[::1]:80/", "http://[::1]/"),
+        ("  https://example.com/  ", "https://example.com/"),
+    ],
+)
+def test_normalize_url(url: str, expected: str) -> None:
+    assert normalize_url(url) == expected
+
+
+def test_same_url() -> None:
+    assert same_url("https://Example.com", "https://example.com/")
+    assert same_url("https://example.com:443/a#x", "https://example.com/a")
+    assert same_url("https://example.com/%7e", "https://example.com/%7E")
+    assert not same_url("https://example.com/a?x=1&y=2", "https://example.com/a?y=2&x=1")
+    assert not same_url("http://example.com/", "https://example.com/")
+    assert not same_url("https://example.com/a", "https://example.com/a/")
+    assert not same_url("https://example.com/A", "https://example.com/a")
+
+
+@settings(max_examples=300, database=None)
+@given(st.text())
+def test_normalize_url_never_raises(text: str) -> None:
+    normalize_url(text)
+    same_url(text, text)
+    in_sitemap_scope(text, "https://example.com/sitemap.xml")
+    resolve("https://example.com/", text)
+    parse_origin_never_raises_other_than_config_error(text)
+
+
+def parse_origin_never_raises_other_than_config_error(text: str) -> None:
+    try:
+        origin = parse_origin(text)
+    except ConfigError:
+        return
+    assert origin.owns(origin.url + "/")
+
+
+# --- resolve ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("base", "value", "expected"),
+    [
+        ("https://ex.com/a/b", "https://other.com/x", "https://other.com/x"),
+        ("https://ex.com/a/b", "/x", "https://ex.com/x"),
+        ("https://ex.com/a/b", "x", "https://ex.com/a/x"),
+        ("https://ex.com/a/b", "../x", "https://ex.com/x"),
+        ("https://ex.com/a/b", "//cdn.ex.com/x", "https://cdn.ex.com/x"),
+        ("http://ex.com/robots.txt", "//cdn.ex.com/x", "http://cdn.ex.com/x"),
+        ("https://ex.com/a/b", "?q=1", "https://ex.com/a/b?q=1"),
+        ("https://ex.com/a/b", "  /x  ", "https://ex.com/x"),
+        ("https://ex.com/a/b", "/x\n/y", "https://ex.com/x/y"),
+        ("https://ex.com/a/b", "", None),
+        ("https://ex.com/a/b", "   ", None),
+        ("https://ex.com/a/b", "\n\t", None),
+    ],
+)
+def test_resolve(base: str, value: str, expected: str | None) -> None:
+    assert resolve(base, value) == expected
+
+
+def test_resolve_keeps_unjoinable_values() -> None:
+    assert resolve("https://ex.com/", "http://[::1/x") == "http://[::1/x"
