@@ -210,9 +210,15 @@ class AuditRun:
     # -- sitemaps --------------------------------------------------------------------------
     def sitemap_failed(
         self, ref: SitemapRef, *, status: int | None = None, error: str | None = None
-    ) -> SitemapFacts:
-        """A sitemap that could not be fetched (error) or answered with an error status."""
+    ) -> SitemapFacts | None:
+        """A sitemap that could not be fetched (error) or answered with an error status.
+
+        A common path that is not there is no finding: it was only a guess (``None``).
+        """
         self._sitemap_finished()
+        if ref.found_via == "common-path":
+            self.stats.inc_value("sitemapaudit/common_paths/missing")
+            return None
         facts = SitemapFacts(
             url=ref.url, found_via=ref.found_via, parent=ref.parent, depth=ref.depth,
             fetched=status is not None, status=status, error=error,
@@ -223,7 +229,7 @@ class AuditRun:
 
     def read_sitemap(
         self, ref: SitemapRef, status: int, body: bytes
-    ) -> tuple[SitemapFacts, list[SitemapRef]]:
+    ) -> tuple[SitemapFacts | None, list[SitemapRef]]:
         """Read one fetched sitemap: stream its URLs into the inventory, decide its children."""
         reader = SitemapReader(body, read_limit=self.config.sitemap_read_limit)
         children = ChildProblems()
@@ -250,6 +256,9 @@ class AuditRun:
             )
         self._sitemap_finished()
         self._skipped_children = skipped_children
+        if ref.found_via == "common-path" and facts.kind == SitemapKind.UNKNOWN.value:
+            self.stats.inc_value("sitemapaudit/common_paths/not_a_sitemap")
+            return None, child_refs
         self.stats.inc_value("sitemapaudit/sitemaps/read")
         self.stats.inc_value("sitemapaudit/listings", reader.url_count)
         logger.info(

@@ -37,4 +37,9 @@ class SummaryCounter:
         summary.urls_fetched = self.fetched
         summary.counts = dict(sorted(self.codes.items()))
         summary.severities = {s.value: self.severities.get(s.value, 0) for s in Severity}
+        if self.sitemaps == 0:
+            summary.notes.append(
+                "no sitemap was found: robots.txt and the homepage name none, and none of the "
+                "common paths holds one"
+            )
         return summary

@@ -21,7 +21,7 @@ from sitemapaudit.crawl.redirects import RedirectState, next_hop
 from sitemapaudit.crawl.run import AuditRun, PageAction
 from sitemapaudit.crawl.tree import SitemapRef
 from sitemapaudit.discovery.homepage import homepage_sitemaps
-from sitemapaudit.facts import FetchOutcome
+from sitemapaudit.facts import FetchOutcome, SitemapFacts
 from sitemapaudit.report.records import SummaryRecord
 
 SUMMARY_URL = "data:,summary"
@@ -50,6 +50,8 @@ class AuditSpider(Spider):
         host = self.origin.host.replace(":", "_")
         self.report_name = f"{host}-{self.started_at:%Y%m%dT%H%M%SZ}"
         self.summary_sent = False
+        self.start_items = 0
+        self.start_items_done = 0
 
     @classmethod
     def update_settings(cls, settings: BaseSettings) -> None:
@@ -71,6 +73,8 @@ class AuditSpider(Spider):
             spider.origin, config, _CrawlerStats(crawler), sitemap_args=spider.sitemap_args
         )
         crawler.signals.connect(spider.on_idle, signal=signals.spider_idle)
+        for signal in (signals.item_scraped, signals.item_dropped, signals.item_error):
+            crawler.signals.connect(spider.on_item_done, signal=signal)
         crawler.signals.connect(spider.on_closed, signal=signals.spider_closed)
         return spider
 
@@ -90,7 +94,24 @@ class AuditSpider(Spider):
             elif isinstance(action, PageAction):
                 yield self._page_request(action.url_id, action.url, RedirectState())
             else:
+                self.start_items += 1
                 yield action
+        # Return only once the items yielded here are through the pipelines, so that the
+        # engine sees the crawl idle as soon as start() ends.
+        while self.start_items_done < self.start_items or self._scraper_busy():
+            await self.run.wait(0.01)
+
+    def _scraper_busy(self) -> bool:
+        """Whether the scraper still holds items (its counters are updated after the item
+        signals, so the signals alone cannot tell). Without that attribute, the engine's own
+        heartbeat notices the end a few seconds later."""
+        slot = getattr(getattr(self.crawler.engine, "scraper", None), "slot", None)
+        return slot is not None and not slot.is_idle()
+
+    def on_item_done(self, item: Any, response: Response | None, **kwargs: Any) -> None:
+        if response is None:
+            self.start_items_done += 1
+            self.run.wake()
 
     # -- discovery ------------------------------------------------------------------------------
     def parse_robots(self, response: Response) -> Iterator[Any]:
@@ -136,16 +157,16 @@ class AuditSpider(Spider):
             return
         ref: SitemapRef = response.meta["sitemap_ref"]
         if response.status >= 300:
-            yield self.run.sitemap_failed(ref, status=response.status)
+            yield from _present(self.run.sitemap_failed(ref, status=response.status))
             return
         facts, children = self.run.read_sitemap(ref, response.status, response.body)
-        yield facts
+        yield from _present(facts)
         yield from self.run.take_skipped_children()
         yield from self._sitemaps(children)
 
     def sitemap_failed(self, failure: Failure) -> Iterator[Any]:
         request = failure.request  # type: ignore[attr-defined]
-        yield self.run.sitemap_failed(request.meta["sitemap_ref"], error=_reason(failure))
+        yield from _present(self.run.sitemap_failed(request.meta["sitemap_ref"], error=_reason(failure)))
         yield from self._sitemaps([])
 
     # -- pages ----------------------------------------------------------------------------------
@@ -268,6 +289,10 @@ class AuditSpider(Spider):
         if target is None:
             return None
         return response.request.replace(url=target)  # type: ignore[union-attr]
+
+
+def _present(facts: SitemapFacts | None) -> list[SitemapFacts]:
+    return [] if facts is None else [facts]
 
 
 class _CrawlerStats:

@@ -33,7 +33,7 @@ async def run_audit(
 ) -> tuple[list[dict[str, Any]], Any]:
     """Audit ``domain`` with the project's settings (delays off); returns (records, crawler)."""
     values = project_settings(**(settings or {}))
-    values["FEEDS"] = {str(report): {"format": "jsonlines"}}
+    values["FEEDS"] = {str(report): {"format": "jsonlines", "overwrite": True}}
     crawler = get_crawler(AuditSpider, values)
     await crawler.crawl_async(domain=domain, **spider_args)
     lines = report.read_text(encoding="utf-8").splitlines()

@@ -1,0 +1,256 @@
+"""Real audits of small local sites, one discovery path or policy each."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from scrapy.utils.defer import deferred_f_from_coro_f
+
+from tests.support.crawl import by_record, run_audit
+from tests.support.golden_site import XML, html, index, page, url, urlset
+from tests.support.server import Page, TestSite
+
+
+async def audit(site: TestSite, tmp_path: Path, **kwargs: Any) -> list[dict[str, Any]]:
+    records, _ = await run_audit(site.base, tmp_path / "report.jsonl", **kwargs)
+    return records
+
+
+def issues_by_url(records: list[dict[str, Any]], kind: str = "url") -> dict[str, list[str]]:
+    return {r["url"]: r["issues"] for r in by_record(records, kind)}
+
+
+@deferred_f_from_coro_f
+async def test_common_paths_are_tried_only_when_nothing_names_a_sitemap(tmp_path: Path) -> None:
+    site = TestSite(
+        {
+            "/": page(),
+            "/sitemap_index.xml": Page(body=index("{base}/list.txt"), content_type=XML),
+            "/list.txt": Page(body="{base}/a\n", content_type="text/plain"),
+            "/sitemap.xml": page(),  # a soft 404: an HTML page, not a sitemap
+            "/a": page(),
+        }
+    )
+    with site:
+        records = await audit(site, tmp_path)
+    sitemaps = {r["url"]: r for r in by_record(records, "sitemap")}
+    assert set(sitemaps) == {f"{site.base}/sitemap_index.xml", f"{site.base}/list.txt"}
+    assert sitemaps[f"{site.base}/sitemap_index.xml"]["found_via"] == "common-path"
+    assert sitemaps[f"{site.base}/list.txt"]["found_via"] == "index"
+    assert sitemaps[f"{site.base}/list.txt"]["issues"] == []
+    assert issues_by_url(records) == {f"{site.base}/a": []}
+    assert site.hits["/sitemap.xml.gz"] == 1
+    assert site.hits["/robots.txt"] == 1
+
+
+@deferred_f_from_coro_f
+async def test_no_common_paths_when_robots_names_a_sitemap(tmp_path: Path) -> None:
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+            "/s.xml": Page(body=urlset(url("{base}/a")), content_type=XML),
+            "/a": page(),
+        }
+    )
+    with site:
+        records = await audit(site, tmp_path)
+    assert site.hits["/sitemap.xml"] == 0
+    assert issues_by_url(records) == {f"{site.base}/a": []}
+
+
+@deferred_f_from_coro_f
+async def test_nothing_found_is_said_in_the_summary(tmp_path: Path) -> None:
+    with TestSite({"/": page()}) as site:
+        records = await audit(site, tmp_path)
+    assert [r["record"] for r in records] == ["summary"]
+    assert any("no sitemap was found" in note for note in records[0]["notes"])
+
+
+@deferred_f_from_coro_f
+async def test_robots_5xx_means_disallow_all_and_the_summary_says_so(tmp_path: Path) -> None:
+    site = TestSite(
+        {
+            "/robots.txt": Page(status=503, body="down"),
+            "/": page('<link rel="sitemap" href="/s.xml">'),
+            "/s.xml": Page(body=urlset(url("{base}/a"), url("{base}/b")), content_type=XML),
+            "/a": page(),
+            "/b": page(),
+        }
+    )
+    with site:
+        records = await audit(site, tmp_path, settings={"RETRY_TIMES": 0})
+    assert issues_by_url(records) == {
+        f"{site.base}/a": ["robots_blocked"],
+        f"{site.base}/b": ["robots_blocked"],
+    }
+    assert site.hits["/a"] == site.hits["/b"] == 0
+    summary = records[-1]
+    assert summary["robots_txt"]["outcome"] == "disallow_all"
+    assert any("disallowed" in note for note in summary["notes"])
+
+
+@deferred_f_from_coro_f
+async def test_fetch_blocked_setting_requests_blocked_urls_anyway(tmp_path: Path) -> None:
+    site = TestSite(
+        {
+            "/robots.txt": Page(
+                body="User-agent: Googlebot\nDisallow: /a\n\nUser-agent: *\nDisallow: /\n"
+                "Sitemap: {base}/s.xml\n",
+                content_type="text/plain",
+            ),
+            "/s.xml": Page(body=urlset(url("{base}/a"), url("{base}/b")), content_type=XML),
+            "/a": Page(status=404),
+            "/b": page(),
+        }
+    )
+    with site:
+        records = await audit(site, tmp_path, settings={"SITEMAPAUDIT_FETCH_BLOCKED": True})
+    # Googlebot's own group applies, not the '*' group.
+    assert issues_by_url(records) == {
+        f"{site.base}/a": ["robots_blocked", "http_error"],
+        f"{site.base}/b": [],
+    }
+    assert site.hits["/a"] == 1
+
+
+@deferred_f_from_coro_f
+async def test_sitemap_argument_replaces_discovery(tmp_path: Path) -> None:
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/ignored.xml\n", content_type="text/plain"),
+            "/one.xml": Page(body=urlset(url("{base}/a")), content_type=XML),
+            "/two.xml": Page(body=urlset(url("{base}/a"), url("{base}/b")), content_type=XML),
+            "/a": page(),
+            "/b": page(),
+        }
+    )
+    with site:
+        records = (await run_audit(
+                    site.base,
+                    tmp_path / "r.jsonl",
+                    sitemap=f"{site.base}/one.xml, {site.base}/two.xml",
+                ))[0]
+    sitemaps = {r["url"]: r["found_via"] for r in by_record(records, "sitemap")}
+    assert sitemaps == {f"{site.base}/one.xml": "argument", f"{site.base}/two.xml": "argument"}
+    assert site.hits["/ignored.xml"] == 0
+    assert site.hits["/"] == 0
+    assert issues_by_url(records) == {f"{site.base}/a": ["duplicate"], f"{site.base}/b": []}
+
+
+@deferred_f_from_coro_f
+async def test_inventory_only_requests_no_page(tmp_path: Path) -> None:
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+            "/s.xml": Page(
+                body=urlset(url("{base}/a", "2024-01-01"), url("{base}/b", "2099-01-01")),
+                content_type=XML,
+            ),
+        }
+    )
+    with site:
+        records = (await run_audit(site.base, tmp_path / "r.jsonl", fetch_urls="no"))[0]
+    assert site.hits["/a"] == site.hits["/b"] == 0
+    urls = {r["url"]: r for r in by_record(records, "url")}
+    assert urls[f"{site.base}/a"]["fetched"] is False
+    assert urls[f"{site.base}/a"]["issues"] == []
+    assert urls[f"{site.base}/b"]["issues"] == ["lastmod_future"]
+
+
+@deferred_f_from_coro_f
+async def test_retry_after_is_honoured(tmp_path: Path) -> None:
+    calls: list[int] = []
+
+    def flaky(site: TestSite, path: str) -> Page:
+        calls.append(1)
+        if len(calls) == 1:
+            return Page(status=503, headers=[("Retry-After", "1")])
+        return page()
+
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+            "/s.xml": Page(body=urlset(url("{base}/flaky")), content_type=XML),
+            "/flaky": flaky,
+        }
+    )
+    with site:
+        records = await audit(site, tmp_path)
+    times = [t for t, path in site.log if path == "/flaky"]
+    assert len(times) == 2
+    assert times[1] - times[0] >= 0.95
+    assert issues_by_url(records) == {f"{site.base}/flaky": []}
+
+
+@deferred_f_from_coro_f
+async def test_crawl_delay_spaces_requests(tmp_path: Path) -> None:
+    site = TestSite(
+        {
+            "/robots.txt": Page(
+                body="User-agent: *\nCrawl-delay: 0.4\nSitemap: {base}/s.xml\n",
+                content_type="text/plain",
+            ),
+            "/s.xml": Page(body=urlset(*(url(f"{{base}}/p{i}") for i in range(4))), content_type=XML),
+            **{f"/p{i}": page() for i in range(4)},
+        }
+    )
+    with site:
+        await audit(site, tmp_path)
+    times = sorted(t for t, path in site.log if path.startswith("/p"))
+    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+    assert len(times) == 4
+    assert min(gaps) >= 0.35
+
+
+@deferred_f_from_coro_f
+async def test_depth_and_count_caps_end_fan_out_with_findings(tmp_path: Path) -> None:
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/root.xml\n", content_type="text/plain"),
+            "/root.xml": Page(body=index("{base}/level1.xml"), content_type=XML),
+            "/level1.xml": Page(body=index("{base}/level2.xml"), content_type=XML),
+            "/level2.xml": Page(body=urlset(url("{base}/a")), content_type=XML),
+        }
+    )
+    with site:
+        records = await audit(site, tmp_path, settings={"SITEMAPAUDIT_MAX_INDEX_DEPTH": 1})
+    sitemaps = issues_by_url(records, "sitemap")
+    assert sitemaps == {
+        f"{site.base}/root.xml": [],
+        f"{site.base}/level1.xml": ["nested_index", "index_too_deep"],
+    }
+    assert site.hits["/level2.xml"] == 0
+
+    wide = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/root.xml\n", content_type="text/plain"),
+            "/root.xml": Page(body=index(*(f"{{base}}/s{i}.xml" for i in range(6))), content_type=XML),
+            **{f"/s{i}.xml": Page(body=urlset(url("{base}/a")), content_type=XML) for i in range(6)},
+            "/a": page(),
+        }
+    )
+    (tmp_path / "wide").mkdir()
+    with wide:
+        records = await audit(wide, tmp_path / "wide", settings={"SITEMAPAUDIT_MAX_SITEMAPS": 3})
+    sitemaps = issues_by_url(records, "sitemap")
+    assert sitemaps[f"{wide.base}/root.xml"] == ["sitemap_limit"]
+    assert len(sitemaps) == 3
+    assert sum(wide.hits[f"/s{i}.xml"] for i in range(6)) == 2
+
+
+@deferred_f_from_coro_f
+async def test_homepage_redirect_is_followed_for_discovery(tmp_path: Path) -> None:
+    site = TestSite(
+        {
+            "/": Page(status=301, headers=[("Location", "/en/")]),
+            "/en/": Page(body=html('<link rel="alternate sitemap" href="/en/sitemap.xml">')),
+            "/en/sitemap.xml": Page(body=urlset(url("{base}/en/a")), content_type=XML),
+            "/en/a": page(),
+        }
+    )
+    with site:
+        records = await audit(site, tmp_path)
+    sitemaps = {r["url"]: r["found_via"] for r in by_record(records, "sitemap")}
+    assert sitemaps == {f"{site.base}/en/sitemap.xml": "html-link"}
+    assert site.hits["/sitemap.xml"] == 0
