@@ -1,0 +1,196 @@
+"""Capped, streaming decompression of a fetched document.
+
+A sitemap is gunzipped when its bytes say so (the gzip magic ``1f 8b``), whatever the headers or
+the file name claimed: servers send ``.gz`` files without ``Content-Encoding``, plain files with
+it, and ``.gz`` files with ``Content-Encoding: gzip`` on top (two gzip layers). Decompression is
+incremental and bounded, so a gzip bomb costs at most ``limit`` bytes of output and never more
+than a few chunks of memory.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterable, Iterator
+
+from sitemapaudit.sitemap.records import Problem
+
+GZIP_MAGIC = b"\x1f\x8b"
+# A .gz file served with Content-Encoding: gzip is two layers; more than that is not unwrapped.
+MAX_GZIP_LAYERS = 2
+
+_GZIP_WBITS = 16 + zlib.MAX_WBITS
+
+
+class BodyStream:
+    """Iterating yields the document's bytes in chunks of at most ``chunk_size`` bytes.
+
+    The body is gunzipped when it starts with the gzip magic (``1f 8b``), whatever the headers
+    or file name said, and a second gzip layer inside the first is unwrapped too. Reading stops
+    at ``limit`` uncompressed bytes; the decompressed document is never held in memory as a
+    whole.
+
+    Attributes:
+        gzip: the body was gzip (known right after construction, from the magic bytes).
+        gzip_layers: gzip layers unwrapped (0, 1 or 2; final once iteration has ended).
+        bytes_read: uncompressed bytes yielded so far.
+        truncated: reading stopped at ``limit`` and the document went on past it.
+        problems: ``gzip_invalid`` when a gzip stream is corrupt or cut short; the bytes
+            decoded before the fault are still yielded.
+    """
+
+    def __init__(self, body: bytes, *, limit: int, chunk_size: int = 65536) -> None:
+        if limit < 0:
+            raise ValueError(f"limit must not be negative, got {limit}")
+        if chunk_size <= 0:
+            raise ValueError(f"chunk_size must be positive, got {chunk_size}")
+        self._body = body
+        self.limit = limit
+        self.chunk_size = chunk_size
+        self.gzip: bool = body[:2] == GZIP_MAGIC
+        self.gzip_layers: int = 0
+        self.bytes_read: int = 0
+        self.truncated: bool = False
+        self.problems: list[Problem] = []
+
+    def __iter__(self) -> Iterator[bytes]:
+        self.gzip_layers = 0
+        self.bytes_read = 0
+        self.truncated = False
+        self.problems = []
+        return self._capped(self._document())
+
+    def _document(self) -> Iterator[bytes]:
+        source: Iterator[bytes] = self._slices()
+        for layer in range(1, MAX_GZIP_LAYERS + 1):
+            head, source = _peek(source, len(GZIP_MAGIC))
+            if not head.startswith(GZIP_MAGIC):
+                break
+            self.gzip_layers = layer
+            source = self._inflate(source, layer)
+        return source
+
+    def _slices(self) -> Iterator[bytes]:
+        body = memoryview(self._body)
+        size = self.chunk_size
+        for start in range(0, len(body), size):
+            yield bytes(body[start : start + size])
+
+    def _capped(self, source: Iterator[bytes]) -> Iterator[bytes]:
+        limit = self.limit
+        try:
+            for chunk in source:
+                if not chunk:
+                    continue
+                room = limit - self.bytes_read
+                if len(chunk) > room:
+                    if room > 0:
+                        self.bytes_read += room
+                        yield chunk[:room]
+                    self.truncated = True
+                    return
+                self.bytes_read += len(chunk)
+                yield chunk
+        finally:
+            close = getattr(source, "close", None)
+            if close is not None:
+                close()
+
+    def _inflate(self, source: Iterable[bytes], layer: int) -> Iterator[bytes]:
+        """Gunzip ``source`` (possibly several concatenated gzip members) chunk by chunk."""
+        size = self.chunk_size
+        inflater: zlib._Decompress | None = zlib.decompressobj(_GZIP_WBITS)
+        pending = b""
+        for chunk in source:
+            data = pending + chunk if pending else chunk
+            pending = b""
+            while data:
+                if inflater is None:
+                    # Between members: another member starts with the magic; anything else is
+                    # trailing padding or garbage and ends the stream.
+                    if len(data) < len(GZIP_MAGIC):
+                        pending = data
+                        break
+                    if not data.startswith(GZIP_MAGIC):
+                        return
+                    inflater = zlib.decompressobj(_GZIP_WBITS)
+                saved = inflater.copy()
+                try:
+                    out = inflater.decompress(data, size)
+                except zlib.error as exc:
+                    salvaged = _salvage(saved, data, size)
+                    if salvaged:
+                        yield salvaged
+                    self._gzip_invalid(layer, f"corrupt gzip data ({exc})")
+                    return
+                if out:
+                    yield out
+                if inflater.eof:
+                    data = inflater.unused_data
+                    inflater = None
+                else:
+                    data = inflater.unconsumed_tail
+        if inflater is None:
+            return
+        # Output zlib still holds once all input is consumed (a match cut by max_length).
+        while not inflater.eof:
+            try:
+                out = inflater.decompress(b"", size)
+            except zlib.error as exc:
+                self._gzip_invalid(layer, f"corrupt gzip data ({exc})")
+                return
+            if not out:
+                break
+            yield out
+        if not inflater.eof:
+            self._gzip_invalid(layer, "gzip stream is truncated (it ends before its trailer)")
+
+    def _gzip_invalid(self, layer: int, message: str) -> None:
+        if any(p.code == "gzip_invalid" for p in self.problems):
+            return
+        where = "" if layer == 1 else " (inner layer of a doubly gzipped body)"
+        self.problems.append(
+            Problem(
+                "gzip_invalid",
+                f"{message}{where}; {self.bytes_read} bytes were decoded before the fault",
+            )
+        )
+
+
+def _peek(source: Iterator[bytes], count: int) -> tuple[bytes, Iterator[bytes]]:
+    """The first ``count`` bytes of ``source`` (fewer at its end) and an equivalent iterator."""
+    taken: list[bytes] = []
+    have = 0
+    for chunk in source:
+        if chunk:
+            taken.append(chunk)
+            have += len(chunk)
+            if have >= count:
+                break
+    return b"".join(taken)[:count], _chain(taken, source)
+
+
+def _chain(first: list[bytes], rest: Iterator[bytes]) -> Iterator[bytes]:
+    try:
+        yield from first
+        yield from rest
+    finally:
+        close = getattr(rest, "close", None)
+        if close is not None:
+            close()
+
+
+def _salvage(inflater: zlib._Decompress, data: bytes, limit: int) -> bytes:
+    """Re-inflate ``data`` one input byte at a time from a saved state, up to the fault.
+
+    zlib discards a call's output when the call fails, e.g. on a bad checksum in the trailer
+    after the last data block; stepping through the input keeps everything decoded before it.
+    """
+    out = bytearray()
+    for offset in range(len(data)):
+        try:
+            out += inflater.decompress(data[offset : offset + 1])
+        except zlib.error:
+            break
+        if inflater.eof or len(out) >= limit:
+            break
+    return bytes(out[:limit])

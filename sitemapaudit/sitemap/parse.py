@@ -1,0 +1,690 @@
+"""Streaming reader for sitemap documents: XML urlsets and indexes, text lists, RSS and Atom.
+
+The format is decided from the (decompressed) content alone. XML is fed to lxml chunk by chunk
+through a pull parser that reports only the elements the format cares about; entries are
+yielded as their elements close and the finished part of the tree is dropped after every
+chunk, so memory stays flat however long the document is. The parser never expands entities,
+never loads a DTD, never touches the network and never processes XInclude.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from enum import IntEnum
+from itertools import chain
+from typing import Any
+
+from lxml import etree
+
+from sitemapaudit.sitemap.body import BodyStream
+from sitemapaudit.sitemap.records import (
+    PROTOCOL_MAX_BYTES,
+    PROTOCOL_MAX_ENTRIES,
+    ChildEntry,
+    Problem,
+    SitemapKind,
+    UrlEntry,
+)
+
+DEFAULT_READ_LIMIT = 104_857_600
+
+_PARSER_OPTIONS: dict[str, Any] = {
+    "resolve_entities": False,
+    "no_network": True,
+    "load_dtd": False,
+    "dtd_validation": False,
+    "huge_tree": False,
+    "remove_comments": True,
+    "remove_pis": True,
+    "collect_ids": False,
+}
+
+_UTF8_BOM = b"\xef\xbb\xbf"
+_XML_WHITESPACE = b" \t\r\n"
+# Starts of UTF-16/UTF-32 encoded XML (byte order marks, or "<" next to a zero byte).
+_WIDE_XML_STARTS = (b"\xff\xfe", b"\xfe\xff", b"<\x00", b"\x00<", b"\x00\x00")
+_SNIFF_BYTES = 16
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+_POSITION_SUFFIX = re.compile(r", line \d+, column \d+$")
+_LINE_IN_MESSAGE = re.compile(r"\bline (\d+)")
+# A sitemap's root element comes after at most an XML declaration, comments and a DOCTYPE.
+ROOT_SEARCH_LIMIT = 1_048_576
+
+# libxml2 stores line numbers in 16 bits; from this line on it derives them from text nodes.
+_BIG_LINE = 65535
+# Completed children of an open record are dropped once it holds more than this many.
+_RECORD_PRUNE_THRESHOLD = 256
+_MAX_NAMES_SHOWN = 5
+
+
+class _Role(IntEnum):
+    """What an element means to the reader, by its tag."""
+
+    OTHER = 0
+    RECORD = 1
+    CONTAINER = 2
+    LOC = 3
+    LASTMOD = 4
+    ATOM_LINK = 5
+    LASTMOD_FALLBACK = 6
+
+
+# Roles of elements whose content is read when they close.
+_FIELD_ROLES = frozenset({_Role.LOC, _Role.LASTMOD, _Role.ATOM_LINK, _Role.LASTMOD_FALLBACK})
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """Where the entries of one XML format sit and what their parts are called.
+
+    Sitemap elements are matched by local name in any namespace (namespace validity is
+    checked elsewhere); feed elements must be in the namespace of the feed's root element.
+    """
+
+    kind: SitemapKind
+    record: str
+    fields: dict[str, _Role]
+    lastmod_format: str = "w3c"
+    container: str | None = None
+
+    @property
+    def any_namespace(self) -> bool:
+        return self.kind in (SitemapKind.URLSET, SitemapKind.SITEMAPINDEX)
+
+    @property
+    def loc_name(self) -> str:
+        return next(name for name, role in self.fields.items() if role in _LOC_ROLES)
+
+
+_LOC_ROLES = frozenset({_Role.LOC, _Role.ATOM_LINK})
+
+_LAYOUTS = {
+    "urlset": _Layout(SitemapKind.URLSET, "url", {"loc": _Role.LOC, "lastmod": _Role.LASTMOD}),
+    "sitemapindex": _Layout(
+        SitemapKind.SITEMAPINDEX, "sitemap", {"loc": _Role.LOC, "lastmod": _Role.LASTMOD}
+    ),
+    "rss": _Layout(
+        SitemapKind.RSS,
+        "item",
+        {"link": _Role.LOC, "pubDate": _Role.LASTMOD},
+        lastmod_format="rfc822",
+        container="channel",
+    ),
+    "feed": _Layout(
+        SitemapKind.ATOM,
+        "entry",
+        {"link": _Role.ATOM_LINK, "updated": _Role.LASTMOD, "modified": _Role.LASTMOD_FALLBACK},
+    ),
+}
+
+
+def _local(tag: str) -> str:
+    return tag.rpartition("}")[2]
+
+
+def _namespace(tag: str) -> str:
+    return tag[1:].partition("}")[0] if tag.startswith("{") else ""
+
+
+class _Roles:
+    """Classifies elements by tag for one format, caching each answer."""
+
+    def __init__(self, layout: _Layout, root_tag: str) -> None:
+        names: dict[str, _Role] = {layout.record: _Role.RECORD, **layout.fields}
+        if layout.container is not None:
+            names[layout.container] = _Role.CONTAINER
+        self._names = names
+        self.namespace: str | None = None if layout.any_namespace else _namespace(root_tag)
+        self.cache: dict[str, _Role] = {}
+        # The element names the pull parser reports: records, fields and the root itself.
+        self.tags = [self._tag(name) for name in names if name != layout.container]
+        self.tags.append(root_tag)
+
+    def __call__(self, tag: str) -> _Role:
+        role = self.cache.get(tag)
+        if role is None:
+            role = _Role.OTHER
+            if self.namespace is None or _namespace(tag) == self.namespace:
+                role = self._names.get(_local(tag), _Role.OTHER)
+            self.cache[tag] = role
+        return role
+
+    def _tag(self, name: str) -> str:
+        if self.namespace is None:
+            return "{*}" + name
+        return f"{{{self.namespace}}}{name}" if self.namespace else name
+
+
+def _text(element: Any) -> str:
+    """The stripped text content of an element, CDATA and child elements included."""
+    if len(element) == 0:
+        text: str | None = element.text
+        return text.strip() if text else ""
+    return "".join(element.itertext()).strip()
+
+
+def _source_line(element: Any) -> int | None:
+    """The line of an element's start tag.
+
+    Past line 65534 libxml2 reports the line where the element's first text node ends; the
+    newlines inside that text are taken back out.
+    """
+    line: int | None = element.sourceline
+    if line is None or line < _BIG_LINE:
+        return line
+    node = element
+    for _ in range(4):
+        text: str | None = node.text
+        if text:
+            return max(line - text.count("\n"), _BIG_LINE)
+        if len(node) == 0:
+            break
+        node = node[0]
+    return line
+
+
+def _atom_alternate(element: Any) -> str:
+    """The href of an Atom ``link`` that points at the entry's page, or ``""``."""
+    rel: str | None = element.get("rel")
+    if rel is not None and rel.strip().lower() != "alternate":
+        return ""
+    href: str | None = element.get("href")
+    return href.strip() if href else ""
+
+
+def _names(names: list[str]) -> str:
+    shown = ", ".join(names[:_MAX_NAMES_SHOWN])
+    if len(names) > _MAX_NAMES_SHOWN:
+        shown += f" and {len(names) - _MAX_NAMES_SHOWN} more"
+    return shown
+
+
+class _NothingResolver(etree.Resolver):
+    """Answers every request for an external DTD or entity with empty content.
+
+    With ``load_dtd=False`` libxml2 still opens an external DTD (or a parameter entity's file)
+    when the document refers to an entity it does not declare; this keeps it from reading
+    local files, and ``no_network`` already keeps it off the network.
+    """
+
+    def resolve(self, system_url: str, public_id: str, context: Any) -> Any:  # type: ignore[override]
+        return self.resolve_string(b"", context, base_url=None)
+
+
+def _new_parser(**options: Any) -> Any:
+    parser = etree.XMLPullParser(**options, **_PARSER_OPTIONS)
+    parser.resolvers.add(_NothingResolver())
+    return parser
+
+
+@dataclass(slots=True)
+class _Root:
+    """The root element as found by the first pass, and the bytes read to find it."""
+
+    layout: _Layout
+    tag: str
+    consumed: list[bytes]
+
+
+class SitemapReader:
+    """Streams one sitemap document.
+
+    Iterate once to get :class:`UrlEntry` / :class:`ChildEntry` objects in document order;
+    ``kind``, ``gzip``, ``bytes``, ``problems``, ``url_count`` and ``child_count`` are final
+    after iteration ends. Any input bytes are accepted: everything wrong with the document
+    becomes a :class:`Problem`, never an exception.
+    """
+
+    def __init__(self, body: bytes, *, read_limit: int = DEFAULT_READ_LIMIT) -> None:
+        self._stream = BodyStream(body, limit=read_limit)
+        self.read_limit = read_limit
+        self.kind: SitemapKind = SitemapKind.UNKNOWN
+        self.gzip: bool = self._stream.gzip
+        self.bytes: int = 0
+        self.url_count: int = 0
+        self.child_count: int = 0
+        self.problems: list[Problem] = []
+        self._iterated = False
+        self._complete = False
+        self._line_offset = 0
+        self._column_offset = 0
+
+    def __iter__(self) -> Iterator[UrlEntry | ChildEntry]:
+        if self._iterated:
+            raise RuntimeError("a SitemapReader can be iterated only once")
+        self._iterated = True
+        return self._read()
+
+    # -- dispatch ------------------------------------------------------------------------------
+    def _read(self) -> Iterator[UrlEntry | ChildEntry]:
+        chunks = iter(self._stream)
+        try:
+            head, self._line_offset, self._column_offset = _skip_preamble(chunks)
+            lowered = head[:_SNIFF_BYTES].lower()
+            if not head:
+                self._not_a_sitemap("the document is empty")
+            elif lowered.startswith((b"<!doctype html", b"<html")):
+                self._not_a_sitemap("the document is an HTML page, not a sitemap")
+            elif head.startswith(b"<") or head.startswith(_WIDE_XML_STARTS):
+                root = self._find_root(chain((head,), chunks))
+                if root is not None:
+                    yield from self._read_xml(root, chunks)
+            elif lowered.startswith((b"http://", b"https://")):
+                self.kind = SitemapKind.TEXT
+                yield from self._read_text(chain((head,), chunks), self._line_offset + 1)
+            else:
+                self._not_a_sitemap(
+                    "the document is neither XML nor a text list of URLs (its first line does "
+                    "not start with http:// or https://)"
+                )
+        finally:
+            close = getattr(chunks, "close", None)
+            if close is not None:
+                close()
+            self._finish()
+
+    def _not_a_sitemap(self, message: str, line: int | None = None) -> None:
+        self.kind = SitemapKind.UNKNOWN
+        self.problems.append(Problem("not_a_sitemap", message, line))
+
+    # -- text ----------------------------------------------------------------------------------
+    def _read_text(self, chunks: Iterable[bytes], first_line: int) -> Iterator[UrlEntry]:
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        line = first_line
+        carry = ""
+        for chunk in chunks:
+            text = carry + decoder.decode(chunk)
+            held = ""
+            if text.endswith("\r"):
+                text, held = text[:-1], "\r"
+            parts = _NEWLINE.split(text)
+            carry = parts.pop() + held
+            for part in parts:
+                value = part.strip()
+                if value:
+                    self.url_count += 1
+                    yield UrlEntry(value, None, line)
+                line += 1
+        for part in _NEWLINE.split(carry + decoder.decode(b"", final=True)):
+            value = part.strip()
+            if value:
+                self.url_count += 1
+                yield UrlEntry(value, None, line)
+            line += 1
+        self._complete = True
+
+    # -- XML: first pass, up to the root element ------------------------------------------------
+    def _find_root(self, chunks: Iterable[bytes]) -> _Root | None:
+        """Parse up to the root element's start tag and decide the format from it.
+
+        The bytes read on the way are returned, to be parsed again by the second pass, which
+        reports only the elements of the format found here.
+        """
+        parser = _new_parser(events=("start",))
+        consumed: list[bytes] = []
+        size = 0
+        for chunk in chain(chunks, (None,)):
+            error: etree.LxmlError | None = None
+            try:
+                if chunk is None:
+                    parser.close()
+                else:
+                    consumed.append(chunk)
+                    size += len(chunk)
+                    parser.feed(chunk)
+            except etree.LxmlError as exc:
+                error = exc
+            for _, element in parser.read_events():
+                return self._root(element, consumed)
+            if self._stream.truncated and chunk is None:
+                break
+            if error is not None or _first_error(parser) is not None:
+                self._malformed(_first_error(parser), error)
+                self._not_a_sitemap("the document is not well-formed XML")
+                return None
+            if size > ROOT_SEARCH_LIMIT:
+                self._not_a_sitemap(
+                    f"no root element in the first {ROOT_SEARCH_LIMIT:,} bytes of the XML"
+                )
+                return None
+        self._not_a_sitemap(f"no root element in the first {self._stream.bytes_read:,} bytes")
+        return None
+
+    def _root(self, element: Any, consumed: list[bytes]) -> _Root | None:
+        tag: str = element.tag
+        name = _local(tag)
+        layout = _LAYOUTS.get(name)
+        if layout is None:
+            if name.lower() == "html":
+                message = "the document is an HTML page, not a sitemap"
+            else:
+                message = (
+                    f"the root element is <{name}>, not <urlset>, <sitemapindex>, <rss> or <feed>"
+                )
+            self._not_a_sitemap(message, self._line(_source_line(element)))
+            return None
+        self.kind = layout.kind
+        self._check_doctype(element)
+        return _Root(layout, tag, consumed)
+
+    def _check_doctype(self, root: Any) -> None:
+        docinfo = root.getroottree().docinfo
+        details: list[str] = []
+        dtd = docinfo.internalDTD
+        if dtd is not None:
+            names = [str(entity.name) for entity in dtd.iterentities()]
+            if names:
+                details.append(f"declares entities ({_names(names)}), which are not expanded")
+        external: str | None = docinfo.system_url or docinfo.public_id
+        if external:
+            details.append(f"references an external DTD ({external}), which is not loaded")
+        if details:
+            self.problems.append(Problem("xml_entities", "the DOCTYPE " + " and ".join(details)))
+
+    # -- XML: second pass, the entries ----------------------------------------------------------
+    def _read_xml(  # noqa: PLR0915
+        self, found: _Root, rest: Iterator[bytes]
+    ) -> Iterator[UrlEntry | ChildEntry]:
+        layout = found.layout
+        roles = _Roles(layout, found.tag)
+        role_cache = roles.cache
+        parser = _new_parser(events=("start", "end"), tag=roles.tags)
+        read_events: Callable[[], Iterator[tuple[str, Any]]] = parser.read_events
+        stream = self._stream
+        line_offset = self._line_offset
+        is_child = layout.kind is SitemapKind.SITEMAPINDEX
+        lastmod_format = layout.lastmod_format
+        root: Any = None
+        container: Any = None
+        owner: Any = None  # the record whose fields are being collected
+        locs: list[str] = []
+        saw_loc = False
+        lastmod: str | None = None
+        fallback_lastmod: str | None = None
+
+        def is_container(node: Any) -> bool:
+            nonlocal container
+            if node is container:
+                return True
+            if layout.container is None or node is None or roles(node.tag) is not _Role.CONTAINER:
+                return False
+            if node.getparent() is not root:
+                return False
+            container = node
+            return True
+
+        record_role, other_role, loc_role, lastmod_role = (
+            _Role.RECORD,
+            _Role.OTHER,
+            _Role.LOC,
+            _Role.LASTMOD,
+        )
+        for chunk in chain(_take_all(found.consumed), rest, (None,)):
+            at_end = chunk is None
+            if at_end and stream.truncated:
+                return
+            error: etree.LxmlError | None = None
+            try:
+                if chunk is None:
+                    parser.close()
+                else:
+                    parser.feed(chunk)
+            except etree.LxmlError as exc:
+                error = exc
+            produced = False
+            for event, element in read_events():
+                produced = True
+                if event == "start":
+                    if root is None:
+                        root = element
+                        if layout.container is None:
+                            container = root
+                    continue
+                tag = element.tag
+                role = role_cache.get(tag) or roles(tag)
+                if role is record_role:
+                    parent = element.getparent()
+                    if parent is not container and not is_container(parent):
+                        continue
+                    if element is not owner:
+                        locs = []
+                        saw_loc = False
+                        lastmod = fallback_lastmod = None
+                    owner = None
+                    line: int | None = element.sourceline
+                    if line is not None:
+                        if line >= _BIG_LINE:
+                            line = _source_line(element) or line
+                        line += line_offset
+                    if lastmod is None:
+                        lastmod = fallback_lastmod
+                    if not locs:
+                        self._missing_loc(layout, saw_loc, line)
+                    elif is_child:
+                        for loc in locs:
+                            self.child_count += 1
+                            yield ChildEntry(loc, lastmod, line)
+                    else:
+                        for loc in locs:
+                            self.url_count += 1
+                            yield UrlEntry(loc, lastmod, line, lastmod_format)
+                    continue
+                if role is other_role:
+                    continue
+                parent = element.getparent()
+                if parent is not owner:
+                    if (
+                        parent is None
+                        or (role_cache.get(parent.tag) or roles(parent.tag)) is not record_role
+                        or not is_container(parent.getparent())
+                    ):
+                        continue
+                    owner = parent
+                    locs = []
+                    saw_loc = False
+                    lastmod = fallback_lastmod = None
+                if role is loc_role:
+                    saw_loc = True
+                    if len(element):
+                        value = "".join(element.itertext()).strip()
+                    else:
+                        value = element.text
+                        value = value.strip() if value else ""
+                    if value:
+                        locs.append(value)
+                elif role is lastmod_role:
+                    if lastmod is None:
+                        lastmod = _text(element)
+                elif role is _Role.ATOM_LINK:
+                    saw_loc = True
+                    if not locs:
+                        value = _atom_alternate(element)
+                        if value:
+                            locs.append(value)
+                elif role is _Role.LASTMOD_FALLBACK and fallback_lastmod is None:
+                    fallback_lastmod = _text(element)
+
+            if error is not None or at_end or not produced:
+                fault = _first_error(parser)
+                if error is not None or fault is not None:
+                    # A document cut short by a broken gzip stream fails at its end; the
+                    # gzip_invalid problem already says why.
+                    if not (at_end and stream.problems):
+                        self._malformed(fault, error)
+                    return
+            if root is not None:
+                _prune(root, roles)
+        self._complete = True
+
+    # -- problems ------------------------------------------------------------------------------
+    def _line(self, line: int | None) -> int | None:
+        return None if line is None else line + self._line_offset
+
+    def _missing_loc(self, layout: _Layout, saw_loc: bool, line: int | None) -> None:
+        record = layout.record
+        if layout.kind is SitemapKind.ATOM:
+            message = f'<{record}> has no <link> with an href (rel="alternate" or no rel)'
+        elif saw_loc:
+            message = f"<{record}> has an empty <{layout.loc_name}>"
+        else:
+            message = f"<{record}> has no <{layout.loc_name}>"
+        self.problems.append(Problem("missing_loc", message, line))
+
+    def _malformed(self, fault: Any, error: etree.LxmlError | None) -> None:
+        line: int | None
+        column: int | None
+        prefix = "the XML is not well-formed"
+        if fault is not None:
+            message = str(fault.message)
+            line, column = fault.line, fault.column
+            if fault.type == etree.ErrorTypes.ERR_RESOURCE_LIMIT:
+                prefix = "reading stopped at a parser safety limit"
+                if "entity" in message:
+                    # The position libxml2 gives is inside the entity's replacement text.
+                    line = column = None
+        else:
+            message = _POSITION_SUFFIX.sub("", str(getattr(error, "msg", None) or error))
+            line, column = getattr(error, "position", None) or (None, None)
+        if not line:
+            line = column = None
+        else:
+            if line == 1 and column:
+                column += self._column_offset
+            line += self._line_offset
+        if self._line_offset:
+            offset = self._line_offset
+            message = _LINE_IN_MESSAGE.sub(lambda m: f"line {int(m[1]) + offset}", message)
+        self.problems.append(
+            Problem("xml_malformed", f"{prefix}: {message.strip()}", line, column or None)
+        )
+
+    # -- summary -------------------------------------------------------------------------------
+    def _finish(self) -> None:
+        stream = self._stream
+        self.bytes = stream.bytes_read
+        leading = list(stream.problems)
+        if stream.truncated:
+            leading.append(
+                Problem(
+                    "too_large",
+                    f"the uncompressed document is larger than the read limit of "
+                    f"{self.read_limit:,} bytes (the protocol allows at most "
+                    f"{PROTOCOL_MAX_BYTES:,}); reading stopped at {stream.bytes_read:,} bytes "
+                    f"and entries past that point were not read",
+                )
+            )
+        elif stream.bytes_read > PROTOCOL_MAX_BYTES:
+            leading.append(
+                Problem(
+                    "too_large",
+                    f"the uncompressed document is {stream.bytes_read:,} bytes; the protocol "
+                    f"allows at most {PROTOCOL_MAX_BYTES:,} bytes (50 MiB)",
+                )
+            )
+        self.problems[:0] = leading
+        at_least = "at least " if stream.truncated else ""
+        if self.kind is SitemapKind.SITEMAPINDEX:
+            if self.child_count > PROTOCOL_MAX_ENTRIES:
+                self.problems.append(
+                    Problem(
+                        "index_too_many_sitemaps",
+                        f"the index lists {at_least}{self.child_count:,} sitemaps; the protocol "
+                        f"allows at most {PROTOCOL_MAX_ENTRIES:,}",
+                    )
+                )
+        elif self.kind is not SitemapKind.UNKNOWN and self.url_count > PROTOCOL_MAX_ENTRIES:
+            self.problems.append(
+                Problem(
+                    "too_many_urls",
+                    f"the sitemap lists {at_least}{self.url_count:,} URLs; the protocol allows "
+                    f"at most {PROTOCOL_MAX_ENTRIES:,}",
+                )
+            )
+        if (
+            self.kind is not SitemapKind.UNKNOWN
+            and self._complete
+            and self.url_count + self.child_count == 0
+        ):
+            self.problems.append(Problem("empty", f"the {self.kind.value} lists no entries"))
+
+
+def _skip_preamble(chunks: Iterator[bytes]) -> tuple[bytes, int, int]:
+    """Skip a UTF-8 BOM and leading whitespace.
+
+    Returns the first bytes of the content (at least ``_SNIFF_BYTES`` unless the document is
+    shorter), and the newlines and trailing columns of what was skipped, so that positions
+    reported on the rest can be mapped back onto the whole document.
+    """
+    buffer = b""
+    lines = columns = 0
+    bom_checked = started = False
+    for chunk in chunks:
+        buffer += chunk
+        if not bom_checked:
+            if len(buffer) < len(_UTF8_BOM) and _UTF8_BOM.startswith(buffer):
+                continue
+            if buffer.startswith(_UTF8_BOM):
+                buffer = buffer[len(_UTF8_BOM) :]
+            bom_checked = True
+        if not started:
+            content = buffer.lstrip(_XML_WHITESPACE)
+            skipped = buffer[: len(buffer) - len(content)]
+            newlines = skipped.count(b"\n")
+            if newlines:
+                lines += newlines
+                columns = len(skipped) - skipped.rfind(b"\n") - 1
+            else:
+                columns += len(skipped)
+            buffer = content
+            if not buffer:
+                continue
+            started = True
+        if len(buffer) >= _SNIFF_BYTES:
+            break
+    if not started:
+        buffer = buffer.lstrip(_XML_WHITESPACE)
+    return buffer, lines, columns
+
+
+def _take_all(items: list[bytes]) -> Iterator[bytes]:
+    """Yield the items of a list, releasing each from the list as it goes."""
+    items.reverse()
+    while items:
+        yield items.pop()
+
+
+def _first_error(parser: Any) -> Any:
+    """The first error (not warning) lxml logged for this feed parser, or ``None``."""
+    for entry in parser.feed_error_log:
+        if entry.level >= etree.ErrorLevels.ERROR and entry.domain != etree.ErrorDomains.IO:
+            return entry
+    return None
+
+
+def _prune(root: Any, roles: _Roles) -> None:
+    """Drop the finished part of the tree: every completed element has been read already.
+
+    Each element on the open path keeps only its last child (the one still being parsed).
+    Records keep their children (the line of a record past line 65534 is derived from them)
+    unless they have very many, and a field (``loc``, ``lastmod``...) still open keeps its
+    content, which is read when it closes.
+    """
+    node = root
+    in_record = False
+    while True:
+        count = len(node)
+        if count == 0:
+            return
+        if count > 1 and (not in_record or count > _RECORD_PRUNE_THRESHOLD):
+            del node[:-1]
+        node = node[-1]
+        tag = node.tag
+        if not isinstance(tag, str):
+            return
+        role = roles(tag)
+        if role in _FIELD_ROLES and in_record:
+            return
+        in_record = in_record or role is _Role.RECORD

@@ -1,0 +1,615 @@
+from __future__ import annotations
+
+import gzip
+import os
+import subprocess
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sitemapaudit.sitemap import parse
+from sitemapaudit.sitemap.parse import SitemapReader
+from sitemapaudit.sitemap.records import (
+    PROTOCOL_MAX_ENTRIES,
+    ChildEntry,
+    SitemapKind,
+    UrlEntry,
+)
+
+from .support import codes, fixture, gzip_stream, locs, read, urlset
+
+# -- formats ------------------------------------------------------------------------------------
+
+
+def test_urlset_entries_in_document_order() -> None:
+    reader, entries = read(fixture("urlset.xml"))
+    assert reader.kind is SitemapKind.URLSET
+    assert all(type(entry) is UrlEntry for entry in entries)
+    assert entries == [
+        UrlEntry("https://www.example.com/", "2024-01-15", 4),
+        UrlEntry(
+            "https://www.example.com/catalog?item=12&desc=vacation",
+            "2024-01-15T10:30:00+00:00",
+            10,
+        ),
+        UrlEntry("https://www.example.com/search?q=a&b=<c>", None, 16),
+        UrlEntry("https://www.example.com/caf\u00e9/\u263a", "", 22),
+    ]
+    assert reader.url_count == 4
+    assert reader.child_count == 0
+    assert reader.problems == []
+    assert not reader.gzip
+    assert reader.bytes == len(fixture("urlset.xml"))
+
+
+def test_sitemapindex_yields_child_entries() -> None:
+    reader, entries = read(fixture("sitemapindex.xml"))
+    assert reader.kind is SitemapKind.SITEMAPINDEX
+    assert entries == [
+        ChildEntry("https://www.example.com/sitemap-pages.xml", "2024-02-01T08:00:00Z", 3),
+        ChildEntry("https://www.example.com/sitemap-posts.xml.gz", None, 7),
+    ]
+    assert (reader.url_count, reader.child_count) == (0, 2)
+    assert reader.problems == []
+
+
+def test_urlset_without_namespace() -> None:
+    reader, entries = read(fixture("urlset_no_namespace.xml"))
+    assert reader.kind is SitemapKind.URLSET
+    assert entries == [
+        UrlEntry("https://www.example.com/a", "2023-05-06", 3),
+        UrlEntry("https://www.example.com/b", None, 4),
+    ]
+    assert reader.problems == []
+
+
+def test_any_root_namespace_is_read_as_a_sitemap() -> None:
+    body = (
+        b'<urlset xmlns="http://www.google.com/schemas/sitemap/0.84">'
+        b"<url><loc>https://e.com/1</loc></url></urlset>"
+    )
+    reader, entries = read(body)
+    assert reader.kind is SitemapKind.URLSET
+    assert locs(entries) == ["https://e.com/1"]
+
+
+def test_bom_and_leading_whitespace_are_skipped_and_lines_kept() -> None:
+    reader, entries = read(fixture("bom_leading_whitespace.xml"))
+    assert reader.kind is SitemapKind.URLSET
+    assert entries == [UrlEntry("https://www.example.com/bom", None, 5)]
+    assert reader.problems == []
+
+
+def test_error_position_counts_the_skipped_preamble() -> None:
+    reader, _ = read(b"\n\n   <urlset>\n<url><loc>a</loc></url>\n<url></urlset>")
+    (problem,) = reader.problems
+    assert problem.code == "xml_malformed"
+    assert problem.line == 5
+    assert "line 5" in problem.message  # libxml2's "url line N" is mapped too
+    reader, _ = read(b"   <urlset><url></urlset>")
+    assert (reader.problems[0].line, reader.problems[0].column) == (1, 26)
+
+
+def test_rss_items_with_rfc822_dates() -> None:
+    reader, entries = read(fixture("rss2.xml"))
+    assert reader.kind is SitemapKind.RSS
+    assert entries == [
+        UrlEntry("https://www.example.com/posts/1", "Thu, 05 Jan 2017 12:34:50 GMT", 7, "rfc822"),
+        UrlEntry("https://www.example.com/posts/2?a=1&b=2", None, 12, "rfc822"),
+    ]
+    assert codes(reader) == ["missing_loc"]
+    assert reader.problems[0].line == 18
+    assert "<item> has no <link>" in reader.problems[0].message
+
+
+def test_rss_items_of_every_channel_are_read() -> None:
+    body = (
+        b'<rss version="2.0"><channel><item><link>https://e.com/1</link></item></channel>'
+        b"<channel><item><link>https://e.com/2</link></item></channel></rss>"
+    )
+    assert locs(read(body)[1]) == ["https://e.com/1", "https://e.com/2"]
+
+
+def test_atom_1_0_alternate_links() -> None:
+    reader, entries = read(fixture("atom10.xml"))
+    assert reader.kind is SitemapKind.ATOM
+    assert entries == [
+        UrlEntry("https://www.example.com/entries/1", "2003-12-13T18:30:02Z", 7, "w3c"),
+        UrlEntry("https://www.example.com/entries/2", "2004-01-01T00:00:00Z", 14, "w3c"),
+    ]
+    assert codes(reader) == ["missing_loc"]
+    assert reader.problems[0].line == 19
+
+
+def test_atom_0_3_uses_modified() -> None:
+    reader, entries = read(fixture("atom03.xml"))
+    assert reader.kind is SitemapKind.ATOM
+    assert entries == [
+        UrlEntry("https://www.example.com/2003/12/13/atom03", "2003-12-13T18:30:02Z", 6, "w3c")
+    ]
+    assert reader.problems == []
+
+
+def test_text_sitemap_lines() -> None:
+    reader, entries = read(fixture("urls.txt"))
+    assert reader.kind is SitemapKind.TEXT
+    assert entries == [
+        UrlEntry("https://www.example.com/one", None, 1),
+        UrlEntry("https://www.example.com/two", None, 3),
+        UrlEntry("not a url", None, 4),
+        UrlEntry("HTTP://WWW.EXAMPLE.COM/THREE", None, 5),
+    ]
+    assert reader.problems == []
+
+
+def test_text_sitemap_with_bom_leading_blank_lines_and_cr_line_ends() -> None:
+    body = b"\xef\xbb\xbf\n\nhttps://e.com/1\rhttps://e.com/2\r\n"
+    reader, entries = read(body)
+    assert reader.kind is SitemapKind.TEXT
+    assert [(e.loc, e.line) for e in entries] == [("https://e.com/1", 3), ("https://e.com/2", 4)]
+
+
+def test_text_lines_split_across_chunks_keep_their_numbers() -> None:
+    # A CRLF straddling the 64 KiB chunk boundary must count as one line end.
+    first = b"https://e.com/" + b"a" * (65536 - len(b"https://e.com/") - 1) + b"\r"
+    body = first + b"\nhttps://e.com/b\n\xc3\xa9https://e.com/c"
+    reader, entries = read(body)
+    assert [e.line for e in entries] == [1, 2, 3]
+    assert entries[2].loc == "\u00e9https://e.com/c"
+    assert reader.url_count == 3
+
+
+def test_text_whose_first_line_is_not_a_url_is_not_a_sitemap() -> None:
+    reader, entries = read(b"Tralala\nhttps://e.com/1\n")
+    assert entries == []
+    assert reader.kind is SitemapKind.UNKNOWN
+    assert codes(reader) == ["not_a_sitemap"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        fixture("html_page.html"),
+        b"<html><body>hello</body></html>",
+        b'<?xml version="1.0"?>\n<html xmlns="http://www.w3.org/1999/xhtml"><body/></html>',
+        b"\n  <!doctype HTML>\n<p>hi",
+    ],
+)
+def test_html_is_not_a_sitemap(body: bytes) -> None:
+    reader, entries = read(body)
+    assert entries == []
+    assert reader.kind is SitemapKind.UNKNOWN
+    assert codes(reader) == ["not_a_sitemap"]
+    assert "HTML" in reader.problems[0].message
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"",
+        b"  \r\n\t ",
+        b"User-agent: *\nDisallow: /\n",
+        b"\x00\x01\x02binary",
+        b'<?xml version="1.0"?><some><url><loc>https://e.com/</loc></url></some>',
+        b'<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"/>',
+    ],
+)
+def test_anything_else_is_not_a_sitemap(body: bytes) -> None:
+    reader, entries = read(body)
+    assert entries == []
+    assert reader.kind is SitemapKind.UNKNOWN
+    assert codes(reader) == ["not_a_sitemap"]
+
+
+# -- values ------------------------------------------------------------------------------------
+
+
+def test_loc_whitespace_entities_and_cdata() -> None:
+    body = (
+        "<urlset>"
+        "<url><loc>\n\t  https://e.com/a?x=1&amp;y=2&#38;z=3 \r\n</loc></url>"
+        "<url><loc>  <![CDATA[ https://e.com/b?x=1&y=<2> ]]>  </loc></url>"
+        "<url><loc>https://e.com/c<![CDATA[?q=a&l=fr]]></loc></url>"
+        "<url><loc>\u00a0https://e.com/d\u2000</loc></url>"
+        "</urlset>"
+    ).encode()
+    assert locs(read(body)[1]) == [
+        "https://e.com/a?x=1&y=2&z=3",
+        "https://e.com/b?x=1&y=<2>",
+        "https://e.com/c?q=a&l=fr",
+        "https://e.com/d",
+    ]
+
+
+def test_missing_and_empty_loc_are_problems_not_entries() -> None:
+    body = (
+        b"<urlset>\n"
+        b"<url><lastmod>2020-01-01</lastmod></url>\n"
+        b"<url><loc>   </loc></url>\n"
+        b"<url><loc>https://e.com/ok</loc></url>\n"
+        b"</urlset>"
+    )
+    reader, entries = read(body)
+    assert entries == [UrlEntry("https://e.com/ok", None, 4)]
+    assert [(p.code, p.line) for p in reader.problems] == [("missing_loc", 2), ("missing_loc", 3)]
+    assert "has no <loc>" in reader.problems[0].message
+    assert "empty <loc>" in reader.problems[1].message
+
+
+def test_a_url_with_several_locs_lists_each() -> None:
+    body = b"<sitemapindex><sitemap><loc>https://e.com/1</loc><loc>https://e.com/2</loc>"
+    body += b"<lastmod>2020-01-01</lastmod></sitemap></sitemapindex>"
+    reader, entries = read(body)
+    assert entries == [
+        ChildEntry("https://e.com/1", "2020-01-01", 1),
+        ChildEntry("https://e.com/2", "2020-01-01", 1),
+    ]
+    assert reader.child_count == 2
+
+
+def test_only_direct_children_of_a_record_count() -> None:
+    body = (
+        b'<urlset xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">'
+        b"<url><image:image><image:loc>https://e.com/i.jpg</image:loc></image:image>"
+        b"<loc>https://e.com/page</loc></url>"
+        b"<foo><url><loc>https://e.com/nested</loc></url></foo>"
+        b"<url><loc><url>https://e.com/inside</url></loc></url>"
+        b"</urlset>"
+    )
+    assert locs(read(body)[1]) == ["https://e.com/page", "https://e.com/inside"]
+
+
+def test_records_of_the_other_kind_are_not_read() -> None:
+    body = b"<urlset><sitemap><loc>https://e.com/s.xml</loc></sitemap></urlset>"
+    reader, entries = read(body)
+    assert entries == []
+    assert codes(reader) == ["empty"]
+
+
+def test_lines_past_65535_are_exact() -> None:
+    reader, entries = read(urlset(30_000, lines_per_url=3))
+    assert reader.problems == []
+    assert [e.line for e in entries] == [3 + 3 * i for i in range(30_000)]
+    reader, entries = read(urlset(70_000, lines_per_url=1))
+    assert entries[-1].line == 70_002
+    assert all(e.line == 3 + i for i, e in enumerate(entries))
+
+
+# -- gzip --------------------------------------------------------------------------------------
+
+
+def test_gzip_body_with_or_without_a_gz_name() -> None:
+    plain = fixture("urlset.xml")
+    reader, entries = read(gzip.compress(plain))
+    assert reader.gzip
+    assert reader.bytes == len(plain)
+    assert entries == read(plain)[1]
+    assert reader.problems == []
+
+
+def test_double_gzip() -> None:
+    reader, entries = read(gzip.compress(gzip.compress(fixture("sitemapindex.xml"))))
+    assert reader.gzip
+    assert reader.kind is SitemapKind.SITEMAPINDEX
+    assert len(entries) == 2
+    assert reader.problems == []
+
+
+def test_truncated_gzip_keeps_entries_before_the_cut() -> None:
+    body = gzip.compress(urlset(2000))
+    reader, entries = read(body[: len(body) // 2])
+    assert 0 < len(entries) < 2000
+    assert locs(entries) == [f"https://www.example.com/p/{i}" for i in range(len(entries))]
+    assert codes(reader) == ["gzip_invalid"]
+
+
+def test_corrupt_gzip_that_decodes_nothing() -> None:
+    reader, entries = read(b"\x1f\x8b\x08\x00 not really gzip")
+    assert entries == []
+    assert reader.gzip
+    assert codes(reader) == ["gzip_invalid", "not_a_sitemap"]
+
+
+# -- limits ------------------------------------------------------------------------------------
+
+
+def test_too_many_urls() -> None:
+    reader, entries = read(urlset(60_000))
+    assert len(entries) == reader.url_count == 60_000
+    assert codes(reader) == ["too_many_urls"]
+    assert "60,000" in reader.problems[0].message
+
+
+def test_exactly_the_maximum_is_fine() -> None:
+    reader, _ = read(urlset(PROTOCOL_MAX_ENTRIES))
+    assert reader.problems == []
+
+
+def test_index_with_too_many_sitemaps() -> None:
+    body = b"<sitemapindex>" + b"<sitemap><loc>https://e.com/s.xml</loc></sitemap>" * 50_001
+    reader, _ = read(body + b"</sitemapindex>")
+    assert reader.child_count == 50_001
+    assert codes(reader) == ["index_too_many_sitemaps"]
+
+
+def test_text_with_too_many_urls() -> None:
+    body = b"".join(b"https://e.com/%d\n" % i for i in range(50_001))
+    reader, _ = read(body)
+    assert reader.kind is SitemapKind.TEXT
+    assert codes(reader) == ["too_many_urls"]
+
+
+def test_read_limit_stops_reading_and_says_so() -> None:
+    body = urlset(1000)
+    reader, entries = read(body, read_limit=10_000)
+    assert 0 < len(entries) < 1000
+    assert codes(reader) == ["too_large"]
+    message = reader.problems[0].message
+    assert "reading stopped" in message
+    assert "not read" in message
+    assert reader.bytes == 10_000
+
+
+def test_size_over_the_protocol_maximum(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parse, "PROTOCOL_MAX_BYTES", 1000)
+    body = urlset(100)
+    reader, entries = read(body)
+    assert len(entries) == 100
+    assert codes(reader) == ["too_large"]
+    assert f"{len(body):,} bytes" in reader.problems[0].message
+
+
+def test_real_size_over_50_mib_is_too_large() -> None:
+    comment = b"<!--" + b"x" * (1_048_576 - 7) + b"-->\n"
+    pieces = [b"<urlset><url><loc>https://e.com/</loc></url>\n", *([comment] * 51), b"</urlset>"]
+    reader, entries = read(gzip_stream(iter(pieces)))
+    assert locs(entries) == ["https://e.com/"]
+    assert codes(reader) == ["too_large"]
+    assert reader.bytes > 52_428_800
+
+
+def test_empty_sitemaps() -> None:
+    for body in (b"<urlset/>", b"<sitemapindex>\n</sitemapindex>", b"<rss><channel/></rss>"):
+        reader, entries = read(body)
+        assert entries == []
+        assert codes(reader) == ["empty"]
+
+
+# -- broken and hostile XML ---------------------------------------------------------------------
+
+
+def test_malformed_xml_keeps_the_entries_before_the_error() -> None:
+    reader, entries = read(fixture("malformed.xml"))
+    assert locs(entries) == ["https://www.example.com/1", "https://www.example.com/2"]
+    (problem,) = reader.problems
+    assert problem.code == "xml_malformed"
+    assert (problem.line, problem.column) == (10, 41)
+    assert "EntityRef" in problem.message
+
+
+def test_undefined_entity_is_reported_where_it_is() -> None:
+    body = b"<urlset>\n<url><loc>https://e.com/1</loc></url>\n<url><loc>&k;</loc></url></urlset>"
+    reader, entries = read(body)
+    assert locs(entries) == ["https://e.com/1"]
+    assert [(p.code, p.line) for p in reader.problems] == [("xml_malformed", 3)]
+    assert "Entity 'k' not defined" in reader.problems[0].message
+
+
+def test_unclosed_document_is_malformed_not_empty() -> None:
+    reader, entries = read(b"<urlset><url><loc>https://e.com/1</loc></url><url><loc>https://e")
+    assert locs(entries) == ["https://e.com/1"]
+    assert codes(reader) == ["xml_malformed"]
+
+
+def test_broken_xml_before_the_root_element() -> None:
+    reader, entries = read(b'<?xml version="1.0"?>\n<!-- unclosed comment')
+    assert entries == []
+    assert reader.kind is SitemapKind.UNKNOWN
+    assert codes(reader) == ["xml_malformed", "not_a_sitemap"]
+
+
+def test_undeclared_namespace_prefix_is_reported_and_reading_goes_on() -> None:
+    body = (
+        b"<urlset><url><loc>https://e.com/1</loc><x:y/></url><url><loc>https://e.com/2</loc></url>"
+    )
+    reader, entries = read(body + b"</urlset>")
+    assert len(entries) == 2
+    assert codes(reader) == ["xml_malformed"]
+
+
+def test_billion_laughs_is_not_expanded() -> None:
+    started = time.perf_counter()
+    reader, entries = read(fixture("billion_laughs.xml"))
+    assert time.perf_counter() - started < 2
+    # libxml2 refuses to even check an entity whose expansion would explode, and stops there.
+    assert entries == []
+    assert codes(reader) == ["xml_entities", "xml_malformed"]
+    assert "lol, lol1" in reader.problems[0].message
+    assert "amplification" in reader.problems[1].message
+    assert reader.problems[1].line is None
+
+
+def test_small_internal_entities_are_left_unexpanded() -> None:
+    body = (
+        b'<!DOCTYPE urlset [<!ENTITY a "x"><!ENTITY b "&a;&a;">]>'
+        b"<urlset><url><loc>https://e.com/&b;</loc></url><url><loc>https://e.com/2</loc></url>"
+        b"</urlset>"
+    )
+    reader, entries = read(body)
+    assert locs(entries) == ["https://e.com/&b;", "https://e.com/2"]
+    assert codes(reader) == ["xml_entities"]
+
+
+def test_external_entity_is_not_read(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET")
+    body = (
+        f'<?xml version="1.0"?>\n<!DOCTYPE urlset [<!ENTITY xxe SYSTEM "{secret.as_uri()}">]>\n'
+        "<urlset><url><loc>https://e.com/&xxe;</loc></url></urlset>"
+    ).encode()
+    reader, entries = read(body)
+    assert locs(entries) == ["https://e.com/&xxe;"]
+    assert codes(reader) == ["xml_entities"]
+
+
+def test_external_dtd_is_reported_and_not_fetched() -> None:
+    body = (
+        b'<!DOCTYPE urlset SYSTEM "http://127.0.0.1:9/evil.dtd">'
+        b"<urlset><url><loc>https://e.com/&ext;</loc></url></urlset>"
+    )
+    reader, entries = read(body)
+    assert locs(entries) == ["https://e.com/&ext;"]
+    assert codes(reader) == ["xml_entities"]
+    assert "external DTD" in reader.problems[0].message
+
+
+def test_xinclude_is_not_processed(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET")
+    body = (
+        '<urlset xmlns:xi="http://www.w3.org/2001/XInclude">'
+        f'<url><loc><xi:include href="{secret.as_uri()}" parse="text"/></loc></url>'
+        "<url><loc>https://e.com/ok</loc></url></urlset>"
+    ).encode()
+    reader, entries = read(body)
+    assert locs(entries) == ["https://e.com/ok"]
+    assert codes(reader) == ["missing_loc"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_no_file_is_ever_opened(tmp_path: Path) -> None:
+    # Opening a named pipe with no writer blocks; a reader that tried would hang here.
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    documents = [
+        f'<!DOCTYPE urlset SYSTEM "{pipe}"><urlset><url><loc>&a;</loc></url></urlset>',
+        f'<!DOCTYPE urlset [<!ENTITY % p SYSTEM "{pipe.as_uri()}"> %p;]><urlset/>',
+        f'<!DOCTYPE urlset [<!ENTITY e SYSTEM "{pipe.as_uri()}">]>'
+        "<urlset><url><loc>&e;</loc></url></urlset>",
+    ]
+    script = (
+        "import sys\n"
+        "from sitemapaudit.sitemap.parse import SitemapReader\n"
+        "for doc in sys.argv[1:]:\n"
+        "    reader = SitemapReader(doc.encode())\n"
+        "    list(reader)\n"
+        "    print([p.code for p in reader.problems])\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, *documents],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert result.stdout.count("xml_entities") == 3
+
+
+# -- the reader itself -------------------------------------------------------------------------
+
+
+def test_entries_stream_with_flat_memory() -> None:
+    body = gzip.compress(urlset(60_000, lines_per_url=3))
+    tracemalloc.start()
+    try:
+        reader = SitemapReader(body)
+        count = sum(1 for _ in reader)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert count == 60_000
+    assert reader.bytes > 3_000_000
+    assert peak < 3_000_000, f"peak traced memory {peak} bytes"
+
+
+def test_first_entry_arrives_before_the_document_is_read() -> None:
+    reader = SitemapReader(urlset(60_000))
+    entries = iter(reader)
+    first = next(entries)
+    assert first.loc == "https://www.example.com/p/0"
+    assert reader._stream.bytes_read < 200_000
+    for _ in entries:
+        pass
+    assert reader.bytes == len(urlset(60_000))
+
+
+def test_abandoned_iteration_still_finalises() -> None:
+    reader = SitemapReader(urlset(100))
+    for _ in reader:
+        break
+    assert reader.kind is SitemapKind.URLSET
+    assert reader.url_count == 1
+    assert "empty" not in codes(reader)
+
+
+def test_a_reader_is_iterated_once() -> None:
+    reader = SitemapReader(urlset(1))
+    list(reader)
+    with pytest.raises(RuntimeError, match="once"):
+        iter(reader)
+
+
+def test_other_encodings() -> None:
+    utf16 = '<?xml version="1.0" encoding="UTF-16"?><urlset><url><loc>https://e.com/\u00e9</loc></url></urlset>'
+    assert locs(read(utf16.encode("utf-16"))[1]) == ["https://e.com/\u00e9"]
+    latin1 = b'<?xml version="1.0" encoding="ISO-8859-1"?><urlset><url><loc>https://e.com/\xe9</loc></url></urlset>'
+    assert locs(read(latin1)[1]) == ["https://e.com/\u00e9"]
+
+
+def test_fifty_thousand_urls_parse_quickly() -> None:
+    body = urlset(50_000, lines_per_url=3)
+    started = time.perf_counter()
+    _, entries = read(body)
+    elapsed = time.perf_counter() - started
+    assert len(entries) == 50_000
+    assert elapsed < 2.5  # about 0.2 s on a quiet machine; generous for shared CI runners
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.one_of(
+        st.binary(max_size=400),
+        st.lists(
+            st.sampled_from(
+                [
+                    b"<urlset>",
+                    b"</urlset>",
+                    b"<url>",
+                    b"</url>",
+                    b"<loc>",
+                    b"</loc>",
+                    b"https://e.com/",
+                    b"&amp;",
+                    b"&x;",
+                    b"<![CDATA[",
+                    b"]]>",
+                    b"\n",
+                    b"\xef\xbb\xbf",
+                    b"<sitemapindex>",
+                    b"<sitemap>",
+                    b"<rss><channel><item><link>",
+                    b"\x1f\x8b",
+                    b"<!DOCTYPE urlset [<!ENTITY x 'y'>]>",
+                    b"<?xml version='1.0'?>",
+                    b"<",
+                    b">",
+                ]
+            ),
+            max_size=30,
+        ).map(b"".join),
+    ),
+    st.sampled_from([1, 40, 10**8]),
+)
+def test_any_bytes_are_read_without_raising(body: bytes, limit: int) -> None:
+    for candidate in (body, gzip.compress(body), gzip.compress(body)[: len(body) // 2]):
+        reader = SitemapReader(candidate, read_limit=limit)
+        entries = list(reader)
+        found = codes(reader)
+        assert reader.url_count + reader.child_count == len(entries)
+        assert (reader.kind is SitemapKind.UNKNOWN) == ("not_a_sitemap" in found)
