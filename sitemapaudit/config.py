@@ -70,6 +70,8 @@ class AuditConfig:
     honor_crawl_delay: bool
     max_crawl_delay: float
     retry_after_max: float
+    head_only: bool
+    head_only_min_bytes: int
     disabled_checks: frozenset[str]
     report_dir: str
     work_dir: str
@@ -118,6 +120,8 @@ class AuditConfig:
             ),
             max_crawl_delay=real("SITEMAPAUDIT_MAX_CRAWL_DELAY"),
             retry_after_max=real("SITEMAPAUDIT_RETRY_AFTER_MAX"),
+            head_only=parse_bool("SITEMAPAUDIT_HEAD_ONLY", get("SITEMAPAUDIT_HEAD_ONLY")),
+            head_only_min_bytes=integer("SITEMAPAUDIT_HEAD_ONLY_MIN_BYTES"),
             disabled_checks=frozenset(disabled),
             report_dir=str(get("SITEMAPAUDIT_REPORT_DIR")),
             work_dir=str(get("SITEMAPAUDIT_WORK_DIR") or ""),

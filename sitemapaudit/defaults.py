@@ -92,6 +92,18 @@ SETTINGS: dict[str, tuple[Any, str, str]] = {
         "float",
         "Longest `Retry-After` (seconds) honoured on 429/503 before a retry.",
     ),
+    "SITEMAPAUDIT_HEAD_ONLY": (
+        True,
+        "bool",
+        "Stop reading a large HTML page once its `<head>` has arrived, and a large non-HTML "
+        "response after its headers (the checks need nothing more).",
+    ),
+    "SITEMAPAUDIT_HEAD_ONLY_MIN_BYTES": (
+        65536,
+        "int",
+        "Responses announcing at most this many bytes are read whole (stopping a download "
+        "closes the connection, which costs more than small pages save).",
+    ),
     "SITEMAPAUDIT_DISABLED_CHECKS": (
         [],
         "list",

@@ -15,6 +15,7 @@ from scrapy.settings import BaseSettings
 from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.response import response_status_message
 
+from sitemapaudit.config import AuditConfig
 from sitemapaudit.page.dates import parse_http_date
 
 logger = logging.getLogger(__name__)
@@ -38,7 +39,7 @@ class RetryAfterMiddleware(RetryMiddleware):
 
     def __init__(self, settings: BaseSettings) -> None:
         super().__init__(settings)
-        self.max_wait = settings.getfloat("SITEMAPAUDIT_RETRY_AFTER_MAX")
+        self.max_wait = AuditConfig.from_settings(settings).retry_after_max
 
     def process_response(  # type: ignore[override]
         self, request: Request, response: Response
@@ -73,8 +74,9 @@ class CrawlDelayMiddleware:
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
-        self.enabled = crawler.settings.getbool("SITEMAPAUDIT_HONOR_CRAWL_DELAY")
-        self.max_delay = crawler.settings.getfloat("SITEMAPAUDIT_MAX_CRAWL_DELAY")
+        config = AuditConfig.from_settings(crawler.settings)
+        self.enabled = config.honor_crawl_delay
+        self.max_delay = config.max_crawl_delay
         self._next: dict[str, float] = {}
 
     @classmethod

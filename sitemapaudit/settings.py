@@ -60,6 +60,10 @@ DOWNLOADER_MIDDLEWARES = {
     "sitemapaudit.middlewares.CrawlDelayMiddleware": 560,
 }
 
+EXTENSIONS = {
+    "sitemapaudit.headonly.HeadOnlyDownloads": 500,
+}
+
 ITEM_PIPELINES = {
     "sitemapaudit.pipelines.ChecksPipeline": 300,
     "sitemapaudit.pipelines.SummaryPipeline": 900,

@@ -21,6 +21,7 @@ from sitemapaudit.crawl.redirects import RedirectState, next_hop
 from sitemapaudit.crawl.run import AuditRun, PageAction
 from sitemapaudit.crawl.tree import SitemapRef
 from sitemapaudit.discovery.homepage import homepage_sitemaps
+from sitemapaudit.headonly import META_KEY as HEAD_ONLY_META
 from sitemapaudit.facts import FetchOutcome, SitemapFacts
 from sitemapaudit.report.records import SummaryRecord
 
@@ -271,7 +272,12 @@ class AuditSpider(Spider):
             callback=self.parse_page,
             errback=self.page_failed,
             dont_filter=True,
-            meta={"dont_redirect": True, "url_id": url_id, "redirects": state},
+            meta={
+                "dont_redirect": True,
+                "url_id": url_id,
+                "redirects": state,
+                HEAD_ONLY_META: True,
+            },
         )
 
     def _hop(self, response: Response) -> Request | None:

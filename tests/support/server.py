@@ -24,6 +24,9 @@ class Page:
     content_type: str | None = "text/html; charset=utf-8"
     gzip_encoding: bool = False
     drop: bool = False
+    # Send the body in chunks of this many bytes with a pause between them, the way a body
+    # arrives over a real network (on loopback a whole body lands in the socket at once).
+    trickle: tuple[int, float] | None = None
 
 
 Route = Page | Callable[["TestSite", str], Page]
@@ -33,6 +36,9 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 128
     daemon_threads = True
     allow_reuse_address = True
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A client that hangs up mid-body (a stopped download) is normal here."""
 
 
 class TestSite:
@@ -79,7 +85,14 @@ class TestSite:
                     self.send_header(name, value.replace("{base}", site.base))
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
-                self.wfile.write(body)
+                if page.trickle is None:
+                    self.wfile.write(body)
+                    return
+                size, pause = page.trickle
+                for start in range(0, len(body), size):
+                    self.wfile.write(body[start : start + size])
+                    self.wfile.flush()
+                    time.sleep(pause)
 
         self._server = _Server(("127.0.0.1", 0), Handler)
         self.port = self._server.server_address[1]

@@ -1,0 +1,64 @@
+"""Head-only page downloads: stop reading a page once its ``<head>`` has arrived.
+
+The checks need a page's headers and ``<head>`` only. For large HTML pages (or pages of unknown
+length) the download stops at the end of ``<head>``; non-HTML responses are judged by their
+headers and not downloaded at all. Small pages are read whole: on HTTP/1.1 a stopped download
+closes the connection, which costs more than the bytes it saves.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Self
+
+from scrapy import Request, signals
+from scrapy.crawler import Crawler
+from scrapy.exceptions import NotConfigured, StopDownload
+from scrapy.http import Headers
+
+from sitemapaudit.config import AuditConfig
+from sitemapaudit.page import HTML_MEDIA_TYPES, media_type
+from sitemapaudit.page.stream import HeadWatcher
+
+META_KEY = "sitemapaudit_head_only"
+
+
+class HeadOnlyDownloads:
+    """Stops page downloads (requests with ``meta[META_KEY]``) once the checks have their input."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        config = AuditConfig.from_settings(crawler.settings)
+        if not config.head_only:
+            raise NotConfigured
+        self.min_bytes = config.head_only_min_bytes
+        self.stats = crawler.stats
+        crawler.signals.connect(self.headers_received, signal=signals.headers_received)
+        crawler.signals.connect(self.bytes_received, signal=signals.bytes_received)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler)
+
+    def headers_received(
+        self, headers: Headers, body_length: int, request: Request, **kwargs: Any
+    ) -> None:
+        if not request.meta.get(META_KEY):
+            return
+        request.meta[META_KEY] = True  # a retried request starts afresh
+        if b"Location" in headers or 0 <= body_length <= self.min_bytes:
+            return
+        kind = media_type((headers.get(b"Content-Type") or b"").decode("latin-1"))
+        if kind is not None and kind not in HTML_MEDIA_TYPES:
+            self._stopped("headers")
+            raise StopDownload(fail=False)
+        encoding = (headers.get(b"Content-Encoding") or b"").decode("latin-1").strip().lower()
+        request.meta[META_KEY] = HeadWatcher(gzip=encoding in ("gzip", "x-gzip"))
+
+    def bytes_received(self, data: bytes, request: Request, **kwargs: Any) -> None:
+        watcher = request.meta.get(META_KEY)
+        if isinstance(watcher, HeadWatcher) and watcher.feed(data):
+            self._stopped("head")
+            raise StopDownload(fail=False)
+
+    def _stopped(self, where: str) -> None:
+        if self.stats is not None:
+            self.stats.inc_value(f"sitemapaudit/head_only/stopped_after_{where}")

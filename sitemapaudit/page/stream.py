@@ -1,0 +1,43 @@
+"""Watching a page download until its ``<head>`` is complete (no Scrapy imports).
+
+Fed the raw bytes of a response as they arrive (plain, or gzip when the response says
+``Content-Encoding: gzip``), :class:`HeadWatcher` says when everything the checks need has
+arrived, so the rest of a large page need not be downloaded.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+from sitemapaudit.page.head import head_end_offset
+
+# How much decompressed text is kept to look for the end of <head> across chunk borders.
+_TAIL = 64
+
+
+class HeadWatcher:
+    """Says when the end of ``<head>`` (or the start of ``<body>``) has been received."""
+
+    def __init__(self, *, gzip: bool = False, limit: int = 2 * 1024 * 1024) -> None:
+        self._inflate = zlib.decompressobj(16 + zlib.MAX_WBITS) if gzip else None
+        self._tail = b""
+        self._seen = 0
+        self.limit = limit
+        self.done = False
+
+    def feed(self, data: bytes) -> bool:
+        """Take the next raw chunk; ``True`` once the head is complete (or the limit reached)."""
+        if self.done:
+            return True
+        if self._inflate is not None:
+            try:
+                data = self._inflate.decompress(data, self.limit)
+            except zlib.error:
+                self.done = True
+                return True
+        window = self._tail + data
+        self._seen += len(data)
+        if head_end_offset(window) is not None or self._seen >= self.limit:
+            self.done = True
+        self._tail = window[-_TAIL:]
+        return self.done

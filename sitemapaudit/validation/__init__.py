@@ -1,0 +1,86 @@
+"""Offline, detailed validation of XML sitemaps (no Scrapy imports).
+
+:func:`validate_document` checks one decompressed urlset or sitemapindex against the official
+XSDs (shipped in the package, never fetched) and against the protocol's and Google's further
+rules; :class:`HreflangGraph` checks hreflang reciprocity across all sitemaps of an audit.
+:data:`CODES` lists every finding code with its severity and meaning.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from sitemapaudit.validation.document import validate_document
+from sitemapaudit.validation.hreflang import HreflangGraph, is_valid_hreflang, iter_alternates
+from sitemapaudit.validation.schemas import SchemaLoadError, load_schema, schema_files
+
+CODES: Final[dict[str, tuple[str, str]]] = {
+    "schema_invalid": (
+        "error",
+        "The document violates the sitemap XSD (or an extension's XSD).",
+    ),
+    "namespace_invalid": (
+        "error",
+        "The root element is not in the http://www.sitemaps.org/schemas/sitemap/0.9 namespace.",
+    ),
+    "encoding_invalid": (
+        "error",
+        "The document is not UTF-8: another declared encoding, UTF-16, or invalid bytes.",
+    ),
+    "unescaped_characters": (
+        "error",
+        "A raw '&', '<' or ']]>' appears where XML requires an entity such as &amp;.",
+    ),
+    "entity_reference": (
+        "warning",
+        "The document uses entity references, which are never expanded.",
+    ),
+    "near_limit": (
+        "warning",
+        "The document is close to the 50,000-entry or 50 MiB protocol limit.",
+    ),
+    "unknown_extension": (
+        "warning",
+        "Extension elements from a namespace without a known schema were not validated.",
+    ),
+    "too_many_images": (
+        "error",
+        "A <url> has more than 1,000 image:image elements.",
+    ),
+    "news_too_many": (
+        "error",
+        "A news sitemap lists more than 1,000 news:news entries.",
+    ),
+    "news_too_old": (
+        "warning",
+        "A news:publication_date is more than two days old.",
+    ),
+    "video_missing_field": (
+        "error",
+        "A video:video lacks thumbnail_loc, title, description, or content_loc/player_loc.",
+    ),
+    "hreflang_invalid": (
+        "error",
+        "An xhtml:link alternate has a hreflang that is not BCP 47 or x-default, or no href.",
+    ),
+    "hreflang_no_self": (
+        "warning",
+        "A <url> lists hreflang alternates but none for the page itself.",
+    ),
+    "hreflang_not_reciprocal": (
+        "warning",
+        "An hreflang alternate does not list the page back as its own alternate.",
+    ),
+}
+"""Every finding code of this package: code -> (severity, one-line meaning)."""
+
+__all__ = [
+    "CODES",
+    "HreflangGraph",
+    "SchemaLoadError",
+    "is_valid_hreflang",
+    "iter_alternates",
+    "load_schema",
+    "schema_files",
+    "validate_document",
+]

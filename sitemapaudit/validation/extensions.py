@@ -1,0 +1,308 @@
+"""Google's rules for the image, news, video and hreflang sitemap extensions.
+
+These go beyond what the XSDs can express:
+
+* ``too_many_images``: more than 1,000 ``image:image`` in one ``<url>``.
+* ``news_too_many``: more than 1,000 ``news:news`` in one sitemap.
+* ``news_too_old``: a ``news:publication_date`` more than two days before ``now``.
+* ``video_missing_field``: a ``video:video`` without ``thumbnail_loc``, ``title``,
+  ``description``, or both of ``content_loc`` and ``player_loc`` (absent or empty).
+* ``hreflang_invalid``: an ``xhtml:link rel="alternate"`` whose ``hreflang`` is not a valid
+  BCP 47 tag or ``x-default``, or that lacks ``hreflang`` or ``href``.
+* ``hreflang_no_self``: a ``<url>`` with alternates, none of which is its own ``<loc>``.
+* ``unknown_extension``: elements from a namespace no shipped schema covers, once per
+  namespace (the XSD's strict wildcards would reject them). The XSD run of
+  :mod:`sitemapaudit.validation.xsd` finds these; :func:`unknown_namespaces` is the walk for
+  documents it skips.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta, timezone
+from typing import Final
+
+from lxml import etree
+
+from sitemapaudit.sitemap.records import Problem
+from sitemapaudit.validation.hreflang import hreflang_hint, is_valid_hreflang
+from sitemapaudit.validation.schemas import (
+    EXTENSION_PREFIXES,
+    IMAGE_NS,
+    NEWS_NS,
+    SITEMAP_NS,
+    VIDEO_NS,
+    XHTML_NS,
+)
+from sitemapaudit.validation.xsd import (
+    ITEM_TAGS,
+    element_name,
+    local_name,
+    namespace_of,
+    source_line,
+    unknown_extension,
+)
+
+MAX_IMAGES_PER_URL: Final = 1000
+MAX_NEWS_PER_SITEMAP: Final = 1000
+NEWS_MAX_AGE: Final = timedelta(days=2)
+
+_IMAGE: Final = f"{{{IMAGE_NS}}}image"
+_NEWS: Final = f"{{{NEWS_NS}}}news"
+_NEWS_DATE: Final = f"{{{NEWS_NS}}}publication_date"
+_VIDEO: Final = f"{{{VIDEO_NS}}}video"
+_LINK: Final = f"{{{XHTML_NS}}}link"
+_VIDEO_REQUIRED: Final = ("thumbnail_loc", "title", "description")
+
+_W3C_DATE: Final = re.compile(
+    r"^(?P<y>\d{4})-(?P<mo>\d\d)-(?P<d>\d\d)"
+    r"(?:[Tt ](?P<h>\d\d):(?P<mi>\d\d)(?::(?P<s>\d\d)(?:[.,](?P<f>\d+))?)?)?"
+    r"\s*(?P<tz>[Zz]|[+-]\d\d(?::?\d\d)?)?$"
+)
+
+
+def parse_w3c_datetime(value: str) -> datetime | None:
+    """Parse a W3C date or date-time leniently (seconds optional); naive values are UTC."""
+    match = _W3C_DATE.match(value.strip())
+    if match is None:
+        return None
+    parts = match.groupdict()
+    tz = parts["tz"]
+    zone: timezone = UTC
+    if tz and tz not in "Zz":
+        sign = -1 if tz[0] == "-" else 1
+        digits = tz[1:].replace(":", "")
+        minutes = int(digits[:2]) * 60 + (int(digits[2:4]) if len(digits) >= 4 else 0)
+        zone = timezone(sign * timedelta(minutes=minutes))
+    fraction = (parts["f"] or "0")[:6].ljust(6, "0")
+    try:
+        return datetime(
+            int(parts["y"]),
+            int(parts["mo"]),
+            int(parts["d"]),
+            int(parts["h"] or 0),
+            int(parts["mi"] or 0),
+            int(parts["s"] or 0),
+            int(fraction),
+            tzinfo=zone,
+        )
+    except ValueError:
+        return None
+
+
+def _age(delta: timedelta) -> str:
+    days = delta.days
+    if days >= 2:
+        return f"{days} days"
+    hours = int(delta.total_seconds() // 3600)
+    return f"{hours} hours"
+
+
+def _text(element: etree._Element | None) -> str:
+    if element is None:
+        return ""
+    return (element.text or "").strip()
+
+
+def _check_video(video: etree._Element) -> Problem | None:
+    present: dict[str, str] = {}
+    for child in video:
+        tag = child.tag
+        if isinstance(tag, str) and tag.startswith("{" + VIDEO_NS + "}"):
+            present.setdefault(local_name(tag), _text(child))
+    missing = [f"video:{name}" for name in _VIDEO_REQUIRED if not present.get(name)]
+    if not present.get("content_loc") and not present.get("player_loc"):
+        missing.append("one of video:content_loc / video:player_loc")
+    if not missing:
+        return None
+    return Problem(
+        "video_missing_field",
+        f"video:video is missing {', '.join(missing)} (required by Google for video results)",
+        source_line(video),
+    )
+
+
+def _check_news(news: etree._Element, now: datetime) -> Problem | None:
+    date_element = news.find(_NEWS_DATE)
+    value = _text(date_element)
+    published = parse_w3c_datetime(value) if value else None
+    if published is None or date_element is None:
+        return None
+    age = now - published
+    if age <= NEWS_MAX_AGE:
+        return None
+    return Problem(
+        "news_too_old",
+        f"news:publication_date {value} is {_age(age)} old; Google News sitemaps should only "
+        "list articles published in the last 2 days",
+        source_line(date_element),
+    )
+
+
+def _images(root: etree._Element, item_tag: str) -> Iterator[Problem]:
+    images = list(root.iter(_IMAGE))
+    if len(images) <= MAX_IMAGES_PER_URL:
+        return
+    counts: dict[etree._Element, int] = {}
+    for image in images:
+        parent = image.getparent()
+        if parent is not None and parent.tag == item_tag:
+            counts[parent] = counts.get(parent, 0) + 1
+    for entry, count in counts.items():
+        if count > MAX_IMAGES_PER_URL:
+            yield Problem(
+                "too_many_images",
+                f"<url> {_text(entry.find(_child_tag(entry, 'loc')))} has {count} image:image "
+                f"elements; Google reads at most {MAX_IMAGES_PER_URL} per <url>",
+                source_line(entry),
+            )
+
+
+def _news(root: etree._Element, item_tag: str, now: datetime) -> Iterator[Problem]:
+    count = 0
+    first_line: int | None = None
+    for news in root.iter(_NEWS):
+        parent = news.getparent()
+        if parent is None or parent.tag != item_tag:
+            continue
+        count += 1
+        if first_line is None:
+            first_line = source_line(news)
+        problem = _check_news(news, now)
+        if problem is not None:
+            yield problem
+    if count > MAX_NEWS_PER_SITEMAP:
+        yield Problem(
+            "news_too_many",
+            f"the sitemap has {count} news:news entries; a news sitemap may list at most "
+            f"{MAX_NEWS_PER_SITEMAP}",
+            first_line,
+        )
+
+
+def _videos(root: etree._Element, item_tag: str) -> Iterator[Problem]:
+    for video in root.iter(_VIDEO):
+        parent = video.getparent()
+        if parent is None or parent.tag != item_tag:
+            continue
+        problem = _check_video(video)
+        if problem is not None:
+            yield problem
+
+
+def _check_link(link: etree._Element, valid: set[str]) -> tuple[Problem | None, str | None]:
+    """Check one ``xhtml:link``; return its problem and, if usable, its stripped href."""
+    rel = link.get("rel")
+    if rel is None or "alternate" not in rel.lower().split():
+        return None, None
+    hreflang = link.get("hreflang")
+    href = (link.get("href") or "").strip()
+    if hreflang is None or not hreflang.strip():
+        message = 'xhtml:link rel="alternate" has no hreflang attribute'
+        return Problem("hreflang_invalid", message, source_line(link)), None
+    if hreflang not in valid:
+        if not is_valid_hreflang(hreflang):
+            message = (
+                f"hreflang {hreflang!r} is not a valid BCP 47 language tag or 'x-default': "
+                f"{hreflang_hint(hreflang)}"
+            )
+            return Problem("hreflang_invalid", message, source_line(link)), href or None
+        valid.add(hreflang)
+    if not href:
+        message = f'xhtml:link rel="alternate" hreflang="{hreflang}" has no href'
+        return Problem("hreflang_invalid", message, source_line(link)), None
+    return None, href
+
+
+def _no_self(entry: etree._Element, hrefs: list[str]) -> Problem | None:
+    loc = _text(entry.find(_child_tag(entry, "loc")))
+    if not loc or loc in hrefs:
+        return None
+    count = len(hrefs)
+    return Problem(
+        "hreflang_no_self",
+        f"<url> {loc} lists {count} hreflang alternate{'s' if count != 1 else ''} but none "
+        "for the page itself; each <url> must also list its own URL among its xhtml:link "
+        "alternates",
+        source_line(entry),
+    )
+
+
+def _links(root: etree._Element, item_tag: str) -> Iterator[Problem]:
+    valid: set[str] = set()
+    entry: etree._Element | None = None
+    hrefs: list[str] = []
+    for link in root.iter(_LINK):
+        parent = link.getparent()
+        if parent is None or parent.tag != item_tag:
+            continue
+        if parent is not entry:
+            if entry is not None and hrefs:
+                problem = _no_self(entry, hrefs)
+                if problem is not None:
+                    yield problem
+            entry, hrefs = parent, []
+        problem, href = _check_link(link, valid)
+        if problem is not None:
+            yield problem
+        if href is not None:
+            hrefs.append(href)
+    if entry is not None and hrefs:
+        problem = _no_self(entry, hrefs)
+        if problem is not None:
+            yield problem
+
+
+def _child_tag(entry: etree._Element, local: str) -> str:
+    tag = entry.tag
+    assert isinstance(tag, str)
+    ns = namespace_of(tag)
+    return f"{{{ns}}}{local}" if ns else local
+
+
+def check_extensions(root: etree._Element, *, now: datetime) -> list[Problem]:
+    """The image, news, video and hreflang findings of a parsed document, ordered by line.
+
+    Entries are the root's children named ``url`` (or ``sitemap``) in the root's own
+    namespace, whatever that namespace is; extension elements count only as direct children
+    of an entry. ``now`` must be timezone-aware.
+    """
+    root_tag = root.tag
+    if not isinstance(root_tag, str):
+        return []
+    ns = namespace_of(root_tag)
+    item_tag = ("{" + ns + "}" if ns else "") + ITEM_TAGS.get(local_name(root_tag), "url")
+    problems = [
+        *_images(root, item_tag),
+        *_news(root, item_tag, now),
+        *_videos(root, item_tag),
+        *_links(root, item_tag),
+    ]
+    problems.sort(key=lambda problem: problem.line or 0)
+    return problems
+
+
+def unknown_namespaces(root: etree._Element) -> list[Problem]:
+    """``unknown_extension`` for each namespace without a shipped schema, by a full walk.
+
+    Looks at the root's children and the entries' children. The XSD run reports these
+    namespaces itself; this walk is for documents whose XSD run is skipped.
+    """
+    root_tag = root.tag
+    if not isinstance(root_tag, str):
+        return []
+    own = {namespace_of(root_tag), SITEMAP_NS, None, *EXTENSION_PREFIXES}
+    seen: dict[str, etree._Element] = {}
+    for kid in root:
+        for element in (kid, *kid):
+            tag = element.tag
+            if not isinstance(tag, str):
+                continue
+            ns = namespace_of(tag)
+            if ns not in own and ns is not None and ns not in seen:
+                seen[ns] = element
+    return [
+        unknown_extension(ns, element_name(element), source_line(element))
+        for ns, element in seen.items()
+    ]

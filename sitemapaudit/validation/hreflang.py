@@ -1,0 +1,258 @@
+"""hreflang alternates: the BCP 47 syntax check, extraction, and cross-sitemap reciprocity.
+
+Google requires hreflang annotations to be reciprocal: when page A lists page B as an
+alternate, B must list A back. Pages and their alternates are usually spread over many
+sitemaps, so :class:`HreflangGraph` accumulates them for a whole audit and answers at the end.
+
+Storage choice: a site can list millions of pages with a dozen alternates each, which does
+not fit comfortably in a Python dict. The graph is kept in SQLite (the standard library's
+``sqlite3``): by default a private temporary database, which SQLite keeps in a small page
+cache and spills to a temporary file it deletes when the connection closes, so memory stays
+bounded (the cache is capped by ``cache_kib``). A path can be given instead to keep the
+store on a chosen disk.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator
+from types import TracebackType
+from typing import Final
+
+from lxml import etree
+
+from sitemapaudit.validation.schemas import XHTML_NS
+
+_ALNUM = "[a-z0-9]"
+_LANGUAGE = r"(?:[a-z]{2,3}(?:-[a-z]{3}){0,3}|[a-z]{4}|[a-z]{5,8})"
+_SCRIPT = r"[a-z]{4}"
+_REGION = r"(?:[a-z]{2}|[0-9]{3})"
+_VARIANT = rf"(?:{_ALNUM}{{5,8}}|[0-9]{_ALNUM}{{3}})"
+_EXTENSION = rf"(?:[0-9a-wy-z](?:-{_ALNUM}{{2,8}})+)"
+_PRIVATE = rf"(?:x(?:-{_ALNUM}{{1,8}})+)"
+_LANGTAG = (
+    rf"{_LANGUAGE}(?:-{_SCRIPT})?(?:-{_REGION})?(?:-{_VARIANT})*(?:-{_EXTENSION})*(?:-{_PRIVATE})?"
+)
+_GRANDFATHERED = (
+    "en-gb-oed|i-ami|i-bnn|i-default|i-enochian|i-hak|i-klingon|i-lux|i-mingo|i-navajo|"
+    "i-pwn|i-tao|i-tay|i-tsu|sgn-be-fr|sgn-be-nl|sgn-ch-de|art-lojban|cel-gaulish|no-bok|"
+    "no-nyn|zh-guoyu|zh-hakka|zh-min|zh-min-nan|zh-xiang"
+)
+_BCP47: Final = re.compile(rf"(?:{_LANGTAG}|{_PRIVATE}|{_GRANDFATHERED})", re.IGNORECASE)
+
+_LINK_TAG: Final = f"{{{XHTML_NS}}}link"
+
+
+def is_valid_hreflang(value: str) -> bool:
+    """Whether ``value`` is ``x-default`` or a syntactically valid BCP 47 language tag.
+
+    The check follows RFC 5646's grammar, case-insensitively: a language of 2-3 letters
+    (with up to three extended-language subtags) or of 4-8 letters, an optional 4-letter
+    script, an optional region of 2 letters or 3 digits, variants, extensions and a private
+    use part, plus the grandfathered tags. It does not look subtags up in the IANA registry.
+    """
+    if value.lower() == "x-default":
+        return True
+    return _BCP47.fullmatch(value) is not None
+
+
+def hreflang_hint(value: str) -> str:
+    """A short hint about what is wrong with an invalid hreflang value."""
+    if not value.strip():
+        return "it is empty"
+    if value != value.strip():
+        return "remove the surrounding whitespace"
+    if value.lower() in {"x_default", "xdefault", "x-default-"}:
+        return "the fallback value is written 'x-default'"
+    if "_" in value:
+        return "separate subtags with '-', not '_'"
+    return "expected a language code such as 'en', 'en-GB', 'zh-Hant' or 'x-default'"
+
+
+def link_alternate(link: etree._Element) -> tuple[str, str] | None:
+    """``(hreflang, href)`` of an ``xhtml:link rel="alternate"`` element, else ``None``.
+
+    Values are stripped of surrounding whitespace; a link without ``hreflang`` or ``href``
+    gives ``None``.
+    """
+    rel = link.get("rel") or ""
+    if "alternate" not in rel.lower().split():
+        return None
+    hreflang = (link.get("hreflang") or "").strip()
+    href = (link.get("href") or "").strip()
+    if not hreflang or not href:
+        return None
+    return hreflang, href
+
+
+def iter_alternates(data: bytes) -> Iterator[tuple[str, list[tuple[str, str]]]]:
+    """Yield ``(loc, [(hreflang, href), ...])`` for each ``<url>`` that lists alternates.
+
+    ``data`` is a decompressed urlset. ``<url>`` and ``<loc>`` are matched by local name
+    (so a urlset with a wrong namespace still yields its alternates); links must be
+    ``xhtml:link`` elements with ``rel="alternate"``, a ``hreflang`` and an ``href``.
+    Parsing is incremental and never resolves entities or loads anything; it stops quietly
+    at the first well-formedness error, after yielding what came before it.
+    """
+    events = etree.iterparse(
+        io.BytesIO(data),
+        events=("end",),
+        tag="{*}url",
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        remove_comments=True,
+    )
+    try:
+        for _event, element in events:
+            parent = element.getparent()
+            if parent is None or not str(parent.tag).endswith("urlset"):
+                continue
+            loc: str | None = None
+            alternates: list[tuple[str, str]] = []
+            for child in element:
+                tag = child.tag
+                if not isinstance(tag, str):
+                    continue
+                if tag == _LINK_TAG:
+                    pair = link_alternate(child)
+                    if pair is not None:
+                        alternates.append(pair)
+                elif loc is None and tag.rpartition("}")[2] == "loc":
+                    loc = (child.text or "").strip()
+            element.clear(keep_tail=False)
+            while element.getprevious() is not None:
+                del parent[0]
+            if loc and alternates:
+                yield loc, alternates
+    except etree.XMLSyntaxError:
+        return
+
+
+class HreflangGraph:
+    """Pages and their hreflang alternates across every sitemap of an audit.
+
+    Call :meth:`add` for each page (``iter_alternates`` gives them per sitemap), then
+    :meth:`not_reciprocal` once all sitemaps are in. Backed by SQLite (see the module
+    docstring); usable as a context manager, and safe to call from several threads.
+    """
+
+    _COMMIT_EVERY: Final = 20_000
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, cache_kib: int = 8192):
+        self._db = sqlite3.connect(
+            os.fspath(path) if path is not None else "", check_same_thread=False
+        )
+        self._lock = threading.Lock()
+        self._pending = 0
+        self._db.execute(f"PRAGMA cache_size = -{int(cache_kib)}")
+        self._db.execute("PRAGMA synchronous = OFF")
+        self._db.execute("PRAGMA journal_mode = OFF")
+        self._db.execute("PRAGMA temp_store = FILE")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS alternate ("
+            " page TEXT NOT NULL, href TEXT NOT NULL, hreflang TEXT NOT NULL,"
+            " sitemap TEXT NOT NULL, PRIMARY KEY (page, href, hreflang)) WITHOUT ROWID"
+        )
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS page ("
+            " loc TEXT PRIMARY KEY, sitemap TEXT NOT NULL) WITHOUT ROWID"
+        )
+        self._db.commit()
+
+    def add(self, loc: str, alternates: Iterable[tuple[str, str]], sitemap: str) -> None:
+        """Record that ``sitemap`` lists ``loc`` with ``alternates`` as ``(hreflang, href)``.
+
+        Values are stripped; repeated pairs are stored once. The first sitemap that lists a
+        page is the one named in messages.
+        """
+        page = loc.strip()
+        if not page:
+            return
+        rows = [
+            (page, href.strip(), hreflang.strip(), sitemap)
+            for hreflang, href in alternates
+            if href.strip() and hreflang.strip()
+        ]
+        with self._lock:
+            self._db.execute(
+                "INSERT OR IGNORE INTO page (loc, sitemap) VALUES (?, ?)", (page, sitemap)
+            )
+            if rows:
+                self._db.executemany(
+                    "INSERT OR IGNORE INTO alternate (page, href, hreflang, sitemap)"
+                    " VALUES (?, ?, ?, ?)",
+                    rows,
+                )
+            self._pending += 1 + len(rows)
+            if self._pending >= self._COMMIT_EVERY:
+                self._db.commit()
+                self._pending = 0
+
+    def __len__(self) -> int:
+        """The number of pages recorded."""
+        with self._lock:
+            row = self._db.execute("SELECT COUNT(*) FROM page").fetchone()
+        return int(row[0])
+
+    def not_reciprocal(self) -> Iterator[tuple[str, str, str]]:
+        """Yield ``(page, alternate href, message)`` for each alternate that does not link back.
+
+        An alternate "links back" when it is itself recorded with ``page`` among its own
+        alternates (under any hreflang). A page's link to itself is never reported. Results
+        come in page order, one per (page, href) pair, with all its hreflang codes in the
+        message.
+        """
+        with self._lock:
+            self._db.commit()
+            self._pending = 0
+            cursor = self._db.execute(
+                "SELECT a.page, a.href, group_concat(a.hreflang, ', '), min(a.sitemap),"
+                " p.loc IS NOT NULL"
+                " FROM alternate AS a LEFT JOIN page AS p ON p.loc = a.href"
+                " WHERE a.href <> a.page AND NOT EXISTS ("
+                "  SELECT 1 FROM alternate AS b WHERE b.page = a.href AND b.href = a.page)"
+                " GROUP BY a.page, a.href ORDER BY a.page, a.href"
+            )
+        while True:
+            with self._lock:
+                rows = cursor.fetchmany(1000)
+            if not rows:
+                return
+            yield from self._messages(rows)
+
+    @staticmethod
+    def _messages(rows: list[tuple[str, str, str, str, int]]) -> Iterator[tuple[str, str, str]]:
+        for page, href, codes, sitemap, listed in rows:
+            if listed:
+                message = (
+                    f"hreflang alternate {href} ({codes}) of {page} does not list {page} "
+                    f"back among its own alternates (seen in {sitemap})"
+                )
+            else:
+                message = (
+                    f"hreflang alternate {href} ({codes}) of {page} is not listed with "
+                    f"alternates in any audited sitemap, so it cannot link back (seen in "
+                    f"{sitemap})"
+                )
+            yield str(page), str(href), message
+
+    def close(self) -> None:
+        """Close the store; a temporary database is deleted."""
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> HreflangGraph:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,0 +1,414 @@
+"""validate_document: generated documents, limits, caps, speed and odd input."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta
+
+import pytest
+
+from sitemapaudit.sitemap.records import PROTOCOL_MAX_ENTRIES
+from sitemapaudit.validation import load_schema, validate_document
+from sitemapaudit.validation.document import scan_unescaped
+from tests.validation.conftest import NOW, SITEMAP_NS, big_urlset, url, urlset
+
+IMAGE = "<image:image><image:loc>https://www.example.com/i/{n}.jpg</image:loc></image:image>"
+
+
+def _news(date: str = "2024-06-05T08:00:00Z") -> str:
+    return (
+        "<news:news><news:publication><news:name>Example</news:name>"
+        "<news:language>en</news:language></news:publication>"
+        f"<news:publication_date>{date}</news:publication_date>"
+        "<news:title>Headline</news:title></news:news>"
+    )
+
+
+def _codes(data: bytes, **kwargs: object) -> list[str]:
+    return [problem.code for problem in validate_document(data, now=NOW, **kwargs)]  # type: ignore[arg-type]
+
+
+# --- near_limit ---------------------------------------------------------------------------
+
+
+def test_near_limit_entries_twins() -> None:
+    near = int(PROTOCOL_MAX_ENTRIES * 0.9) + 1
+    problems = validate_document(big_urlset(near), now=NOW)
+    assert [p.code for p in problems] == ["near_limit"]
+    assert "45,001 URLs is 90%" in problems[0].message
+    assert validate_document(big_urlset(near - 1), now=NOW) == []
+
+
+def test_near_limit_not_repeated_above_the_limit() -> None:
+    assert validate_document(big_urlset(PROTOCOL_MAX_ENTRIES + 1), now=NOW) == []
+
+
+def test_near_limit_fraction_is_configurable() -> None:
+    data = urlset(*(url(f"https://www.example.com/{n}") for n in range(6)))
+    assert _codes(data, near_limit_fraction=0.0001).count("near_limit") == 1
+    assert _codes(data, near_limit_fraction=0.5) == []
+
+
+def test_near_limit_bytes() -> None:
+    data = urlset(url("https://www.example.com/" + "a" * 1900))
+    problems = validate_document(data, now=NOW, near_limit_fraction=len(data) / 52_428_800 / 1.01)
+    assert [p.code for p in problems] == ["near_limit"]
+    assert "bytes uncompressed" in problems[0].message
+
+
+def test_near_limit_sitemapindex_and_broken_documents() -> None:
+    index = (
+        f'<sitemapindex xmlns="{SITEMAP_NS}">'
+        + "".join(
+            f"<sitemap><loc>https://www.example.com/s{n}.xml</loc></sitemap>" for n in range(6)
+        )
+        + "</sitemapindex>"
+    ).encode()
+    problems = validate_document(index, now=NOW, near_limit_fraction=0.0001)
+    assert [p.code for p in problems] == ["near_limit"]
+    assert "child sitemaps" in problems[0].message
+    broken = urlset(*(url(f"https://www.example.com/{n}") for n in range(6)))[:-12]
+    assert _codes(broken, near_limit_fraction=0.0001) == ["near_limit"]
+
+
+@pytest.mark.parametrize("fraction", [0, -0.5, 1.5])
+def test_near_limit_fraction_must_be_a_fraction(fraction: float) -> None:
+    with pytest.raises(ValueError, match="near_limit_fraction"):
+        validate_document(urlset(url("https://www.example.com/")), near_limit_fraction=fraction)
+
+
+# --- generated extension twins ------------------------------------------------------------
+
+
+def test_too_many_images_twins() -> None:
+    ok = urlset(url("https://www.example.com/", "".join(IMAGE.format(n=n) for n in range(1000))))
+    bad = urlset(url("https://www.example.com/", "".join(IMAGE.format(n=n) for n in range(1001))))
+    assert validate_document(ok, now=NOW) == []
+    problems = validate_document(bad, now=NOW)
+    assert [p.code for p in problems] == ["too_many_images"]
+    assert "has 1001 image:image elements" in problems[0].message
+    assert problems[0].line == 3
+
+
+def test_images_spread_over_urls_are_fine() -> None:
+    urls = [
+        url(f"https://www.example.com/{u}", "".join(IMAGE.format(n=n) for n in range(600)))
+        for u in range(2)
+    ]
+    assert validate_document(urlset(*urls), now=NOW) == []
+
+
+def test_news_too_many_twins() -> None:
+    ok = urlset(*(url(f"https://www.example.com/{n}", _news()) for n in range(1000)))
+    bad = urlset(*(url(f"https://www.example.com/{n}", _news()) for n in range(1001)))
+    assert validate_document(ok, now=NOW) == []
+    problems = validate_document(bad, now=NOW)
+    assert [p.code for p in problems] == ["news_too_many"]
+    assert "1001 news:news" in problems[0].message
+    assert problems[0].line == 3
+
+
+@pytest.mark.parametrize(
+    ("date", "old"),
+    [
+        ("2024-06-03T12:00:01Z", False),
+        ("2024-06-03T11:59:59Z", True),
+        ("2024-06-04", False),
+        ("2024-06-03", True),
+        ("2024-06-03T13:30+02:00", True),
+        ("2024-06-03T16:30:00+02:00", False),
+    ],
+)
+def test_news_age_boundary(date: str, old: bool) -> None:
+    codes = _codes(urlset(url("https://www.example.com/a", _news(date))))
+    assert ("news_too_old" in codes) is old
+
+
+def test_news_age_uses_now_and_naive_now_is_utc() -> None:
+    data = urlset(url("https://www.example.com/a", _news("2024-06-01T00:00:00Z")))
+    assert _codes(data) == ["news_too_old"]
+    later = validate_document(data, now=datetime(2024, 6, 2, 12, 0))
+    assert later == []
+    assert "news_too_old" in [p.code for p in validate_document(data)]
+    assert validate_document(data, now=NOW - timedelta(days=4)) == []
+
+
+def test_news_too_old_per_article_is_capped() -> None:
+    old = [url(f"https://www.example.com/{n}", _news("2020-01-01")) for n in range(1005)]
+    problems = validate_document(urlset(*old), now=NOW)
+    codes = [p.code for p in problems]
+    assert codes.count("news_too_old") == 1001
+    assert codes.count("news_too_many") == 1
+    assert problems[-1].message == "5 more news_too_old findings not listed"
+
+
+def test_video_fields_reported_by_name() -> None:
+    video = (
+        "<video:video><video:thumbnail_loc>https://www.example.com/t.jpg</video:thumbnail_loc>"
+        "<video:title> </video:title><video:description>d</video:description>"
+        "<video:player_loc>https://www.example.com/player</video:player_loc></video:video>"
+    )
+    problems = validate_document(urlset(url("https://www.example.com/", video)), now=NOW)
+    assert [p.code for p in problems] == ["video_missing_field"]
+    assert "video:title" in problems[0].message
+
+
+def test_hreflang_rel_must_be_alternate() -> None:
+    link = '<xhtml:link rel="canonical" hreflang="e" href="https://www.example.com/b"/>'
+    assert validate_document(urlset(url("https://www.example.com/a", link)), now=NOW) == []
+
+
+def test_hreflang_rel_tokens_and_whitespace() -> None:
+    links = (
+        '<xhtml:link rel=" ALTERNATE  " hreflang="de" href=" https://www.example.com/b "/>'
+        '<xhtml:link rel="alternate" hreflang="en" href="https://www.example.com/a"/>'
+    )
+    assert validate_document(urlset(url("https://www.example.com/a", links)), now=NOW) == []
+
+
+# --- schema problems: cap, speed, structure -----------------------------------------------
+
+
+def test_schema_problems_are_capped_at_1000() -> None:
+    problems = validate_document(big_urlset(1500, changefreq="Daily"), now=NOW)
+    schema = [p for p in problems if p.code == "schema_invalid"]
+    assert len(schema) == 1001
+    assert schema[999].message.startswith("/urlset/url[1000]/changefreq:")
+    assert schema[999].line == 1002
+    assert (
+        schema[-1].message
+        == "500 more schema violations not listed (only the first 1000 are reported)"
+    )
+    assert schema[-1].line is None
+
+
+def test_paths_and_lines_are_right_across_chunks() -> None:
+    data = big_urlset(3000).replace(
+        b"page-2345.html</loc><lastmod>2024-05-01T12:00:00+00:00</lastmod><changefreq>daily",
+        b"page-2345.html</loc><lastmod>2024-05-01T12:00:00+00:00</lastmod><changefreq>Daily",
+    )
+    problems = validate_document(data, now=NOW)
+    assert len(problems) == 1
+    assert problems[0].message.startswith("/urlset/url[2346]/changefreq: changefreq 'Daily'")
+    assert (problems[0].line, problems[0].column) == (2348, 109)
+
+
+def test_minified_document_columns() -> None:
+    data = urlset(
+        url("https://www.example.com/a", "<priority>0.3</priority>"),
+        url("https://www.example.com/b", "<priority>7</priority>"),
+    ).replace(b"\n", b"")
+    problems = validate_document(data, now=NOW)
+    assert [(p.line, p.column) for p in problems] == [(1, data.decode().index("<priority>7") + 1)]
+
+
+def test_misplaced_root_element_does_not_hide_later_errors() -> None:
+    data = urlset(
+        url("https://www.example.com/a"),
+        "<image:image><image:loc>https://www.example.com/i.jpg</image:loc></image:image>",
+        "<sitemap><loc>https://www.example.com/s.xml</loc></sitemap>",
+        url("https://www.example.com/b", "<priority>9</priority>"),
+        url("https://www.example.com/c", "<changefreq>sometimes</changefreq>"),
+    )
+    messages = [p.message for p in validate_document(data, now=NOW)]
+    assert len(messages) == 4
+    assert messages[0].startswith("/urlset/image:image:")
+    assert messages[1].startswith("/urlset/sitemap: <sitemap> is not allowed in <urlset>")
+    assert messages[2].startswith("/urlset/url[2]/priority: priority 9 is outside")
+    assert messages[3].startswith("/urlset/url[3]/changefreq: changefreq 'sometimes'")
+
+
+def test_leading_extension_elements_in_urlset_are_validated() -> None:
+    leading = "<image:image><image:loc>https://www.example.com/i.jpg</image:loc></image:image>"
+    assert validate_document(urlset(leading, url("https://www.example.com/a")), now=NOW) == []
+    bad = "<image:image><image:title>t</image:title></image:image>"
+    problems = validate_document(urlset(bad, url("https://www.example.com/a")), now=NOW)
+    assert [p.code for p in problems] == ["schema_invalid"]
+    assert problems[0].message.startswith("/urlset/image:image/image:title:")
+
+
+def test_empty_urlset_and_root_attributes() -> None:
+    problems = validate_document(urlset(), now=NOW)
+    assert [p.message for p in problems] == [
+        "/urlset: <urlset> lists no <url>: at least one is required"
+    ]
+    many = urlset(*(url(f"https://www.example.com/{n}") for n in range(1200)))
+    with_attr = many.replace(b"<urlset ", b'<urlset version="2" ', 1)
+    problems = validate_document(with_attr, now=NOW)
+    assert [p.message for p in problems] == [
+        "/urlset: attribute version is not allowed on <urlset>"
+    ]
+    assert (problems[0].line, problems[0].column) == (2, 1)
+
+
+def test_text_directly_in_urlset() -> None:
+    data = urlset(url("https://www.example.com/a")).replace(b"</url>", b"</url>stray text", 1)
+    messages = [p.message for p in validate_document(data, now=NOW)]
+    assert messages == [
+        "/urlset: text is not allowed directly inside <urlset>, only child elements"
+    ]
+
+
+def test_unknown_extension_misplaced_after_url() -> None:
+    data = urlset(url("https://www.example.com/a"), '<foo:bar xmlns:foo="urn:example:foo"/>')
+    problems = validate_document(data, now=NOW)
+    assert sorted(p.code for p in problems) == ["schema_invalid", "unknown_extension"]
+
+
+def test_unknown_extension_is_reported_when_namespace_is_wrong() -> None:
+    data = urlset(
+        url("https://www.example.com/a", '<foo:bar xmlns:foo="urn:example:foo"/>'),
+        namespaces='xmlns="https://www.sitemaps.org/schemas/sitemap/0.9"',
+    )
+    assert sorted(_codes(data)) == ["namespace_invalid", "unknown_extension"]
+
+
+def test_extension_checks_run_when_namespace_is_wrong() -> None:
+    links = '<xhtml:link rel="alternate" hreflang="en_GB" href="https://www.example.com/b"/>'
+    data = urlset(
+        url("https://www.example.com/a", links),
+        namespaces='xmlns:xhtml="http://www.w3.org/1999/xhtml"',
+    )
+    assert sorted(_codes(data)) == ["hreflang_invalid", "hreflang_no_self", "namespace_invalid"]
+
+
+def test_prefixed_root() -> None:
+    data = (
+        f'<sm:urlset xmlns:sm="{SITEMAP_NS}"><sm:url><sm:loc>https://www.example.com/</sm:loc>'
+        "<sm:priority>3</sm:priority></sm:url></sm:urlset>"
+    ).encode()
+    problems = validate_document(data, now=NOW)
+    assert [p.message for p in problems] == ["/urlset/url/priority: priority 3 is outside 0.0-1.0"]
+
+
+def test_valid_50k_document_is_fast() -> None:
+    load_schema()
+    data = big_urlset(PROTOCOL_MAX_ENTRIES)
+    timings = []
+    for _ in range(3):
+        start = time.perf_counter()
+        problems = validate_document(data, now=NOW)
+        timings.append(time.perf_counter() - start)
+    assert [p.code for p in problems] == ["near_limit"]
+    assert min(timings) < 1.0, timings
+
+
+def test_invalid_50k_document_is_fast_enough() -> None:
+    load_schema()
+    data = big_urlset(PROTOCOL_MAX_ENTRIES, changefreq="Daily", lastmod="2004-12-23T18:00+00:00")
+    start = time.perf_counter()
+    problems = validate_document(data, now=NOW)
+    elapsed = time.perf_counter() - start
+    assert problems[-1].message.startswith("99000 more schema violations")
+    assert elapsed < 4.0, elapsed
+
+
+# --- which documents are checked ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"   ",
+        b"\x00\x01\x02",
+        b"https://www.example.com/a\nhttps://www.example.com/b\n",
+        b'<?xml version="1.0"?><rss version="2.0"><channel><item/></channel></rss>',
+        b'<feed xmlns="http://www.w3.org/2005/Atom"><entry/></feed>',
+        b"<!DOCTYPE html><html><body>Not a sitemap & <b>broken</body></html>",
+        b"<html><body><p>a & b</p></body></html>",
+        b"<urlsetx><url/></urlsetx>",
+    ],
+)
+def test_other_documents_give_nothing(data: bytes) -> None:
+    assert validate_document(data, now=NOW) == []
+
+
+def test_broken_document_reports_only_document_level_findings() -> None:
+    data = urlset(
+        url("https://www.example.com/?a=1&b=2", "<priority>5</priority>"),
+        url("https://www.example.com/x", "<changefreq>always<</changefreq>"),
+    )
+    problems = validate_document(data, now=NOW)
+    assert [p.code for p in problems] == ["unescaped_characters", "unescaped_characters"]
+    assert [(p.line, p.column) for p in problems] == [(3, 39), (4, 60)]
+
+
+def test_truncated_document_has_no_false_unescaped_report() -> None:
+    data = urlset(url("https://www.example.com/a"), url("https://www.example.com/b"))[:-25]
+    assert validate_document(data, now=NOW) == []
+
+
+def test_broken_tag_is_not_reported_as_unescaped() -> None:
+    data = b'<?xml version="1.0"?>\n<urlset><url does not close</urlset>\n'
+    assert _codes(data) == ["namespace_invalid"]
+
+
+# --- the unescaped-character scanner ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        ("<a>x &amp; y &lt; z &#38; &#x26; &quot;</a>", 0),
+        ("<a><![CDATA[a & b < c]]></a>", 0),
+        ("<a><!-- a & b < c --></a>", 0),
+        ("<?pi a & b < c?><a/>", 0),
+        ("<a>x & y</a>", 1),
+        ("<a>x &y z;</a>", 1),
+        ("<a>x &nbsp; y</a>", 1),
+        ('<!DOCTYPE a [<!ENTITY nbsp "&#160;">]><a>x &nbsp; y</a>', 0),
+        ("<a>1 < 2</a>", 1),
+        ("<a>a<b</a>", 1),
+        ("<a>x ]]> y</a>", 1),
+        ("<a>x > y</a>", 0),
+        ('<a href="x?a=1&b=2">t</a>', 1),
+        ('<a href="x<y">t</a>', 1),
+        ("<a>x &amp y</a>", 1),
+    ],
+)
+def test_scan_unescaped(text: str, count: int) -> None:
+    problems = scan_unescaped(text)
+    assert len(problems) == count, problems
+    assert all(p.code == "unescaped_characters" for p in problems)
+
+
+def test_scan_unescaped_positions_with_multibyte_text() -> None:
+    problems = scan_unescaped("<a>\n  <b>caf\u00e9 & cr\u00e8me</b>\n</a>")
+    assert [(p.line, p.column) for p in problems] == [(2, 11)]
+
+
+def test_unescaped_in_utf16_document() -> None:
+    data = (
+        '<?xml version="1.0" encoding="UTF-16"?>\n'
+        f'<urlset xmlns="{SITEMAP_NS}"><url><loc>https://www.example.com/?a&b</loc></url></urlset>'
+    ).encode("utf-16")
+    assert sorted(_codes(data)) == ["encoding_invalid", "unescaped_characters"]
+
+
+def test_encoding_declared_utf8_variants_are_accepted() -> None:
+    for declared in ("utf-8", "UTF8", "Utf-8"):
+        data = urlset(url("https://www.example.com/")).replace(b"UTF-8", declared.encode(), 1)
+        assert validate_document(data, now=NOW) == [], declared
+
+
+def test_encoding_invalid_counts_bad_sequences() -> None:
+    data = urlset(url("https://www.example.com/\xe9\xe8", "<lastmod>2024-01-01</lastmod>")).replace(
+        b"\xc3\xa9\xc3\xa8", b"\xe9\xe8"
+    )
+    problems = validate_document(data, now=NOW)
+    assert [p.code for p in problems] == ["encoding_invalid"]
+    assert "2 invalid sequences" in problems[0].message
+
+
+def test_concurrent_validation_keeps_results_apart() -> None:
+    documents = [
+        big_urlset(2000, changefreq=changefreq)
+        for changefreq in ("Daily", "daily", "Weekly", "often", "never", "Monthly")
+    ]
+    expected = [validate_document(data, now=NOW) for data in documents]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        for _round in range(3):
+            results = list(pool.map(lambda data: validate_document(data, now=NOW), documents))
+            assert results == expected

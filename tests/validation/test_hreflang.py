@@ -1,0 +1,235 @@
+"""hreflang: the BCP 47 check, iter_alternates and HreflangGraph."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from sitemapaudit.validation import HreflangGraph, is_valid_hreflang, iter_alternates
+from sitemapaudit.validation.hreflang import hreflang_hint
+from tests.validation.conftest import url, urlset
+
+
+@pytest.mark.parametrize(
+    "tag",
+    [
+        "en",
+        "EN",
+        "en-GB",
+        "en-gb",
+        "zh-Hant",
+        "zh-Hant-TW",
+        "es-419",
+        "sr-Latn-RS",
+        "de-CH-1996",
+        "sl-rozaj-biske",
+        "yue",
+        "gsw",
+        "ar-afb",
+        "zh-yue-HK",
+        "abcd",
+        "english",
+        "x-default",
+        "X-Default",
+        "en-US-x-twain",
+        "x-whatever",
+        "en-a-bbb-x-a-ccc",
+        "i-klingon",
+        "sgn-BE-FR",
+        "zh-min-nan",
+    ],
+)
+def test_valid_hreflang(tag: str) -> None:
+    assert is_valid_hreflang(tag)
+
+
+@pytest.mark.parametrize(
+    "tag",
+    [
+        "",
+        " en",
+        "en ",
+        "en_US",
+        "en-",
+        "-en",
+        "en--GB",
+        "e",
+        "123",
+        "en-GB-",
+        "zh-Hans-x",
+        "en-GB-a",
+        "en-abcdefghi",
+        "abcdefghi",
+        "x_default",
+        "en-GB-1",
+        "en.GB",
+        "fr-FR-é",
+    ],
+)
+def test_invalid_hreflang(tag: str) -> None:
+    assert not is_valid_hreflang(tag)
+
+
+@pytest.mark.parametrize(
+    ("tag", "hint"),
+    [
+        ("", "empty"),
+        (" en", "whitespace"),
+        ("en_US", "'-', not '_'"),
+        ("x_default", "'x-default'"),
+        ("e", "such as"),
+    ],
+)
+def test_hreflang_hints(tag: str, hint: str) -> None:
+    assert hint in hreflang_hint(tag)
+
+
+LINKS = (
+    '<xhtml:link rel="alternate" hreflang="en" href="https://www.example.com/en/"/>'
+    '<xhtml:link rel="alternate" hreflang="de" href=" https://www.example.com/de/ "/>'
+    '<xhtml:link rel="canonical" href="https://www.example.com/c/"/>'
+    '<xhtml:link rel="alternate" hreflang="fr"/>'
+)
+
+
+def test_iter_alternates() -> None:
+    data = urlset(
+        url("https://www.example.com/en/", LINKS),
+        url("https://www.example.com/plain/"),
+        url(" https://www.example.com/de/ ", LINKS),
+    )
+    assert list(iter_alternates(data)) == [
+        (
+            "https://www.example.com/en/",
+            [("en", "https://www.example.com/en/"), ("de", "https://www.example.com/de/")],
+        ),
+        (
+            "https://www.example.com/de/",
+            [("en", "https://www.example.com/en/"), ("de", "https://www.example.com/de/")],
+        ),
+    ]
+
+
+def test_iter_alternates_wrong_namespace_and_other_roots() -> None:
+    wrong = urlset(
+        url("https://www.example.com/en/", LINKS),
+        namespaces='xmlns="https://www.sitemaps.org/schemas/sitemap/0.9" '
+        'xmlns:xhtml="http://www.w3.org/1999/xhtml"',
+    )
+    assert [loc for loc, _ in iter_alternates(wrong)] == ["https://www.example.com/en/"]
+    rss = b'<rss xmlns:xhtml="http://www.w3.org/1999/xhtml"><url><loc>x</loc></url></rss>'
+    assert list(iter_alternates(rss)) == []
+    assert list(iter_alternates(b"")) == []
+    assert list(iter_alternates(b"not xml at all")) == []
+
+
+def test_iter_alternates_stops_at_broken_xml() -> None:
+    data = urlset(
+        url("https://www.example.com/en/", LINKS),
+        url("https://www.example.com/de/?a&b", LINKS),
+        url("https://www.example.com/fr/", LINKS),
+    )
+    assert [loc for loc, _ in iter_alternates(data)] == ["https://www.example.com/en/"]
+
+
+def test_iter_alternates_never_expands_entities() -> None:
+    data = (
+        b'<?xml version="1.0"?><!DOCTYPE urlset [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
+        b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+        b'xmlns:xhtml="http://www.w3.org/1999/xhtml"><url><loc>https://e.com/&x;</loc>'
+        b'<xhtml:link rel="alternate" hreflang="en" href="https://e.com/"/></url></urlset>'
+    )
+    [(loc, _alternates)] = list(iter_alternates(data))
+    assert "root:" not in loc
+
+
+def _pairs(*pairs: tuple[str, str]) -> list[tuple[str, str]]:
+    return list(pairs)
+
+
+A, B, C, D = (f"https://www.example.com/{x}/" for x in "abcd")
+
+
+def test_graph_reciprocal_is_quiet() -> None:
+    with HreflangGraph() as graph:
+        graph.add(A, _pairs(("en", A), ("de", B)), "s1.xml")
+        graph.add(B, _pairs(("en", A), ("de", B)), "s2.xml")
+        assert list(graph.not_reciprocal()) == []
+        assert len(graph) == 2
+
+
+def test_graph_reports_missing_return_links() -> None:
+    with HreflangGraph() as graph:
+        graph.add(A, _pairs(("en", A), ("de", B), ("fr", C), ("x-default", C)), "s1.xml")
+        graph.add(B, _pairs(("de", B)), "s2.xml")
+        found = list(graph.not_reciprocal())
+    assert [(page, href) for page, href, _ in found] == [(A, B), (A, C)]
+    assert f"does not list {A} back" in found[0][2]
+    assert "(de)" in found[0][2]
+    assert "s1.xml" in found[0][2]
+    assert "is not listed with alternates in any audited sitemap" in found[1][2]
+    assert "(fr, x-default)" in found[1][2] or "(x-default, fr)" in found[1][2]
+
+
+def test_graph_accumulates_across_sitemaps_and_dedupes() -> None:
+    with HreflangGraph() as graph:
+        graph.add(A, _pairs(("en", A), ("de", B)), "s1.xml")
+        graph.add(A, _pairs(("en", A), ("de", B)), "s3.xml")
+        graph.add(" " + B + " ", _pairs(("de", B)), "s2.xml")
+        graph.add(B, _pairs(("en", A)), "s4.xml")
+        graph.add("", _pairs(("en", A)), "s5.xml")
+        graph.add(D, _pairs(("en", " "), ("", C)), "s5.xml")
+        assert list(graph.not_reciprocal()) == []
+        assert len(graph) == 3
+
+
+def test_graph_on_disk_and_at_scale(tmp_path: Path) -> None:
+    store = tmp_path / "hreflang.sqlite"
+    pages = 20_000
+    with HreflangGraph(store, cache_kib=1024) as graph:
+        for number in range(pages):
+            en = f"https://www.example.com/en/{number}"
+            de = f"https://www.example.com/de/{number}"
+            graph.add(en, [("en", en), ("de", de)], "en.xml")
+            if number % 1000:
+                graph.add(de, [("en", en), ("de", de)], "de.xml")
+        found = list(graph.not_reciprocal())
+        assert store.stat().st_size > 1_000_000
+    assert len(found) == pages // 1000
+    assert all("is not listed with alternates" in message for _, _, message in found)
+
+
+def test_graph_from_threads() -> None:
+    with HreflangGraph() as graph:
+
+        def worker(lang: str) -> None:
+            for number in range(500):
+                page = f"https://www.example.com/{lang}/{number}"
+                other = "de" if lang == "en" else "en"
+                graph.add(page, [(other, f"https://www.example.com/{other}/{number}")], lang)
+
+        threads = [threading.Thread(target=worker, args=(lang,)) for lang in ("en", "de")]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert list(graph.not_reciprocal()) == []
+        assert len(graph) == 1000
+
+
+def test_graph_with_iter_alternates() -> None:
+    en = urlset(
+        url(
+            A,
+            f'<xhtml:link rel="alternate" hreflang="en" href="{A}"/>'
+            f'<xhtml:link rel="alternate" hreflang="de" href="{B}"/>',
+        )
+    )
+    de = urlset(url(B, f'<xhtml:link rel="alternate" hreflang="de" href="{B}"/>'))
+    with HreflangGraph() as graph:
+        for name, data in (("en.xml", en), ("de.xml", de)):
+            for loc, alternates in iter_alternates(data):
+                graph.add(loc, alternates, name)
+        assert [(page, href) for page, href, _ in graph.not_reciprocal()] == [(A, B)]

@@ -1,0 +1,145 @@
+"""Plain-language schema messages, and the CODES table."""
+
+from __future__ import annotations
+
+import pytest
+
+from sitemapaudit.validation import CODES, validate_document
+from sitemapaudit.validation.xsd import date_reason, explain
+from tests.validation.conftest import NOW, url, urlset
+
+VIDEO_HEAD = (
+    "<video:thumbnail_loc>https://www.example.com/t.jpg</video:thumbnail_loc>"
+    "<video:title>t</video:title><video:description>d</video:description>"
+    "<video:content_loc>https://www.example.com/v.mp4</video:content_loc>"
+)
+
+
+def _messages(inner: str) -> list[str]:
+    problems = validate_document(urlset(url("https://www.example.com/a", inner)), now=NOW)
+    return [p.message for p in problems if p.code == "schema_invalid"]
+
+
+@pytest.mark.parametrize(
+    ("inner", "expected"),
+    [
+        (
+            "<changefreq> daily</changefreq>",
+            "/urlset/url/changefreq: changefreq ' daily' is not one of "
+            "always/hourly/daily/weekly/monthly/yearly/never (remove the surrounding "
+            "whitespace: 'daily')",
+        ),
+        ("<changefreq>often</changefreq>", "changefreq 'often' is not one of always/hourly"),
+        (
+            "<priority>high</priority>",
+            "priority 'high' is not a decimal number between 0.0 and 1.0",
+        ),
+        ("<priority>-0.1</priority>", "priority -0.1 is outside 0.0-1.0"),
+        ("<lastmod>2024-01-01T10:00:00+0100</lastmod>", "write the time zone as +hh:mm"),
+        ("<lastmod>2024-01-01T10:00:00+01</lastmod>", "with minutes"),
+        ("<lastmod>yesterday</lastmod>", "lastmod 'yesterday' is not a W3C/XSD date"),
+        ("<lastmod>2024-01-01</lastmod><lastmod>2024-01-02</lastmod>", "duplicate <lastmod>"),
+        ("<loc>https://www.example.com/b</loc>", "duplicate <loc>"),
+        (
+            f"<video:video>{VIDEO_HEAD}<video:duration>99999</video:duration></video:video>",
+            "/urlset/url/video:video/video:duration: video:duration 99999 is greater than the "
+            "maximum 28800",
+        ),
+        (
+            f"<video:video>{VIDEO_HEAD}<video:rating>lots</video:rating></video:video>",
+            "video:rating 'lots' is not a number from 0.0 to 5.0",
+        ),
+        (
+            f"<video:video>{VIDEO_HEAD}<video:family_friendly>maybe</video:family_friendly>"
+            "</video:video>",
+            "video:family_friendly 'maybe' is not one of yes/Yes/YES/no/No/NO",
+        ),
+        (
+            f"<video:video>{VIDEO_HEAD}<video:restriction>US</video:restriction></video:video>",
+            "<video:restriction> needs the attribute relationship",
+        ),
+        (
+            f'<video:video>{VIDEO_HEAD}<video:price currency="usd">1</video:price></video:video>',
+            "attribute currency of <video:price> 'usd' does not match the pattern [A-Z]{3}",
+        ),
+        (
+            f"<video:video>{VIDEO_HEAD}<video:bogus/></video:video>",
+            "<video:bogus> is not allowed in <video:video>",
+        ),
+        (
+            "<video:video><video:thumbnail_loc>https://www.example.com/t.jpg</video:thumbnail_loc>"
+            f"<video:title>{'x' * 101}</video:title><video:description>d</video:description>"
+            "<video:content_loc>https://www.example.com/v.mp4</video:content_loc></video:video>",
+            "video:title is 101 characters long, longer than the maximum of 100",
+        ),
+        ("<image:picture/>", "<image:picture> is not an element of the image extension schema"),
+        (
+            '<xhtml:link rel="alternate" hreflang="en" href="https://www.example.com/a" foo="1"/>',
+            "attribute foo is not allowed on <xhtml:link>",
+        ),
+        ("text<lastmod>2024-01-01</lastmod>", "text is not allowed directly inside <url>"),
+        (
+            "<image:image><image:loc>https://www.example.com/i.jpg</image:loc></image:image>"
+            "<lastmod>2024-01-01</lastmod>",
+            "wrong element order: <lastmod> cannot come after <image:image> in <url>",
+        ),
+        (
+            "<news:news><news:publication><news:language>en</news:language></news:publication>"
+            "<news:publication_date>2024-06-05</news:publication_date><news:title>t</news:title>"
+            "</news:news>",
+            "<news:publication> has no <news:name> before <news:language>",
+        ),
+    ],
+)
+def test_schema_messages(inner: str, expected: str) -> None:
+    messages = _messages(inner)
+    assert any(expected in message for message in messages), messages
+
+
+def test_xhtml_link_before_loc() -> None:
+    inner = '<xhtml:link rel="alternate" hreflang="en" href="https://www.example.com/a"/>'
+    data = urlset(f"<url>{inner}<loc>https://www.example.com/a</loc></url>")
+    messages = [p.message for p in validate_document(data, now=NOW)]
+    assert messages == [
+        "/urlset/url/xhtml:link: wrong element order: extension element <xhtml:link> cannot come "
+        "before <url>'s own elements; expected <loc>; the children of <url> must follow the "
+        "sequence loc, lastmod, changefreq, priority, then extension elements"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("value", "hint"),
+    [
+        ("2004-12-23T18:00+00:00", "seconds are required"),
+        ("2004-12-23T18:00Z", "seconds are required"),
+        ("2004-12-23T18:00", "seconds are required"),
+        ("2004", "a year or a year-month alone"),
+        ("2004-12", "a year or a year-month alone"),
+        ("2004-12-23 18:00:00", "not a space"),
+        ("2004-12-23T18:00:00+0000", "+hh:mm"),
+        ("23/12/2004", "YYYY-MM-DD"),
+    ],
+)
+def test_date_reasons(value: str, hint: str) -> None:
+    assert hint in date_reason("lastmod", value)
+
+
+def test_explain_keeps_unknown_messages_readable() -> None:
+    message = (
+        "Element '{http://www.sitemaps.org/schemas/sitemap/0.9}url': Something new happened "
+        "with '{http://www.google.com/schemas/sitemap-image/1.1}image'."
+    )
+    assert explain(message, None) == "<url>: Something new happened with 'image:image'."
+    assert explain("no element prefix at all", None) == "no element prefix at all"
+
+
+def test_codes_table() -> None:
+    for code, (severity, meaning) in CODES.items():
+        assert code.islower()
+        assert " " not in code
+        assert severity in {"error", "warning", "notice"}
+        assert meaning.endswith(".")
+        assert "\n" not in meaning
+    assert CODES["unknown_extension"][0] == "warning"
+    assert CODES["near_limit"][0] == "warning"
+    assert CODES["schema_invalid"][0] == "error"
