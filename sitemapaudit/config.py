@@ -51,6 +51,13 @@ def _number(name: str, value: Any, cast: Callable[[Any], T], minimum: float) -> 
     return number
 
 
+def _fraction(name: str, value: Any) -> float:
+    number = _number(name, value, float, 0.0)
+    if number > 1:
+        raise ConfigError(f"{name} must be between 0 and 1, got {value!r}")
+    return number
+
+
 @dataclass(frozen=True, slots=True)
 class AuditConfig:
     """Every ``SITEMAPAUDIT_*`` setting, typed. Build it with :meth:`from_settings`."""
@@ -63,6 +70,7 @@ class AuditConfig:
     max_sitemaps: int
     sitemap_read_limit: int
     robots_max_bytes: int
+    near_limit_fraction: float
     max_url_length: int
     max_redirects: int
     lastmod_tolerance: float
@@ -111,6 +119,7 @@ class AuditConfig:
             max_sitemaps=integer("SITEMAPAUDIT_MAX_SITEMAPS", 1),
             sitemap_read_limit=integer("SITEMAPAUDIT_SITEMAP_READ_LIMIT", 1024),
             robots_max_bytes=integer("SITEMAPAUDIT_ROBOTS_MAX_BYTES", 1024),
+            near_limit_fraction=_fraction("SITEMAPAUDIT_NEAR_LIMIT_FRACTION", get("SITEMAPAUDIT_NEAR_LIMIT_FRACTION")),
             max_url_length=integer("SITEMAPAUDIT_MAX_URL_LENGTH", 16),
             max_redirects=integer("SITEMAPAUDIT_MAX_REDIRECTS", 1),
             lastmod_tolerance=real("SITEMAPAUDIT_LASTMOD_TOLERANCE"),

@@ -56,6 +56,11 @@ SETTINGS: dict[str, tuple[Any, str, str]] = {
         "int",
         "Bytes of robots.txt parsed (Google reads the first 500 KiB).",
     ),
+    "SITEMAPAUDIT_NEAR_LIMIT_FRACTION": (
+        0.9,
+        "float",
+        "Fraction of the 50,000-entry and 50 MiB limits from which `near_limit` warns.",
+    ),
     "SITEMAPAUDIT_MAX_URL_LENGTH": (
         2048,
         "int",

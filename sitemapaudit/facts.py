@@ -70,3 +70,4 @@ class UrlFacts:
     rules: list[str]
     robots_blocked: bool
     outcome: FetchOutcome
+    hreflang: list[str] = field(default_factory=list)

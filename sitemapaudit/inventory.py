@@ -36,6 +36,8 @@ CREATE TABLE IF NOT EXISTS urls (
 CREATE TABLE IF NOT EXISTS listings (url_id INTEGER NOT NULL, sitemap_id INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS listings_url ON listings (url_id);
 CREATE INDEX IF NOT EXISTS urls_state ON urls (state, id);
+CREATE TABLE IF NOT EXISTS url_notes (url TEXT NOT NULL, note TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS url_notes_url ON url_notes (url);
 """
 
 
@@ -182,6 +184,21 @@ class Inventory:
             result[names[int(state)]] = int(count)
         result["listings"] = int(self._db.execute("SELECT COUNT(*) FROM listings").fetchone()[0])
         return result
+
+    def add_url_notes(self, notes: Iterable[tuple[str, str]]) -> int:
+        """Attach messages to URLs (found once every sitemap is read); returns how many."""
+        db = self._db
+        count = 0
+        db.execute("BEGIN")
+        for url, note in notes:
+            db.execute("INSERT INTO url_notes (url, note) VALUES (?, ?)", (url, note))
+            count += 1
+        db.execute("COMMIT")
+        return count
+
+    def url_notes(self, url: str) -> list[str]:
+        rows = self._db.execute("SELECT note FROM url_notes WHERE url = ? ORDER BY rowid", (url,))
+        return [str(row[0]) for row in rows]
 
     def iter_urls(self) -> Iterator[str]:
         for (url,) in self._db.execute("SELECT url FROM urls ORDER BY id"):

@@ -12,7 +12,8 @@ from sitemapaudit.checks.lastmod import (
     LastmodUnverifiable,
 )
 from sitemapaudit.checks.listing import Duplicate, InvalidUrl, OutOfScope, UrlOffHost, UrlTooLong
-from sitemapaudit.checks.sitemaps import SITEMAP_CHECKS
+from sitemapaudit.checks.sitemaps import STRUCTURE_CHECKS
+from sitemapaudit.checks.validation import VALIDATION_SITEMAP_CHECKS, HreflangNotReciprocal
 from sitemapaudit.config import AuditConfig
 from sitemapaudit.errors import ConfigError
 
@@ -33,7 +34,10 @@ URL_CHECKS: tuple[type[UrlCheck], ...] = (
     LastmodMismatch,
     LastmodUnverifiable,
     Duplicate,
+    HreflangNotReciprocal,
 )
+
+SITEMAP_CHECKS: tuple[type[SitemapCheck], ...] = (*STRUCTURE_CHECKS, *VALIDATION_SITEMAP_CHECKS)
 
 ALL_CHECKS: tuple[type[Check], ...] = (*SITEMAP_CHECKS, *URL_CHECKS)  # type: ignore[type-arg]
 

@@ -133,7 +133,7 @@ class ChildInvalidUrl(ProblemCheck):
     severity = Severity.ERROR
 
 
-SITEMAP_CHECKS: tuple[type[SitemapCheck], ...] = (
+STRUCTURE_CHECKS: tuple[type[SitemapCheck], ...] = (
     SitemapHttpError,
     SitemapFetchFailed,
     XmlMalformed,

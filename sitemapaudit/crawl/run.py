@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from datetime import UTC, datetime
 import shutil
 import tempfile
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -19,9 +19,10 @@ from sitemapaudit.config import AuditConfig
 from sitemapaudit.crawl.tree import ChildProblems, Decision, SitemapRef, SitemapTree
 from sitemapaudit.discovery.robots import RobotsPolicy, robots_policy
 from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFacts
-from sitemapaudit.inventory import Inventory, NewEntry
-from sitemapaudit.sitemap.parse import SitemapReader
-from sitemapaudit.sitemap.records import ChildEntry, Problem, SitemapKind, UrlEntry
+from sitemapaudit.inventory import Inventory
+from sitemapaudit.crawl.intake import read_sitemap
+from sitemapaudit.sitemap.records import Problem, SitemapKind
+from sitemapaudit.validation import HreflangGraph
 from sitemapaudit.urls import Origin, in_sitemap_scope, loc_problems
 
 logger = logging.getLogger(__name__)
@@ -100,9 +101,13 @@ class AuditRun:
         self._queue: list[tuple[int, str, tuple[str, ...]]] = []
         self._blocked_flags: dict[int, bool] = {}
         self._skipped_children: list[SitemapFacts] = []
+        self.audit_time = datetime.now(UTC)
+        self.hreflang = HreflangGraph(Path(self._work_dir) / "hreflang.sqlite3")
+        self._final = False
 
     # -- lifecycle -----------------------------------------------------------------------
     def close(self) -> None:
+        self.hreflang.close()
         self.inventory.close()
         if self._own_work_dir:
             shutil.rmtree(self._work_dir, ignore_errors=True)
@@ -121,13 +126,32 @@ class AuditRun:
     @property
     def listings_final(self) -> bool:
         """No sitemap is left to read: the list of sitemaps of every URL is complete."""
+        if self._final:
+            return True
         d = self.discovery
-        return (
+        final = (
             d.robots_done
             and d.homepage_done
             and not d.needs_common_paths()
             and self._sitemaps_outstanding == 0
         )
+        if final:
+            self._final = True
+            self._listings_complete()
+        return final
+
+    def _listings_complete(self) -> None:
+        """Every sitemap is read: settle what needs all of them (hreflang reciprocity)."""
+        count = self.inventory.add_url_notes(
+            (page, message) for page, _href, message in self.hreflang.not_reciprocal()
+        )
+        counts = self.inventory.counts()
+        logger.info(
+            "all sitemaps read: %d listing(s) of %d distinct URL(s)",
+            counts["listings"], sum(v for k, v in counts.items() if k != "listings"),
+        )
+        if count:
+            self.stats.inc_value("sitemapaudit/hreflang/not_reciprocal", count)
 
     def start_done(self) -> bool:
         """Nothing is left for ``start()`` to hand out: every URL is dispatched or emitted."""
@@ -231,36 +255,35 @@ class AuditRun:
         self, ref: SitemapRef, status: int, body: bytes
     ) -> tuple[SitemapFacts | None, list[SitemapRef]]:
         """Read one fetched sitemap: stream its URLs into the inventory, decide its children."""
-        reader = SitemapReader(body, read_limit=self.config.sitemap_read_limit)
         children = ChildProblems()
         child_refs: list[SitemapRef] = []
-        skipped_children: list[SitemapFacts] = []
-
-        def url_entries() -> Iterator[NewEntry]:
-            for entry in reader:
-                if isinstance(entry, UrlEntry):
-                    yield NewEntry(entry.loc, entry.lastmod, entry.lastmod_format, self._rules(entry.loc, ref.url))
-                elif isinstance(entry, ChildEntry):
-                    self._child(ref, entry.loc, children, child_refs, skipped_children)
-
-        self.inventory.add_entries(ref.url, url_entries())
-        facts = SitemapFacts(
-            url=ref.url, found_via=ref.found_via, parent=ref.parent, depth=ref.depth,
-            fetched=True, status=status, kind=reader.kind.value, gzip=reader.gzip,
-            bytes=reader.bytes, url_count=reader.url_count, child_count=reader.child_count,
-            problems=[*reader.problems, *children.problems()],
+        skipped: list[SitemapFacts] = []
+        facts = read_sitemap(
+            body,
+            SitemapFacts(
+                url=ref.url, found_via=ref.found_via, parent=ref.parent, depth=ref.depth,
+                status=status,
+            ),
+            inventory=self.inventory,
+            rules=lambda loc: self._rules(loc, ref.url),
+            on_child=lambda loc: self._child(ref, loc, children, child_refs, skipped),
+            read_limit=self.config.sitemap_read_limit,
+            now=self.audit_time,
+            near_limit_fraction=self.config.near_limit_fraction,
+            hreflang=self.hreflang,
         )
+        facts.problems.extend(children.problems())
         if facts.kind in INDEX_KINDS and ref.found_via == "index":
             facts.problems.append(
                 Problem("nested_index", f"this index is listed by the index {ref.parent}")
             )
+        self._skipped_children = skipped
         self._sitemap_finished()
-        self._skipped_children = skipped_children
         if ref.found_via == "common-path" and facts.kind == SitemapKind.UNKNOWN.value:
             self.stats.inc_value("sitemapaudit/common_paths/not_a_sitemap")
             return None, child_refs
         self.stats.inc_value("sitemapaudit/sitemaps/read")
-        self.stats.inc_value("sitemapaudit/listings", reader.url_count)
+        self.stats.inc_value("sitemapaudit/listings", facts.url_count)
         logger.info(
             "sitemap %s: %s, %d URL(s), %d child sitemap(s), %d problem(s)",
             ref.url, facts.kind, facts.url_count, facts.child_count, len(facts.problems),
@@ -372,6 +395,7 @@ class AuditRun:
             rules=list(listing.rules),
             robots_blocked=bool(stored["blocked"]),
             outcome=FetchOutcome.from_json(stored["outcome"]),
+            hreflang=self.inventory.url_notes(listing.url),
         )
 
 

@@ -254,3 +254,43 @@ async def test_homepage_redirect_is_followed_for_discovery(tmp_path: Path) -> No
     sitemaps = {r["url"]: r["found_via"] for r in by_record(records, "sitemap")}
     assert sitemaps == {f"{site.base}/en/sitemap.xml": "html-link"}
     assert site.hits["/sitemap.xml"] == 0
+
+
+HREFLANG_NS = (
+    'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+    'xmlns:xhtml="http://www.w3.org/1999/xhtml"'
+)
+
+
+def alt_url(loc: str, *alternates: tuple[str, str]) -> str:
+    links = "".join(
+        f'<xhtml:link rel="alternate" hreflang="{lang}" href="{href}"/>' for lang, href in alternates
+    )
+    return f"<url><loc>{loc}</loc>{links}</url>"
+
+
+@deferred_f_from_coro_f
+async def test_hreflang_reciprocity_is_checked_across_sitemaps(tmp_path: Path) -> None:
+    en = alt_url("{base}/en", ("en", "{base}/en"), ("de", "{base}/de"), ("fr", "{base}/fr"))
+    de = alt_url("{base}/de", ("de", "{base}/de"), ("en", "{base}/en"))
+    fr = alt_url("{base}/fr", ("fr", "{base}/fr"))
+    site = TestSite(
+        {
+            "/robots.txt": Page(
+                body="Sitemap: {base}/a.xml\nSitemap: {base}/b.xml\n", content_type="text/plain"
+            ),
+            "/a.xml": Page(body=f"<urlset {HREFLANG_NS}>{en}</urlset>", content_type=XML),
+            "/b.xml": Page(body=f"<urlset {HREFLANG_NS}>{de}{fr}</urlset>", content_type=XML),
+            "/en": page(),
+            "/de": page(),
+            "/fr": page(),
+        }
+    )
+    with site:
+        records = await audit(site, tmp_path)
+    assert issues_by_url(records) == {
+        f"{site.base}/en": ["hreflang_not_reciprocal"],
+        f"{site.base}/de": [],
+        f"{site.base}/fr": [],
+    }
+    assert issues_by_url(records, "sitemap") == {f"{site.base}/a.xml": [], f"{site.base}/b.xml": []}

@@ -1,0 +1,124 @@
+"""Checks from validating a sitemap against the schemas, the protocol and Google's rules."""
+
+from __future__ import annotations
+
+from sitemapaudit.checks.base import CheckContext, ProblemCheck, Severity, UrlCheck
+from sitemapaudit.facts import UrlFacts
+
+
+class SchemaInvalid(ProblemCheck):
+    """The sitemap violates the official XSD (or an extension's XSD); each violation has its position."""
+
+    code = "schema_invalid"
+    severity = Severity.ERROR
+
+
+class NamespaceInvalid(ProblemCheck):
+    """The root element is not in the http://www.sitemaps.org/schemas/sitemap/0.9 namespace."""
+
+    code = "namespace_invalid"
+    severity = Severity.ERROR
+
+
+class EncodingInvalid(ProblemCheck):
+    """The sitemap is not UTF-8: another declared encoding, UTF-16, or bytes that do not decode."""
+
+    code = "encoding_invalid"
+    severity = Severity.ERROR
+
+
+class UnescapedCharacters(ProblemCheck):
+    """A raw `&`, `<` or `>` appears where XML requires an entity such as `&amp;`."""
+
+    code = "unescaped_characters"
+    severity = Severity.ERROR
+
+
+class EntityReference(ProblemCheck):
+    """The sitemap uses entity references other than XML's five, which are never expanded."""
+
+    code = "entity_reference"
+    severity = Severity.WARNING
+
+
+class NearLimit(ProblemCheck):
+    """The sitemap is close to the 50,000-entry or 50 MiB limit (SITEMAPAUDIT_NEAR_LIMIT_FRACTION)."""
+
+    code = "near_limit"
+    severity = Severity.WARNING
+
+
+class UnknownExtension(ProblemCheck):
+    """Extension elements from a namespace with no published schema were not validated."""
+
+    code = "unknown_extension"
+    severity = Severity.WARNING
+
+
+class TooManyImages(ProblemCheck):
+    """A `<url>` has more than 1,000 `image:image` elements (Google's limit)."""
+
+    code = "too_many_images"
+    severity = Severity.ERROR
+
+
+class NewsTooMany(ProblemCheck):
+    """A news sitemap lists more than 1,000 `news:news` entries (Google's limit)."""
+
+    code = "news_too_many"
+    severity = Severity.ERROR
+
+
+class NewsTooOld(ProblemCheck):
+    """A `news:publication_date` is more than two days before the audit."""
+
+    code = "news_too_old"
+    severity = Severity.WARNING
+
+
+class VideoMissingField(ProblemCheck):
+    """A `video:video` lacks thumbnail_loc, title, description, or content_loc/player_loc."""
+
+    code = "video_missing_field"
+    severity = Severity.ERROR
+
+
+class HreflangInvalid(ProblemCheck):
+    """An `xhtml:link` alternate has a hreflang that is not BCP 47 or `x-default`, or no href."""
+
+    code = "hreflang_invalid"
+    severity = Severity.ERROR
+
+
+class HreflangNoSelf(ProblemCheck):
+    """A `<url>` lists hreflang alternates but none for the page itself."""
+
+    code = "hreflang_no_self"
+    severity = Severity.WARNING
+
+
+class HreflangNotReciprocal(UrlCheck):
+    """An hreflang alternate of this URL does not list it back, in any sitemap of the audit."""
+
+    code = "hreflang_not_reciprocal"
+    severity = Severity.WARNING
+
+    def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
+        return list(facts.hreflang) or None
+
+
+VALIDATION_SITEMAP_CHECKS = (
+    SchemaInvalid,
+    NamespaceInvalid,
+    EncodingInvalid,
+    UnescapedCharacters,
+    EntityReference,
+    NearLimit,
+    UnknownExtension,
+    TooManyImages,
+    NewsTooMany,
+    NewsTooOld,
+    VideoMissingField,
+    HreflangInvalid,
+    HreflangNoSelf,
+)

@@ -1,0 +1,74 @@
+"""Reading one sitemap document: decompress (capped), validate, stream entries onward.
+
+Shared by the audit crawl and the ``validate`` command: URL entries stream into the
+inventory, child sitemap locations go to a callback, and the document's own problems (from the
+reader and the validator) come back in a :class:`SitemapFacts`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from datetime import datetime
+
+from sitemapaudit.facts import SitemapFacts
+from sitemapaudit.inventory import Inventory, NewEntry
+from sitemapaudit.sitemap.body import BodyStream
+from sitemapaudit.sitemap.parse import SitemapReader
+from sitemapaudit.sitemap.records import PROTOCOL_MAX_BYTES, ChildEntry, SitemapKind, UrlEntry
+from sitemapaudit.validation import HreflangGraph, iter_alternates, validate_document
+
+VALIDATED_KINDS = (SitemapKind.URLSET, SitemapKind.SITEMAPINDEX)
+
+
+def read_sitemap(
+    body: bytes,
+    facts: SitemapFacts,
+    *,
+    inventory: Inventory,
+    rules: Callable[[str], tuple[str, ...]],
+    on_child: Callable[[str], None],
+    read_limit: int,
+    now: datetime,
+    near_limit_fraction: float,
+    hreflang: HreflangGraph | None = None,
+) -> SitemapFacts:
+    """Read ``body`` (as downloaded) into ``facts``; entries go to ``inventory`` as they stream.
+
+    A document up to the protocol's 50 MiB is decompressed once and also validated; a larger
+    one is only streamed (it is ``too_large`` whatever else is wrong with it).
+    """
+    stream = BodyStream(body, limit=PROTOCOL_MAX_BYTES + 1)
+    parts = list(stream)
+    if stream.truncated:
+        del parts
+        reader = SitemapReader(body, read_limit=read_limit)
+        data = None
+    else:
+        data = b"".join(parts)
+        del parts
+        reader = SitemapReader(data, read_limit=read_limit)
+
+    def url_entries() -> Iterator[NewEntry]:
+        for entry in reader:
+            if isinstance(entry, UrlEntry):
+                yield NewEntry(entry.loc, entry.lastmod, entry.lastmod_format, rules(entry.loc))
+            elif isinstance(entry, ChildEntry):
+                on_child(entry.loc)
+
+    inventory.add_entries(facts.url, url_entries())
+    facts.fetched = True
+    facts.kind = reader.kind.value
+    facts.gzip = stream.gzip or reader.gzip
+    facts.bytes = reader.bytes
+    facts.url_count = reader.url_count
+    facts.child_count = reader.child_count
+    facts.problems.extend(stream.problems if data is not None else ())
+    facts.problems.extend(reader.problems)
+    if data is not None and reader.kind in VALIDATED_KINDS:
+        facts.problems.extend(
+            validate_document(data, now=now, near_limit_fraction=near_limit_fraction)
+        )
+        if hreflang is not None and reader.kind is SitemapKind.URLSET:
+            for loc, alternates in iter_alternates(data):
+                hreflang.add(loc, alternates, facts.url)
+    return facts
