@@ -118,7 +118,7 @@ SETTINGS: dict[str, tuple[Any, str, str]] = {
         "reports",
         "str",
         "Where the report goes when no `-o`/`-O`/`FEEDS` is given "
-        "(`<dir>/<host>-<UTC time>.jsonl`).",
+        "(`<dir>/<host>-<UTC time>.jsonl`); empty for none.",
     ),
     "SITEMAPAUDIT_WORK_DIR": (
         "",

@@ -14,7 +14,13 @@ from sitemapaudit.facts import SitemapFacts
 from sitemapaudit.inventory import Inventory, NewEntry
 from sitemapaudit.sitemap.body import BodyStream
 from sitemapaudit.sitemap.parse import SitemapReader
-from sitemapaudit.sitemap.records import PROTOCOL_MAX_BYTES, ChildEntry, SitemapKind, UrlEntry
+from sitemapaudit.sitemap.records import (
+    PROTOCOL_MAX_BYTES,
+    ChildEntry,
+    Problem,
+    SitemapKind,
+    UrlEntry,
+)
 from sitemapaudit.validation import HreflangGraph, iter_alternates, validate_document
 
 VALIDATED_KINDS = (SitemapKind.URLSET, SitemapKind.SITEMAPINDEX)
@@ -64,6 +70,10 @@ def read_sitemap(
     facts.child_count = reader.child_count
     facts.problems.extend(stream.problems if data is not None else ())
     facts.problems.extend(reader.problems)
+    if data is None and not any(p.code == "too_large" for p in facts.problems):
+        facts.problems.append(
+            Problem("too_large", f"over {PROTOCOL_MAX_BYTES:,} bytes uncompressed (the protocol's limit)")
+        )
     if data is not None and reader.kind in VALIDATED_KINDS:
         facts.problems.extend(
             validate_document(data, now=now, near_limit_fraction=near_limit_fraction)

@@ -57,8 +57,8 @@ class AuditSpider(Spider):
     @classmethod
     def update_settings(cls, settings: BaseSettings) -> None:
         super().update_settings(settings)
-        if not settings.getdict("FEEDS"):
-            report_dir = settings.get("SITEMAPAUDIT_REPORT_DIR") or "reports"
+        report_dir = settings.get("SITEMAPAUDIT_REPORT_DIR", "reports")
+        if not settings.getdict("FEEDS") and report_dir:
             uri = f"{report_dir}/%(report_name)s.jsonl"
             settings.set("FEEDS", {uri: {"format": "jsonlines"}}, priority="spider")
             settings.set("SITEMAPAUDIT_DEFAULT_REPORT", uri, priority="spider")

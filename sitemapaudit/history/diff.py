@@ -1,0 +1,432 @@
+"""What changed between two stored runs: diff records, computed by SQL joins over both runs.
+
+Every change type is one query (or two merged by URL) whose rows stream from SQLite, so
+memory does not grow with the size of the runs. Records come out grouped by change type in
+the order of :data:`CHANGES`, each group sorted by URL.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sitemapaudit.history.store import (
+    SITEMAP_RECORD,
+    URL_RECORD,
+    HistoryError,
+    HistoryStore,
+)
+from sitemapaudit.page.dates import (
+    Lastmod,
+    parse_http_date,
+    parse_rfc822_date,
+    parse_w3c_datetime,
+)
+
+CHANGES: dict[str, str] = {
+    "url_added": "The URL is listed in the new run and was not in the old one.",
+    "url_removed": "The URL was listed in the old run and is not in the new one.",
+    "url_moved": "The URL is listed in both runs, by a different set of sitemaps.",
+    "sitemap_added": "The sitemap is in the new run and was not in the old one.",
+    "sitemap_removed": "The sitemap was in the old run and is not in the new one.",
+    "finding_new": "A URL or sitemap has a finding code it did not have (or did not exist).",
+    "finding_fixed": "A URL or sitemap no longer has a finding code (or is gone).",
+    "finding_persisting": "A URL or sitemap has the same finding code in both runs.",
+    "status_regression": "The final status was 2xx and is now 4xx/5xx, or fetching now fails.",
+    "status_changed": "The final status changed in another way between two fetched results.",
+    "indexability_regression": "The URL was indexable and now is not (old and new say why).",
+    "indexability_restored": "The URL was not indexable and now is.",
+    "lastmod_backwards": "The URL's lastmod moved to an earlier date than in the old run.",
+    "lastmod_changed_page_unchanged": (
+        "The lastmod changed but the page's Last-Modified is the same in both runs."
+    ),
+    "page_changed_lastmod_unchanged": (
+        "The page's Last-Modified changed but its lastmod is the same in both runs."
+    ),
+}
+
+_PHRASES: dict[str, tuple[str, str]] = {
+    "url_added": ("URL added", "URLs added"),
+    "url_removed": ("URL removed", "URLs removed"),
+    "url_moved": ("URL moved between sitemaps", "URLs moved between sitemaps"),
+    "sitemap_added": ("sitemap added", "sitemaps added"),
+    "sitemap_removed": ("sitemap removed", "sitemaps removed"),
+    "finding_new": ("new finding", "new findings"),
+    "finding_fixed": ("finding fixed", "findings fixed"),
+    "finding_persisting": ("finding persisting", "findings persisting"),
+    "status_regression": ("status regression", "status regressions"),
+    "status_changed": ("other status change", "other status changes"),
+    "indexability_regression": ("URL no longer indexable", "URLs no longer indexable"),
+    "indexability_restored": ("URL indexable again", "URLs indexable again"),
+    "lastmod_backwards": ("lastmod gone backwards", "lastmods gone backwards"),
+    "lastmod_changed_page_unchanged": (
+        "lastmod changed on an unchanged page",
+        "lastmods changed on unchanged pages",
+    ),
+    "page_changed_lastmod_unchanged": (
+        "page changed under an unchanged lastmod",
+        "pages changed under unchanged lastmods",
+    ),
+}
+
+# A date-only lastmod names a day in an unknown time zone (UTC-12:00 to UTC+14:00).
+_EARLIEST_OFFSET = timedelta(hours=14)
+_LATEST_OFFSET = timedelta(hours=12)
+
+
+def diff_runs(store: HistoryStore, old_run: int, new_run: int) -> Iterator[dict[str, Any]]:
+    """The diff records from ``old_run`` to ``new_run``, both runs of ``store``.
+
+    Each record is ``{"record": "diff", "change", "url", "sitemap", "code", "old", "new"}``;
+    see :data:`CHANGES` for the change types. Raises :class:`HistoryError` for an unknown run.
+    """
+    for run_id in (old_run, new_run):
+        if store.run(run_id) is None:
+            raise HistoryError(f"no run {run_id} in {store.path}")
+    return _diff(store, {"old": old_run, "new": new_run})
+
+
+def _diff(store: HistoryStore, runs: dict[str, int]) -> Iterator[dict[str, Any]]:
+    yield from _url_presence(store, "url_added", runs["new"], runs["old"])
+    yield from _url_presence(store, "url_removed", runs["old"], runs["new"])
+    yield from _url_moved(store, runs)
+    yield from _sitemap_presence(store, "sitemap_added", runs["new"], runs["old"])
+    yield from _sitemap_presence(store, "sitemap_removed", runs["old"], runs["new"])
+    yield from _findings(store, "finding_new", runs["new"], runs["old"], present=False)
+    yield from _findings(store, "finding_fixed", runs["old"], runs["new"], present=False)
+    yield from _findings(store, "finding_persisting", runs["new"], runs["old"], present=True)
+    yield from _statuses(store, "status_regression", runs)
+    yield from _statuses(store, "status_changed", runs)
+    yield from _indexability(store, "indexability_regression", runs)
+    yield from _indexability(store, "indexability_restored", runs)
+    yield from _lastmod_backwards(store, runs)
+    yield from _lastmod_changed_page_unchanged(store, runs)
+    yield from _page_changed_lastmod_unchanged(store, runs)
+
+
+def summarize(diff_counts: Mapping[str, int]) -> str:
+    """A one-line account of a diff from its number of records per change type."""
+    parts = []
+    known = [name for name in CHANGES if name in diff_counts]
+    others = sorted(name for name in diff_counts if name not in CHANGES)
+    for name in [*known, *others]:
+        count = diff_counts[name]
+        if not count:
+            continue
+        singular, plural = _PHRASES.get(name, (name, name))
+        parts.append(f"{count:,} {singular if count == 1 else plural}")
+    return ", ".join(parts) if parts else "no changes"
+
+
+def _record(
+    change: str,
+    url: str | None,
+    sitemap: str | None = None,
+    *,
+    code: str | None = None,
+    old: Any = None,
+    new: Any = None,
+) -> dict[str, Any]:
+    return {
+        "record": "diff",
+        "change": change,
+        "url": url,
+        "sitemap": sitemap,
+        "code": code,
+        "old": old,
+        "new": new,
+    }
+
+
+def _url_presence(
+    store: HistoryStore, change: str, here: int, there: int
+) -> Iterator[dict[str, Any]]:
+    rows = store.query(
+        "SELECT l.loc, (SELECT MIN(s.loc) FROM url_sitemaps us JOIN locs s "
+        "ON s.id = us.sitemap_id WHERE us.run_id = :here AND us.url_id = r.url_id) "
+        "FROM url_results r JOIN locs l ON l.id = r.url_id "
+        "WHERE r.run_id = :here AND NOT EXISTS "
+        "(SELECT 1 FROM url_results x WHERE x.run_id = :there AND x.url_id = r.url_id) "
+        "ORDER BY l.loc",
+        {"here": here, "there": there},
+    )
+    for url, sitemap in rows:
+        yield _record(change, url, sitemap)
+
+
+def _url_moved(store: HistoryStore, runs: dict[str, int]) -> Iterator[dict[str, Any]]:
+    rows = store.query(
+        "WITH changed (url_id) AS ("
+        " SELECT a.url_id FROM url_sitemaps a WHERE a.run_id = :new AND NOT EXISTS"
+        " (SELECT 1 FROM url_sitemaps b WHERE b.run_id = :old AND b.url_id = a.url_id"
+        " AND b.sitemap_id = a.sitemap_id)"
+        " UNION"
+        " SELECT a.url_id FROM url_sitemaps a WHERE a.run_id = :old AND NOT EXISTS"
+        " (SELECT 1 FROM url_sitemaps b WHERE b.run_id = :new AND b.url_id = a.url_id"
+        " AND b.sitemap_id = a.sitemap_id)"
+        ") "
+        "SELECT l.loc, "
+        "(SELECT json_group_array(s.loc) FROM url_sitemaps us JOIN locs s ON s.id = us.sitemap_id"
+        " WHERE us.run_id = :old AND us.url_id = c.url_id), "
+        "(SELECT json_group_array(s.loc) FROM url_sitemaps us JOIN locs s ON s.id = us.sitemap_id"
+        " WHERE us.run_id = :new AND us.url_id = c.url_id) "
+        "FROM changed c JOIN locs l ON l.id = c.url_id "
+        "WHERE EXISTS (SELECT 1 FROM url_results r WHERE r.run_id = :old AND r.url_id = c.url_id)"
+        " AND EXISTS (SELECT 1 FROM url_results r WHERE r.run_id = :new AND r.url_id = c.url_id) "
+        "ORDER BY l.loc",
+        runs,
+    )
+    for url, old, new in rows:
+        yield _record("url_moved", url, old=sorted(json.loads(old)), new=sorted(json.loads(new)))
+
+
+def _sitemap_presence(
+    store: HistoryStore, change: str, here: int, there: int
+) -> Iterator[dict[str, Any]]:
+    rows = store.query(
+        "SELECT l.loc FROM sitemap_results r JOIN locs l ON l.id = r.sitemap_id "
+        "WHERE r.run_id = :here AND NOT EXISTS "
+        "(SELECT 1 FROM sitemap_results x WHERE x.run_id = :there AND x.sitemap_id = r.sitemap_id) "
+        "ORDER BY l.loc",
+        {"here": here, "there": there},
+    )
+    for (url,) in rows:
+        yield _record(change, url, url)
+
+
+def _findings(
+    store: HistoryStore, change: str, here: int, there: int, *, present: bool
+) -> Iterator[dict[str, Any]]:
+    rows = store.query(
+        "SELECT l.loc, f.kind, f.code FROM findings f JOIN locs l ON l.id = f.loc_id "
+        f"WHERE f.run_id = :here AND {'' if present else 'NOT '}EXISTS "
+        "(SELECT 1 FROM findings g WHERE g.run_id = :there AND g.kind = f.kind "
+        "AND g.loc_id = f.loc_id AND g.code = f.code) "
+        "ORDER BY l.loc, f.kind, f.code",
+        {"here": here, "there": there},
+    )
+    for url, kind, code in rows:
+        yield _record(change, url, url if kind == SITEMAP_RECORD else None, code=code)
+
+
+def _got(alias: str, fetched: str) -> str:
+    """SQL: the result is a fetched response (not a failure)."""
+    return f"({fetched} AND NOT {alias}.fetch_failed AND {alias}.status IS NOT NULL)"
+
+
+def _status_condition(change: str, fetched_old: str, fetched_new: str) -> str:
+    got_old, got_new = _got("o", fetched_old), _got("n", fetched_new)
+    regression = (
+        f"({got_old} AND o.status BETWEEN 200 AND 299 AND "
+        f"(n.fetch_failed OR ({got_new} AND n.status >= 400)))"
+    )
+    if change == "status_regression":
+        return regression
+    return f"({got_old} AND {got_new} AND o.status <> n.status AND NOT {regression})"
+
+
+def _statuses(store: HistoryStore, change: str, runs: dict[str, int]) -> Iterator[dict[str, Any]]:
+    url_rows = store.query(
+        "SELECT l.loc, o.status, n.status, n.fetch_failed "
+        "FROM url_results n JOIN url_results o ON o.run_id = :old AND o.url_id = n.url_id "
+        "JOIN locs l ON l.id = n.url_id "
+        f"WHERE n.run_id = :new AND {_status_condition(change, 'o.fetched', 'n.fetched')} "
+        "ORDER BY l.loc",
+        runs,
+    )
+    sitemap_rows = store.query(
+        "SELECT l.loc, o.status, n.status, n.fetch_failed "
+        "FROM sitemap_results n JOIN sitemap_results o "
+        "ON o.run_id = :old AND o.sitemap_id = n.sitemap_id "
+        "JOIN locs l ON l.id = n.sitemap_id "
+        "WHERE n.run_id = :new AND "
+        f"{_status_condition(change, 'o.status IS NOT NULL', 'n.status IS NOT NULL')} "
+        "ORDER BY l.loc",
+        runs,
+    )
+    tagged = heapq.merge(
+        ((row, URL_RECORD) for row in url_rows),
+        ((row, SITEMAP_RECORD) for row in sitemap_rows),
+        key=lambda item: (item[0][0], item[1]),
+    )
+    for (url, old, new, new_failed), kind in tagged:
+        yield _record(
+            change,
+            url,
+            url if kind == SITEMAP_RECORD else None,
+            old=old,
+            new=None if new_failed else new,
+        )
+
+
+def _indexability_sql(alias: str) -> str:
+    """SQL: ``'indexable'``, why not, or NULL when the run does not tell (not requested)."""
+    a = alias
+    return (
+        f"CASE WHEN {a}.robots_blocked THEN 'robots_blocked' "
+        f"WHEN {a}.fetch_failed THEN 'fetch_failed' "
+        f"WHEN NOT {a}.fetched OR {a}.status IS NULL THEN NULL "
+        f"WHEN {a}.status NOT BETWEEN 200 AND 299 THEN CAST({a}.status AS TEXT) "
+        f"WHEN {a}.noindex <> '' THEN 'noindex' "
+        "ELSE 'indexable' END"
+    )
+
+
+def _indexability(
+    store: HistoryStore, change: str, runs: dict[str, int]
+) -> Iterator[dict[str, Any]]:
+    if change == "indexability_regression":
+        condition = "old = 'indexable' AND new <> 'indexable'"
+    else:
+        condition = "old <> 'indexable' AND new = 'indexable'"
+    rows = store.query(
+        "SELECT url, old, new FROM ("
+        f"SELECT l.loc AS url, {_indexability_sql('o')} AS old, {_indexability_sql('n')} AS new "
+        "FROM url_results n JOIN url_results o ON o.run_id = :old AND o.url_id = n.url_id "
+        "JOIN locs l ON l.id = n.url_id WHERE n.run_id = :new"
+        f") WHERE {condition} ORDER BY url",
+        runs,
+    )
+    for url, old, new in rows:
+        yield _record(change, url, old=old, new=new)
+
+
+def _lastmod_backwards(store: HistoryStore, runs: dict[str, int]) -> Iterator[dict[str, Any]]:
+    rows = store.query(
+        "SELECT l.loc, o.lastmod, n.lastmod "
+        "FROM url_results n JOIN url_results o ON o.run_id = :old AND o.url_id = n.url_id "
+        "JOIN locs l ON l.id = n.url_id "
+        "WHERE n.run_id = :new AND o.lastmod IS NOT NULL AND n.lastmod IS NOT NULL "
+        "AND o.lastmod <> n.lastmod ORDER BY l.loc",
+        runs,
+    )
+    for url, old, new in rows:
+        if went_backwards(old, new):
+            yield _record("lastmod_backwards", url, old=old, new=new)
+
+
+# Both runs fetched the page with a 2xx answer and found a usable Last-Modified: one that
+# is there in both and that the audit did not judge generated on the fly.
+_PAGE_DATES_USABLE = (
+    "o.fetched AND n.fetched AND o.status BETWEEN 200 AND 299 AND n.status BETWEEN 200 AND 299 "
+    "AND o.lastmod IS NOT NULL AND n.lastmod IS NOT NULL "
+    "AND o.last_modified IS NOT NULL AND n.last_modified IS NOT NULL "
+    "AND NOT EXISTS (SELECT 1 FROM findings f WHERE f.run_id IN (:old, :new) "
+    f"AND f.kind = {URL_RECORD} AND f.loc_id = n.url_id AND f.code = 'lastmod_unverifiable')"
+)
+
+
+def _lastmod_changed_page_unchanged(
+    store: HistoryStore, runs: dict[str, int]
+) -> Iterator[dict[str, Any]]:
+    rows = store.query(
+        "SELECT l.loc, o.lastmod, n.lastmod, o.last_modified, n.last_modified "
+        "FROM url_results n JOIN url_results o ON o.run_id = :old AND o.url_id = n.url_id "
+        "JOIN locs l ON l.id = n.url_id "
+        f"WHERE n.run_id = :new AND {_PAGE_DATES_USABLE} AND o.lastmod <> n.lastmod "
+        "ORDER BY l.loc",
+        runs,
+    )
+    for url, old, new, old_page, new_page in rows:
+        if not same_lastmod(old, new) and same_http_date(old_page, new_page):
+            yield _record("lastmod_changed_page_unchanged", url, old=old, new=new)
+
+
+def _page_changed_lastmod_unchanged(
+    store: HistoryStore, runs: dict[str, int]
+) -> Iterator[dict[str, Any]]:
+    rows = store.query(
+        "SELECT l.loc, o.lastmod, n.lastmod, o.last_modified, n.last_modified "
+        "FROM url_results n JOIN url_results o ON o.run_id = :old AND o.url_id = n.url_id "
+        "JOIN locs l ON l.id = n.url_id "
+        f"WHERE n.run_id = :new AND {_PAGE_DATES_USABLE} AND o.last_modified <> n.last_modified "
+        "ORDER BY l.loc",
+        runs,
+    )
+    for url, old, new, old_page, new_page in rows:
+        if same_lastmod(old, new) and not same_http_date(old_page, new_page):
+            yield _record("page_changed_lastmod_unchanged", url, old=old_page, new=new_page)
+
+
+def parse_lastmod(text: str) -> Lastmod | None:
+    """Read a lastmod leniently: W3C Datetime first, then an RSS/RFC 822 date, then any ISO
+    8601 form Python reads (a missing time zone is UTC). ``None`` when none of them fits."""
+    parsed = parse_w3c_datetime(text)
+    if parsed is not None:
+        return parsed
+    email = parse_rfc822_date(text)
+    if email is not None:
+        return Lastmod(value=email, date_only=False, precision="time")
+    stripped = text.strip()
+    try:
+        value = datetime.fromisoformat(stripped)
+    except ValueError:
+        return None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    date_only = not any(c in stripped for c in "T: ")
+    try:
+        return Lastmod(value=value.astimezone(UTC), date_only=date_only, precision="day")
+    except (OverflowError, ValueError):
+        return None
+
+
+def _period_end(lastmod: Lastmod) -> datetime:
+    start = lastmod.value
+    if lastmod.precision == "year":
+        return start.replace(year=start.year + 1, month=1, day=1)
+    if lastmod.precision == "month":
+        if start.month == 12:
+            return start.replace(year=start.year + 1, month=1, day=1)
+        return start.replace(month=start.month + 1, day=1)
+    return start + timedelta(days=1)
+
+
+def went_backwards(old: str, new: str) -> bool:
+    """Whether lastmod ``new`` is earlier than ``old`` without any doubt.
+
+    Two dates-only compare as periods (a day, a month, a year): the new one must end by the
+    time the old one starts. A date-only value against one with a time is widened by the
+    time zones in use (UTC-12:00 to UTC+14:00). When neither value parses, the strings are
+    compared; when only one does, nothing is concluded.
+    """
+    old_value, new_value = parse_lastmod(old), parse_lastmod(new)
+    if old_value is None and new_value is None:
+        return new.strip() < old.strip()
+    if old_value is None or new_value is None:
+        return False
+    widen = old_value.date_only != new_value.date_only
+    try:
+        old_start = old_value.value
+        if old_value.date_only and widen:
+            old_start -= _EARLIEST_OFFSET
+        if not new_value.date_only:
+            return new_value.value < old_start
+        new_end = _period_end(new_value)
+        if widen:
+            new_end += _LATEST_OFFSET
+    except (OverflowError, ValueError):
+        return False
+    return new_end <= old_start
+
+
+def same_lastmod(old: str, new: str) -> bool:
+    """Whether two lastmods say the same thing (the same text, or the same instant written
+    with the same precision)."""
+    if old.strip() == new.strip():
+        return True
+    old_value, new_value = parse_lastmod(old), parse_lastmod(new)
+    if old_value is None or new_value is None:
+        return False
+    return old_value == new_value
+
+
+def same_http_date(old: str, new: str) -> bool:
+    """Whether two ``Last-Modified`` headers name the same instant (or are the same text)."""
+    if old.strip() == new.strip():
+        return True
+    old_value, new_value = parse_http_date(old), parse_http_date(new)
+    return old_value is not None and old_value == new_value

@@ -1,0 +1,718 @@
+"""The history of audit runs: one SQLite file holding every run of every origin.
+
+Each run keeps the facts of its report records that a later run is compared on, plus what
+the crawl needs to reuse a sitemap that answers ``304 Not Modified`` (its listings and its
+``ETag``/``Last-Modified`` validators). URLs and sitemap URLs are stored once, in the ``locs``
+table, and referred to by id, so a nightly history of a large site grows by a few integers
+per URL per run.
+
+Writes of report records are buffered and committed in batches; every read first commits
+what is pending, so a reader always sees what was added. Nothing here loads a whole run into
+memory: reads stream from SQL cursors.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from sitemapaudit.errors import SitemapAuditError
+
+SCHEMA_VERSION = 1
+
+URL_RECORD = 0
+SITEMAP_RECORD = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    origin TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    finished_at TEXT,
+    url_count INTEGER NOT NULL DEFAULT 0,
+    sitemap_count INTEGER NOT NULL DEFAULT 0,
+    summary TEXT
+);
+CREATE INDEX IF NOT EXISTS runs_origin ON runs (origin, id);
+CREATE TABLE IF NOT EXISTS locs (id INTEGER PRIMARY KEY, loc TEXT NOT NULL UNIQUE);
+CREATE TABLE IF NOT EXISTS url_results (
+    run_id INTEGER NOT NULL,
+    url_id INTEGER NOT NULL,
+    status INTEGER,
+    fetched INTEGER NOT NULL,
+    fetch_failed INTEGER NOT NULL,
+    final_url TEXT,
+    noindex TEXT NOT NULL,
+    robots_blocked INTEGER NOT NULL,
+    lastmod TEXT,
+    last_modified TEXT,
+    checked_at TEXT,
+    PRIMARY KEY (run_id, url_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS url_results_url ON url_results (url_id, run_id);
+CREATE TABLE IF NOT EXISTS url_sitemaps (
+    run_id INTEGER NOT NULL,
+    url_id INTEGER NOT NULL,
+    sitemap_id INTEGER NOT NULL,
+    PRIMARY KEY (run_id, url_id, sitemap_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS url_sitemaps_sitemap ON url_sitemaps (run_id, sitemap_id);
+CREATE TABLE IF NOT EXISTS sitemap_results (
+    run_id INTEGER NOT NULL,
+    sitemap_id INTEGER NOT NULL,
+    found_via TEXT,
+    parent_id INTEGER,
+    kind TEXT,
+    status INTEGER,
+    fetch_failed INTEGER NOT NULL,
+    url_count INTEGER NOT NULL,
+    PRIMARY KEY (run_id, sitemap_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS findings (
+    run_id INTEGER NOT NULL,
+    kind INTEGER NOT NULL,
+    loc_id INTEGER NOT NULL,
+    code TEXT NOT NULL,
+    PRIMARY KEY (run_id, kind, loc_id, code)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS findings_code ON findings (run_id, code);
+CREATE TABLE IF NOT EXISTS listings (
+    run_id INTEGER NOT NULL,
+    sitemap_id INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    loc_id INTEGER NOT NULL,
+    lastmod TEXT,
+    lastmod_format TEXT NOT NULL,
+    PRIMARY KEY (run_id, sitemap_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS validators (
+    run_id INTEGER NOT NULL,
+    sitemap_id INTEGER NOT NULL,
+    etag TEXT,
+    last_modified TEXT,
+    PRIMARY KEY (run_id, sitemap_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS validators_sitemap ON validators (sitemap_id, run_id);
+"""
+
+_RUN_TABLES = (
+    "url_results",
+    "url_sitemaps",
+    "sitemap_results",
+    "findings",
+    "listings",
+    "validators",
+)
+
+# Placeholders per SELECT ... IN (...) when looking up the ids of a batch of locations.
+_LOOKUP_CHUNK = 500
+# Rows read per query when paging through a run's listings.
+_PAGE = 1000
+
+
+# A buffered record: its URL, the URLs it refers to (sitemaps, or its parent), its finding
+# codes and its column values.
+_Buffered = tuple[str, list[str], list[str], tuple[Any, ...]]
+
+
+class HistoryError(SitemapAuditError):
+    """The history database or a report file cannot be used (the message says why)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunInfo:
+    """One stored run. ``finished_at`` is ``None`` while the run is still being written."""
+
+    id: int
+    origin: str
+    started_at: str
+    finished_at: str | None
+    url_count: int
+    sitemap_count: int
+
+
+class HistoryStore:
+    """SQLite history of audit runs (one file, an origin column).
+
+    Opening a path that does not exist creates the database. ``batch_size`` is how many
+    report records :meth:`add_record` buffers before committing them.
+    """
+
+    def __init__(self, path: str | Path, *, batch_size: int = 5000) -> None:
+        self.path = str(path)
+        self.batch_size = max(1, batch_size)
+        self._urls: list[_Buffered] = []
+        self._sitemaps: list[_Buffered] = []
+        self._pending_run: int | None = None
+        try:
+            self._db = sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=False, timeout=30.0
+            )
+        except sqlite3.Error as exc:
+            raise HistoryError(f"cannot open the history database {self.path}: {exc}") from None
+        try:
+            self._setup()
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise HistoryError(f"{self.path} is not a usable history database: {exc}") from None
+        except HistoryError:
+            self._db.close()
+            raise
+
+    def _setup(self) -> None:
+        db = self._db
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("PRAGMA temp_store=FILE")
+        db.execute("PRAGMA cache_size=-16000")
+        db.executescript(_SCHEMA)
+        row = db.execute("SELECT MAX(version) FROM schema_version").fetchone()
+        if row[0] is None:
+            db.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
+        elif int(row[0]) > SCHEMA_VERSION:
+            raise HistoryError(
+                f"{self.path} has history schema version {row[0]}; this version of "
+                f"sitemapaudit reads version {SCHEMA_VERSION}"
+            )
+
+    def __enter__(self) -> HistoryStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Commit what is pending and close the database."""
+        try:
+            self.flush()
+        finally:
+            self._db.close()
+
+    # Runs
+
+    def begin_run(self, origin: str, started_at: str) -> int:
+        """Start a run of ``origin`` and return its id."""
+        cursor = self._db.execute(
+            "INSERT INTO runs (origin, started_at) VALUES (?, ?)", (origin, started_at)
+        )
+        return int(cursor.lastrowid or 0)
+
+    def finish_run(self, run_id: int, finished_at: str, summary: Mapping[str, Any]) -> None:
+        """Commit the run's pending records and mark it finished with its summary record."""
+        self.flush()
+        url_count = self._count("url_results", run_id)
+        sitemap_count = self._count("sitemap_results", run_id)
+        self._db.execute(
+            "UPDATE runs SET finished_at = ?, summary = ?, url_count = ?, sitemap_count = ? "
+            "WHERE id = ?",
+            (finished_at, json.dumps(dict(summary), default=str), url_count, sitemap_count, run_id),
+        )
+
+    def _count(self, table: str, run_id: int) -> int:
+        row = self._db.execute(f"SELECT COUNT(*) FROM {table} WHERE run_id = ?", (run_id,))
+        return int(row.fetchone()[0])
+
+    def previous_run(self, origin: str, before: int) -> int | None:
+        """The latest finished run of ``origin`` whose id is lower than ``before``."""
+        self.flush()
+        row = self._db.execute(
+            "SELECT MAX(id) FROM runs WHERE origin = ? AND id < ? AND finished_at IS NOT NULL",
+            (origin, before),
+        ).fetchone()
+        return None if row[0] is None else int(row[0])
+
+    def run(self, run_id: int) -> RunInfo | None:
+        """One run, or ``None`` when there is no run with that id."""
+        rows = self._run_infos("WHERE id = ?", (run_id,))
+        return rows[0] if rows else None
+
+    def runs(self, origin: str | None = None) -> list[RunInfo]:
+        """Every run (of ``origin`` when given), oldest first."""
+        if origin is None:
+            return self._run_infos("", ())
+        return self._run_infos("WHERE origin = ?", (origin,))
+
+    def _run_infos(self, where: str, params: Sequence[Any]) -> list[RunInfo]:
+        self.flush()
+        rows = self._db.execute(
+            "SELECT id, origin, started_at, finished_at, "
+            "CASE WHEN finished_at IS NULL "
+            "THEN (SELECT COUNT(*) FROM url_results u WHERE u.run_id = runs.id) "
+            "ELSE url_count END, "
+            "CASE WHEN finished_at IS NULL "
+            "THEN (SELECT COUNT(*) FROM sitemap_results s WHERE s.run_id = runs.id) "
+            f"ELSE sitemap_count END FROM runs {where} ORDER BY id",
+            params,
+        )
+        return [
+            RunInfo(
+                id=int(r[0]),
+                origin=str(r[1]),
+                started_at=str(r[2]),
+                finished_at=r[3],
+                url_count=int(r[4]),
+                sitemap_count=int(r[5]),
+            )
+            for r in rows
+        ]
+
+    def summary(self, run_id: int) -> dict[str, Any] | None:
+        """The summary record a finished run was stored with."""
+        row = self._db.execute("SELECT summary FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if row is None or row[0] is None:
+            return None
+        value = json.loads(row[0])
+        return value if isinstance(value, dict) else None
+
+    def delete_run(self, run_id: int) -> None:
+        """Remove a run and everything stored with it."""
+        self.flush()
+        db = self._db
+        db.execute("BEGIN")
+        try:
+            for table in _RUN_TABLES:
+                db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
+            db.execute("DELETE FROM runs WHERE id = ?", (run_id,))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    # Records
+
+    def add_record(self, run_id: int, record: Mapping[str, Any]) -> None:
+        """Store one report record (``"url"`` or ``"sitemap"``; other records are ignored).
+
+        Records are buffered and committed every ``batch_size`` records, by
+        :meth:`finish_run`, by :meth:`close` and before any read.
+        """
+        kind = record.get("record")
+        url = record.get("url")
+        if kind not in ("url", "sitemap") or not isinstance(url, str):
+            return
+        if self._pending_run is not None and self._pending_run != run_id:
+            self.flush()
+        self._pending_run = run_id
+        issues = _strings(record.get("issues"))
+        failed = int("fetch_failed" in issues)
+        values: tuple[Any, ...]
+        if kind == "url":
+            values = (
+                _int(record.get("status")),
+                int(bool(record.get("fetched"))),
+                failed,
+                _text(record.get("final_url")),
+                ",".join(_strings(record.get("noindex"))),
+                int(bool(record.get("robots_blocked"))),
+                _text(record.get("lastmod")),
+                _text(record.get("last_modified")),
+                _text(record.get("checked_at")),
+            )
+            self._urls.append((url, _strings(record.get("sitemaps")), issues, values))
+        else:
+            parent = _text(record.get("parent"))
+            values = (
+                _text(record.get("found_via")),
+                _text(record.get("kind")),
+                _int(record.get("status")),
+                failed,
+                _int(record.get("url_count")) or 0,
+            )
+            self._sitemaps.append((url, [] if parent is None else [parent], issues, values))
+        if len(self._urls) + len(self._sitemaps) >= self.batch_size:
+            self.flush()
+
+    def flush(self) -> None:
+        """Commit the buffered records."""
+        run_id = self._pending_run
+        urls, sitemaps = self._urls, self._sitemaps
+        if run_id is None or not (urls or sitemaps):
+            return
+        self._urls, self._sitemaps, self._pending_run = [], [], None
+        locs: set[str] = set()
+        for url, related, _, _ in (*urls, *sitemaps):
+            locs.add(url)
+            locs.update(related)
+        db = self._db
+        db.execute("BEGIN")
+        try:
+            ids = self._intern(locs)
+            self._write_urls(run_id, urls, ids)
+            self._write_sitemaps(run_id, sitemaps, ids)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def _intern(self, locs: Iterable[str]) -> dict[str, int]:
+        ordered = sorted(locs)
+        self._db.executemany("INSERT OR IGNORE INTO locs (loc) VALUES (?)", ((x,) for x in ordered))
+        ids: dict[str, int] = {}
+        for start in range(0, len(ordered), _LOOKUP_CHUNK):
+            chunk = ordered[start : start + _LOOKUP_CHUNK]
+            marks = ",".join("?" * len(chunk))
+            for loc_id, loc in self._db.execute(
+                f"SELECT id, loc FROM locs WHERE loc IN ({marks})", chunk
+            ):
+                ids[loc] = int(loc_id)
+        return ids
+
+    def _loc_id(self, loc: str, *, create: bool) -> int | None:
+        if create:
+            self._db.execute("INSERT OR IGNORE INTO locs (loc) VALUES (?)", (loc,))
+        row = self._db.execute("SELECT id FROM locs WHERE loc = ?", (loc,)).fetchone()
+        return None if row is None else int(row[0])
+
+    def _write_urls(self, run_id: int, rows: list[_Buffered], ids: dict[str, int]) -> None:
+        if not rows:
+            return
+        results: list[tuple[Any, ...]] = []
+        listed: list[tuple[int, int, int]] = []
+        findings: list[tuple[int, int, int, str]] = []
+        for url, sitemaps, issues, values in rows:
+            url_id = ids[url]
+            results.append((run_id, url_id, *values))
+            listed.extend([(run_id, url_id, ids[s]) for s in sitemaps])
+            findings.extend([(run_id, URL_RECORD, url_id, code) for code in issues])
+        db = self._db
+        db.executemany(
+            "INSERT OR REPLACE INTO url_results (run_id, url_id, status, fetched, fetch_failed, "
+            "final_url, noindex, robots_blocked, lastmod, last_modified, checked_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            results,
+        )
+        db.executemany(
+            "INSERT OR IGNORE INTO url_sitemaps (run_id, url_id, sitemap_id) VALUES (?, ?, ?)",
+            listed,
+        )
+        db.executemany(
+            "INSERT OR IGNORE INTO findings (run_id, kind, loc_id, code) VALUES (?, ?, ?, ?)",
+            findings,
+        )
+
+    def _write_sitemaps(self, run_id: int, rows: list[_Buffered], ids: dict[str, int]) -> None:
+        if not rows:
+            return
+        results: list[tuple[Any, ...]] = []
+        findings: list[tuple[int, int, int, str]] = []
+        for url, parent, issues, values in rows:
+            sitemap_id = ids[url]
+            found_via, kind, status, failed, url_count = values
+            parent_id = ids[parent[0]] if parent else None
+            results.append(
+                (run_id, sitemap_id, found_via, parent_id, kind, status, failed, url_count)
+            )
+            findings.extend([(run_id, SITEMAP_RECORD, sitemap_id, code) for code in issues])
+        db = self._db
+        db.executemany(
+            "INSERT OR REPLACE INTO sitemap_results (run_id, sitemap_id, found_via, parent_id, "
+            "kind, status, fetch_failed, url_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            results,
+        )
+        db.executemany(
+            "INSERT OR IGNORE INTO findings (run_id, kind, loc_id, code) VALUES (?, ?, ?, ?)",
+            findings,
+        )
+
+    def records(self, run_id: int) -> Iterator[dict[str, Any]]:
+        """The stored facts of a run as report-like records: sitemaps first, then URLs.
+
+        Only the fields the history keeps are present; lists are sorted.
+        """
+        self.flush()
+        sitemap_rows = self._db.execute(
+            "SELECT l.loc, r.found_via, p.loc, r.kind, r.status, r.url_count, "
+            "(SELECT json_group_array(f.code) FROM findings f WHERE f.run_id = r.run_id "
+            f"AND f.kind = {SITEMAP_RECORD} AND f.loc_id = r.sitemap_id) "
+            "FROM sitemap_results r JOIN locs l ON l.id = r.sitemap_id "
+            "LEFT JOIN locs p ON p.id = r.parent_id WHERE r.run_id = ?",
+            (run_id,),
+        )
+        for row in sitemap_rows:
+            yield {
+                "record": "sitemap",
+                "url": row[0],
+                "found_via": row[1],
+                "parent": row[2],
+                "kind": row[3],
+                "status": row[4],
+                "url_count": row[5],
+                "issues": sorted(json.loads(row[6])),
+            }
+        url_rows = self._db.execute(
+            "SELECT l.loc, "
+            "(SELECT json_group_array(s.loc) FROM url_sitemaps us JOIN locs s "
+            "ON s.id = us.sitemap_id WHERE us.run_id = r.run_id AND us.url_id = r.url_id), "
+            "r.lastmod, r.status, r.fetched, r.final_url, r.last_modified, r.noindex, "
+            "r.robots_blocked, "
+            "(SELECT json_group_array(f.code) FROM findings f WHERE f.run_id = r.run_id "
+            f"AND f.kind = {URL_RECORD} AND f.loc_id = r.url_id), "
+            "r.checked_at FROM url_results r JOIN locs l ON l.id = r.url_id WHERE r.run_id = ?",
+            (run_id,),
+        )
+        for row in url_rows:
+            yield {
+                "record": "url",
+                "url": row[0],
+                "sitemaps": sorted(json.loads(row[1])),
+                "lastmod": row[2],
+                "status": row[3],
+                "fetched": bool(row[4]),
+                "final_url": row[5],
+                "last_modified": row[6],
+                "noindex": [x for x in str(row[7]).split(",") if x],
+                "robots_blocked": bool(row[8]),
+                "issues": sorted(json.loads(row[9])),
+                "checked_at": row[10],
+            }
+
+    def url_history(self, origin: str, url: str, limit: int = 10) -> list[dict[str, Any]]:
+        """The latest results of one URL in finished runs of ``origin``, newest first."""
+        self.flush()
+        url_id = self._loc_id(url, create=False)
+        if url_id is None:
+            return []
+        rows = self._db.execute(
+            "SELECT r.run_id, run.started_at, run.finished_at, r.status, r.fetched, "
+            "r.final_url, r.noindex, r.robots_blocked, r.lastmod, r.last_modified, "
+            "r.checked_at, "
+            "(SELECT json_group_array(f.code) FROM findings f WHERE f.run_id = r.run_id "
+            f"AND f.kind = {URL_RECORD} AND f.loc_id = r.url_id), "
+            "(SELECT json_group_array(s.loc) FROM url_sitemaps us JOIN locs s "
+            "ON s.id = us.sitemap_id WHERE us.run_id = r.run_id AND us.url_id = r.url_id) "
+            "FROM url_results r JOIN runs run ON run.id = r.run_id "
+            "WHERE r.url_id = ? AND run.origin = ? AND run.finished_at IS NOT NULL "
+            "ORDER BY r.run_id DESC LIMIT ?",
+            (url_id, origin, limit),
+        )
+        return [
+            {
+                "run_id": int(r[0]),
+                "started_at": r[1],
+                "finished_at": r[2],
+                "url": url,
+                "status": r[3],
+                "fetched": bool(r[4]),
+                "final_url": r[5],
+                "noindex": [x for x in str(r[6]).split(",") if x],
+                "robots_blocked": bool(r[7]),
+                "lastmod": r[8],
+                "last_modified": r[9],
+                "checked_at": r[10],
+                "issues": sorted(json.loads(r[11])),
+                "sitemaps": sorted(json.loads(r[12])),
+            }
+            for r in rows
+        ]
+
+    # Sitemap listings and validators, for reuse when a sitemap answers 304
+
+    def add_listings(
+        self,
+        run_id: int,
+        sitemap_url: str,
+        entries: Iterable[tuple[str, str | None, str]],
+        batch: int = 5000,
+    ) -> None:
+        """Store the ``(loc, lastmod, lastmod_format)`` entries of one sitemap, in order.
+
+        Entries stream in and are committed every ``batch`` entries; a second call for the
+        same run and sitemap appends.
+        """
+        sitemap_id = self._loc_id(sitemap_url, create=True)
+        assert sitemap_id is not None
+        row = self._db.execute(
+            "SELECT MAX(seq) FROM listings WHERE run_id = ? AND sitemap_id = ?",
+            (run_id, sitemap_id),
+        ).fetchone()
+        seq = 0 if row[0] is None else int(row[0]) + 1
+        chunk: list[tuple[str, str | None, str]] = []
+        for entry in entries:
+            chunk.append(entry)
+            if len(chunk) >= batch:
+                self._store_listings(run_id, sitemap_id, seq, chunk)
+                seq += len(chunk)
+                chunk = []
+        if chunk:
+            self._store_listings(run_id, sitemap_id, seq, chunk)
+
+    def _store_listings(
+        self, run_id: int, sitemap_id: int, seq: int, chunk: list[tuple[str, str | None, str]]
+    ) -> None:
+        db = self._db
+        db.execute("BEGIN")
+        try:
+            ids = self._intern(loc for loc, _, _ in chunk)
+            db.executemany(
+                "INSERT OR REPLACE INTO listings "
+                "(run_id, sitemap_id, seq, loc_id, lastmod, lastmod_format) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    (run_id, sitemap_id, seq + i, ids[loc], lastmod, fmt)
+                    for i, (loc, lastmod, fmt) in enumerate(chunk)
+                ),
+            )
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def listings(self, run_id: int, sitemap_url: str) -> Iterator[tuple[str, str | None, str]]:
+        """The stored entries of one sitemap in one run, in the order they were stored."""
+        sitemap_id = self._loc_id(sitemap_url, create=False)
+        if sitemap_id is None:
+            return
+        seq = -1
+        while True:
+            rows = self._db.execute(
+                "SELECT li.seq, l.loc, li.lastmod, li.lastmod_format FROM listings li "
+                "JOIN locs l ON l.id = li.loc_id "
+                "WHERE li.run_id = ? AND li.sitemap_id = ? AND li.seq > ? "
+                "ORDER BY li.seq LIMIT ?",
+                (run_id, sitemap_id, seq, _PAGE),
+            ).fetchall()
+            for row in rows:
+                yield (str(row[1]), row[2], str(row[3]))
+            if len(rows) < _PAGE:
+                return
+            seq = int(rows[-1][0])
+
+    def set_validators(
+        self, run_id: int, sitemap_url: str, etag: str | None, last_modified: str | None
+    ) -> None:
+        """Remember a sitemap's ``ETag`` and ``Last-Modified`` as answered in this run."""
+        sitemap_id = self._loc_id(sitemap_url, create=True)
+        self._db.execute(
+            "INSERT OR REPLACE INTO validators (run_id, sitemap_id, etag, last_modified) "
+            "VALUES (?, ?, ?, ?)",
+            (run_id, sitemap_id, etag, last_modified),
+        )
+
+    def validators(
+        self, origin: str, sitemap_url: str
+    ) -> tuple[int, str | None, str | None] | None:
+        """``(run_id, etag, last_modified)`` of a sitemap from the latest finished run of
+        ``origin`` that stored at least one of the two, or ``None``."""
+        sitemap_id = self._loc_id(sitemap_url, create=False)
+        if sitemap_id is None:
+            return None
+        row = self._db.execute(
+            "SELECT v.run_id, v.etag, v.last_modified FROM validators v "
+            "JOIN runs r ON r.id = v.run_id "
+            "WHERE v.sitemap_id = ? AND r.origin = ? AND r.finished_at IS NOT NULL "
+            "AND (v.etag IS NOT NULL OR v.last_modified IS NOT NULL) "
+            "ORDER BY v.run_id DESC LIMIT 1",
+            (sitemap_id, origin),
+        ).fetchone()
+        return None if row is None else (int(row[0]), row[1], row[2])
+
+    # Reports and other stores
+
+    def import_report(self, path: str | Path) -> int:
+        """Load a JSON Lines report as a finished run and return the run's id.
+
+        The origin and times come from the report's summary record; a report without one is
+        stored with origin ``"unknown"`` and the file's modification time. A line that is
+        not JSON raises :class:`HistoryError` and stores nothing.
+        """
+        path = Path(path)
+        try:
+            handle = path.open(encoding="utf-8")
+        except OSError as exc:
+            raise HistoryError(f"cannot read report {path}: {exc.strerror or exc}") from None
+        run_id = self.begin_run("unknown", "")
+        summary: dict[str, Any] | None = None
+        try:
+            with handle:
+                for number, line in enumerate(handle, start=1):
+                    if not line.strip():
+                        continue
+                    try:
+                        record = json.loads(line)
+                    except ValueError:
+                        raise HistoryError(
+                            f"{path}, line {number}: not a JSON record of a report"
+                        ) from None
+                    if not isinstance(record, dict):
+                        continue
+                    if record.get("record") == "summary":
+                        summary = record
+                    else:
+                        self.add_record(run_id, record)
+        except UnicodeDecodeError:
+            self.delete_run(run_id)
+            raise HistoryError(f"{path}: not UTF-8 text") from None
+        except BaseException:
+            self.delete_run(run_id)
+            raise
+        mtime = datetime.fromtimestamp(path.stat().st_mtime, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        origin = "unknown"
+        started_at = finished_at = mtime
+        if summary is not None:
+            origin = _text(summary.get("origin")) or "unknown"
+            started_at = _text(summary.get("started_at")) or mtime
+            finished_at = _text(summary.get("finished_at")) or started_at
+        self._db.execute(
+            "UPDATE runs SET origin = ?, started_at = ? WHERE id = ?", (origin, started_at, run_id)
+        )
+        self.finish_run(run_id, finished_at, summary or {})
+        return run_id
+
+    def copy_run(self, source: HistoryStore, run_id: int) -> int:
+        """Copy a finished or unfinished run of another store into this one; returns its id."""
+        info = source.run(run_id)
+        if info is None:
+            raise HistoryError(f"no run {run_id} in {source.path}")
+        new_id = self.begin_run(info.origin, info.started_at)
+        for record in source.records(run_id):
+            self.add_record(new_id, record)
+        self.finish_run(new_id, info.finished_at or info.started_at, source.summary(run_id) or {})
+        return new_id
+
+    def query(
+        self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()
+    ) -> Iterator[tuple[Any, ...]]:
+        """Stream the rows of a read-only SQL query over the history tables."""
+        self.flush()
+        cursor = self._db.execute(sql, params)
+        try:
+            yield from cursor
+        finally:
+            cursor.close()
+
+
+def _strings(value: Any) -> list[str]:
+    if not value:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list | tuple):
+        return [x for x in value if isinstance(x, str)]
+    return []
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _int(value: Any) -> int | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return value
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None

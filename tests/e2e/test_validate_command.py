@@ -1,0 +1,127 @@
+"""``scrapy validate``: files and URLs in, records out, exit status for CI gates."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.golden_site import XML, index, url, urlset
+from tests.support.server import Page, TestSite
+
+ROOT = Path(__file__).parents[2]
+VALID = urlset(url("https://e.com/a", "2024-05-01"), url("https://e.com/b"))
+
+
+def validate(*args: str, timeout: float = 60) -> tuple[int, list[dict[str, Any]], str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "scrapy", "validate", *args,
+         "-s", "DOWNLOAD_DELAY=0", "-s", "AUTOTHROTTLE_ENABLED=0"],
+        cwd=ROOT, capture_output=True, text=True, timeout=timeout, check=False,
+    )
+    records = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    return done.returncode, records, done.stderr
+
+
+def test_a_valid_file_exits_0(tmp_path: Path) -> None:
+    path = tmp_path / "ok.xml"
+    path.write_text(VALID)
+    code, records, stderr = validate(str(path))
+    assert code == 0, stderr
+    assert [r["record"] for r in records] == ["sitemap", "url", "url"]
+    assert records[0]["issues"] == []
+    assert {r["url"] for r in records[1:]} == {"https://e.com/a", "https://e.com/b"}
+
+
+def test_an_invalid_gzip_file_exits_1_with_positions(tmp_path: Path) -> None:
+    bad = urlset(url("https://e.com/a", "2004-12-23T18:00+00:00"), "<url><changefreq>Daily</changefreq></url>")
+    path = tmp_path / "bad.xml.gz"
+    path.write_bytes(gzip.compress(bad.encode()))
+    code, records, stderr = validate(str(path))
+    assert code == 1, stderr
+    sitemap = records[0]
+    assert sitemap["gzip"] is True
+    assert "schema_invalid" in sitemap["issues"]
+    assert any("line" in e and "changefreq" in e for e in sitemap["errors"])
+
+
+def test_bad_usage_exits_2(tmp_path: Path) -> None:
+    code, records, stderr = validate(str(tmp_path / "missing.xml"))
+    assert code == 2
+    assert "no such file" in stderr
+    assert records == []
+
+
+HOSTILE = {
+    "xxe.xml": (
+        '<?xml version="1.0"?>\n<!DOCTYPE urlset [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n'
+        f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://e.com/&x;</loc></url></urlset>'
+    ).encode(),
+    "laughs.xml": (
+        '<?xml version="1.0"?>\n<!DOCTYPE lolz [<!ENTITY lol "lol">'
+        + "".join(f'<!ENTITY lol{i} "{("&lol" + str(i - 1) + ";") * 10 if i > 1 else "&lol;" * 10}">' for i in range(1, 10))
+        + ']>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://e.com/&lol9;</loc></url></urlset>'
+    ).encode(),
+    "bomb.xml.gz": gzip.compress(b"<urlset>" + b" " * 120_000_000 + b"</urlset>", 9),
+    "line.xml": (
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        + "".join(f"<url><loc>https://e.com/{i}</loc></url>" for i in range(50_001))
+        + "</urlset>"
+    ).encode(),
+}
+
+
+@pytest.mark.parametrize(("name", "code"), [
+    ("xxe.xml", "xml_entities"),
+    ("laughs.xml", "xml_entities"),
+    ("bomb.xml.gz", "too_large"),
+    ("line.xml", "too_many_urls"),
+])
+def test_hostile_files_get_a_finding_and_a_clean_exit(tmp_path: Path, name: str, code: str) -> None:
+    path = tmp_path / name
+    path.write_bytes(HOSTILE[name])
+    status, records, stderr = validate(str(path))
+    assert status == 1
+    assert "Traceback" not in stderr
+    assert code in records[0]["issues"]
+    assert "root:" not in json.dumps(records)  # nothing of /etc/passwd
+
+
+def test_urls_are_read_through_the_crawl_and_children_followed(tmp_path: Path) -> None:
+    site = TestSite(
+        {
+            "/index.xml": Page(body=index("{base}/a.xml", "{base}/b.xml"), content_type=XML),
+            "/a.xml": Page(body=urlset(url("{base}/p1")), content_type=XML),
+            "/b.xml": Page(body=urlset(url("{base}/p2", "2024-99-01")), content_type=XML),
+        }
+    )
+    with site:
+        code, records, stderr = validate(f"{site.base}/index.xml")
+    assert code == 1, stderr  # b.xml's lastmod also breaks the XSD: an error
+    assert {r["url"] for r in records if r["record"] == "sitemap"} == {
+        f"{site.base}/index.xml", f"{site.base}/a.xml", f"{site.base}/b.xml"
+    }
+    urls = {r["url"]: r for r in records if r["record"] == "url"}
+    assert urls[f"{site.base}/p2"]["issues"] == ["lastmod_invalid"]
+    sitemaps = {r["url"]: r for r in records if r["record"] == "sitemap"}
+    assert sitemaps[f"{site.base}/b.xml"]["issues"] == ["schema_invalid"]
+    assert site.hits["/p1"] == site.hits["/p2"] == 0
+    assert "summary" not in {r["record"] for r in records}
+
+
+def test_local_index_children_are_followed_only_with_the_flag(tmp_path: Path) -> None:
+    site = TestSite({"/a.xml": Page(body=urlset(url("{base}/p1")), content_type=XML)})
+    with site:
+        path = tmp_path / "index.xml"
+        path.write_text(index(f"{site.base}/a.xml"))
+        _, without, _ = validate(str(path))
+        code, with_flag, stderr = validate(str(path), "--follow")
+    assert [r["record"] for r in without] == ["sitemap"]
+    assert without[0]["child_count"] == 1
+    assert code == 0, stderr
+    assert [r["url"] for r in with_flag if r["record"] == "url"] == [f"{site.base}/p1"]
