@@ -2,25 +2,27 @@
 
 Scrapy keeps every pending request in memory, so the listed URLs do not go into its queue
 all at once: the sitemap reader streams entries in here, and the spider takes small batches
-out as the downloader has room. Each distinct URL moves through these states::
+out as the downloader has room. URLs are handed out in the order they were first listed
+(a cursor over their ids), and each one then moves through these states::
 
-    NEW -> IN_FLIGHT -> DONE -> EMITTED      (fetched)
-    NEW -> DONE -> EMITTED                   (not fetched: blocked, invalid, inventory-only)
+    NEW -> DONE -> EMITTED
 
-A URL's record is emitted once the listings are final (no sitemap left to read), because only
-then is the list of sitemaps that list it complete.
+A URL becomes DONE when its outcome is known (fetched, failed, or not to be fetched), and
+EMITTED once its record is out. Records are emitted once the listings are final (no sitemap
+left to read), because only then is the list of sitemaps that list a URL complete. Listings
+are appended without an index while sitemaps stream in; the index is built once, at the end.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-NEW, IN_FLIGHT, DONE, EMITTED = 0, 1, 2, 3
+NEW, DONE, EMITTED = 0, 2, 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sitemaps (id INTEGER PRIMARY KEY, url TEXT UNIQUE NOT NULL);
@@ -33,11 +35,11 @@ CREATE TABLE IF NOT EXISTS urls (
     state INTEGER NOT NULL DEFAULT 0,
     outcome TEXT
 );
-CREATE TABLE IF NOT EXISTS listings (url_id INTEGER NOT NULL, sitemap_id INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS listings_url ON listings (url_id);
+CREATE TABLE IF NOT EXISTS listings (url TEXT NOT NULL, sitemap_id INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS urls_state ON urls (state, id);
 CREATE TABLE IF NOT EXISTS url_notes (url TEXT NOT NULL, note TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS url_notes_url ON url_notes (url);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
@@ -75,17 +77,27 @@ class Inventory:
         self._db.execute("PRAGMA temp_store=FILE")
         self._db.execute("PRAGMA cache_size=-16000")
         self._db.executescript(_SCHEMA)
+        self._cursor = int(self._meta("cursor", "0"))
+        self._indexed = self._meta("indexed", "") == "1"
 
     def close(self) -> None:
         self._db.close()
 
+    def _meta(self, key: str, default: str) -> str:
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return default if row is None else str(row[0])
+
+    def _set_meta(self, key: str, value: str) -> None:
+        self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    # -- listings ------------------------------------------------------------------------------
     def sitemap_id(self, url: str) -> int:
         """The id of a sitemap URL, registering it on first use."""
         self._db.execute("INSERT OR IGNORE INTO sitemaps (url) VALUES (?)", (url,))
         row = self._db.execute("SELECT id FROM sitemaps WHERE url = ?", (url,)).fetchone()
         return int(row[0])
 
-    def add_entries(self, sitemap_url: str, entries: Iterable[NewEntry], batch: int = 2000) -> int:
+    def add_entries(self, sitemap_url: str, entries: Iterable[NewEntry], batch: int = 5000) -> int:
         """Store the listings of one sitemap as they stream in; returns how many were stored."""
         sitemap_id = self.sitemap_id(sitemap_url)
         count = 0
@@ -109,8 +121,8 @@ class Inventory:
                 [(e.loc, e.lastmod, e.lastmod_format, ",".join(e.rules)) for e in chunk],
             )
             db.executemany(
-                "INSERT INTO listings (url_id, sitemap_id) SELECT id, ? FROM urls WHERE url = ?",
-                [(sitemap_id, e.loc) for e in chunk],
+                "INSERT INTO listings (url, sitemap_id) VALUES (?, ?)",
+                [(e.loc, sitemap_id) for e in chunk],
             )
             db.execute("COMMIT")
         except BaseException:
@@ -118,22 +130,32 @@ class Inventory:
             raise
         return len(chunk)
 
+    def listings_complete(self) -> None:
+        """Every sitemap is read: index the listings for the lookups of record building."""
+        if not self._indexed:
+            self._db.execute("CREATE INDEX IF NOT EXISTS listings_url ON listings (url)")
+            self._set_meta("indexed", "1")
+            self._indexed = True
+
+    # -- handing URLs out ------------------------------------------------------------------------
     def take_new(self, limit: int) -> list[tuple[int, str, tuple[str, ...]]]:
-        """Up to ``limit`` URLs not yet handled, marked in flight: ``(id, url, rules)``."""
+        """Up to ``limit`` URLs not handed out yet, in listing order: ``(id, url, rules)``."""
         rows = self._db.execute(
-            "SELECT id, url, rules FROM urls WHERE state = ? ORDER BY id LIMIT ?", (NEW, limit)
+            "SELECT id, url, rules FROM urls WHERE id > ? ORDER BY id LIMIT ?",
+            (self._cursor, limit),
         ).fetchall()
         if rows:
-            self._db.executemany(
-                "UPDATE urls SET state = ? WHERE id = ?", [(IN_FLIGHT, row[0]) for row in rows]
-            )
+            self._cursor = int(rows[-1][0])
+            self._set_meta("cursor", str(self._cursor))
         return [(int(r[0]), str(r[1]), _rules(r[2])) for r in rows]
 
     def has_new(self) -> bool:
-        return self._db.execute("SELECT 1 FROM urls WHERE state = ? LIMIT 1", (NEW,)).fetchone() is not None
+        row = self._db.execute("SELECT 1 FROM urls WHERE id > ? LIMIT 1", (self._cursor,))
+        return row.fetchone() is not None
 
     def has_done(self) -> bool:
-        return self._db.execute("SELECT 1 FROM urls WHERE state = ? LIMIT 1", (DONE,)).fetchone() is not None
+        row = self._db.execute("SELECT 1 FROM urls WHERE state = ? LIMIT 1", (DONE,))
+        return row.fetchone() is not None
 
     def finish(self, url_id: int, outcome: dict[str, Any] | None) -> None:
         """Record the outcome of one URL (``None`` when it was not fetched)."""
@@ -142,47 +164,57 @@ class Inventory:
             (DONE, None if outcome is None else json.dumps(outcome), url_id),
         )
 
-    def mark_emitted(self, url_id: int) -> None:
-        self._db.execute("UPDATE urls SET state = ? WHERE id = ?", (EMITTED, url_id))
+    def mark_emitted(self, url_ids: Sequence[int]) -> None:
+        self._db.executemany(
+            "UPDATE urls SET state = ? WHERE id = ?", [(EMITTED, url_id) for url_id in url_ids]
+        )
 
     def take_done(self, limit: int) -> list[tuple[int, dict[str, Any] | None]]:
         """Up to ``limit`` finished URLs whose record is not out yet, marked emitted."""
         rows = self._db.execute(
             "SELECT id, outcome FROM urls WHERE state = ? ORDER BY id LIMIT ?", (DONE, limit)
         ).fetchall()
-        if rows:
-            self._db.executemany(
-                "UPDATE urls SET state = ? WHERE id = ?", [(EMITTED, row[0]) for row in rows]
-            )
+        self.mark_emitted([int(row[0]) for row in rows])
         return [(int(r[0]), None if r[1] is None else json.loads(r[1])) for r in rows]
 
+    # -- what the sitemaps say -------------------------------------------------------------------
     def listing(self, url_id: int) -> Listing:
         """Everything the sitemaps say about one URL."""
-        row = self._db.execute(
-            "SELECT url, lastmod, lastmod_format, rules FROM urls WHERE id = ?", (url_id,)
-        ).fetchone()
-        sitemaps = self._db.execute(
-            "SELECT s.url, COUNT(*) FROM listings l JOIN sitemaps s ON s.id = l.sitemap_id "
-            "WHERE l.url_id = ? GROUP BY s.id ORDER BY s.url",
-            (url_id,),
-        ).fetchall()
-        return Listing(
-            url_id=url_id,
-            url=str(row[0]),
-            lastmod=row[1],
-            lastmod_format=str(row[2]),
-            rules=_rules(row[3]),
-            sitemaps=tuple(str(s[0]) for s in sitemaps),
-            times_listed=sum(int(s[1]) for s in sitemaps),
-        )
+        return self.listings([url_id])[0]
 
-    def counts(self) -> dict[str, int]:
-        """How many distinct URLs are in each state, plus the number of listings."""
-        names = {NEW: "new", IN_FLIGHT: "in_flight", DONE: "done", EMITTED: "emitted"}
-        result = dict.fromkeys(names.values(), 0)
-        for state, count in self._db.execute("SELECT state, COUNT(*) FROM urls GROUP BY state"):
-            result[names[int(state)]] = int(count)
-        result["listings"] = int(self._db.execute("SELECT COUNT(*) FROM listings").fetchone()[0])
+    def listings(self, url_ids: Sequence[int]) -> list[Listing]:
+        """:meth:`listing` for many URLs at once (needs :meth:`listings_complete` first)."""
+        if not url_ids:
+            return []
+        marks = ",".join("?" * len(url_ids))
+        rows = self._db.execute(
+            f"SELECT id, url, lastmod, lastmod_format, rules FROM urls WHERE id IN ({marks})",
+            list(url_ids),
+        ).fetchall()
+        by_id = {int(r[0]): r for r in rows}
+        urls = [str(by_id[i][1]) for i in url_ids]
+        sitemaps: dict[str, list[tuple[str, int]]] = {u: [] for u in urls}
+        for url, sitemap, count in self._db.execute(
+            f"SELECT l.url, s.url, COUNT(*) FROM listings l JOIN sitemaps s ON s.id = l.sitemap_id "
+            f"WHERE l.url IN ({','.join('?' * len(urls))}) GROUP BY l.url, s.id ORDER BY s.url",
+            urls,
+        ):
+            sitemaps[str(url)].append((str(sitemap), int(count)))
+        result = []
+        for url_id in url_ids:
+            row = by_id[url_id]
+            listed = sitemaps[str(row[1])]
+            result.append(
+                Listing(
+                    url_id=url_id,
+                    url=str(row[1]),
+                    lastmod=row[2],
+                    lastmod_format=str(row[3]),
+                    rules=_rules(row[4]),
+                    sitemaps=tuple(s for s, _ in listed),
+                    times_listed=sum(c for _, c in listed),
+                )
+            )
         return result
 
     def add_url_notes(self, notes: Iterable[tuple[str, str]]) -> int:
@@ -199,6 +231,23 @@ class Inventory:
     def url_notes(self, url: str) -> list[str]:
         rows = self._db.execute("SELECT note FROM url_notes WHERE url = ? ORDER BY rowid", (url,))
         return [str(row[0]) for row in rows]
+
+    def counts(self) -> dict[str, int]:
+        """Distinct URLs handed out or not, finished, emitted; and the number of listings."""
+        total = int(self._db.execute("SELECT COUNT(*) FROM urls").fetchone()[0])
+        new = int(
+            self._db.execute("SELECT COUNT(*) FROM urls WHERE id > ?", (self._cursor,)).fetchone()[0]
+        )
+        by_state = dict.fromkeys((NEW, DONE, EMITTED), 0)
+        for state, count in self._db.execute("SELECT state, COUNT(*) FROM urls GROUP BY state"):
+            by_state[int(state)] = int(count)
+        return {
+            "urls": total,
+            "new": new,
+            "done": by_state[DONE],
+            "emitted": by_state[EMITTED],
+            "listings": int(self._db.execute("SELECT COUNT(*) FROM listings").fetchone()[0]),
+        }
 
     def iter_urls(self) -> Iterator[str]:
         for (url,) in self._db.execute("SELECT url FROM urls ORDER BY id"):

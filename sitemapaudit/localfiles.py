@@ -40,9 +40,9 @@ def validate_file(
                 near_limit_fraction=config.near_limit_fraction,
             )
             yield builder.sitemap_record(facts)
+            inventory.listings_complete()
             while batch := inventory.take_new(1000):
-                for url_id, _url, _rules in batch:
-                    listing = inventory.listing(url_id)
+                for listing in inventory.listings([url_id for url_id, _, _ in batch]):
                     yield builder.url_record(
                         UrlFacts(
                             url=listing.url,

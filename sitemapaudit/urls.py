@@ -223,6 +223,17 @@ def _split_authority(url: str) -> tuple[str, str, int | None] | None:
     return parts.scheme.lower(), host, port
 
 
+# The shape of most listed URLs, accepted without the full check: an ASCII host name whose
+# last label starts with a letter, no port, no user information, no percent-escapes, nothing
+# outside printable ASCII. Whatever it accepts, the full check accepts too.
+_COMMON_URL_RE = re.compile(
+    r"[hH][tT][tT][pP][sS]?://"
+    r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*"
+    r"[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.?"
+    r"(?:[/?#][!-$&-~]*)?"
+)
+
+
 def loc_problems(loc: str, *, max_length: int = 2048) -> list[str]:
     """URL-rule codes for a listed URL: ``'invalid_url'`` and/or ``'url_too_long'``.
 
@@ -233,7 +244,7 @@ def loc_problems(loc: str, *, max_length: int = 2048) -> list[str]:
     characters.
     """
     problems: list[str] = []
-    if not _valid_loc(loc):
+    if not (_COMMON_URL_RE.fullmatch(loc) or _valid_loc(loc)):
         problems.append("invalid_url")
     if isinstance(loc, str) and len(loc) > max_length:
         problems.append("url_too_long")

@@ -1,4 +1,4 @@
-"""``scrapy audit-diff OLD NEW``: what changed between two audit runs.
+"""``scrapy audit_diff OLD NEW``: what changed between two audit runs.
 
 OLD and NEW are each a JSON Lines report file or ``run:<id>``, a run stored in the history
 database (``--db``). Report files are imported into a temporary database, never into the
@@ -99,7 +99,7 @@ class Command(ScrapyCommand):
             raise UsageError(f"unknown option {unknown[0]}", print_help=False)
         if len(args) != 2:
             raise UsageError(
-                f"audit-diff takes two arguments, OLD and NEW (got {len(args)})", print_help=False
+                f"expected two arguments, OLD and NEW (got {len(args)})", print_help=False
             )
         old, new = parse_operand(args[0]), parse_operand(args[1])
         try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from datetime import UTC, datetime
 import shutil
 import tempfile
@@ -98,7 +99,9 @@ class AuditRun:
         self.inventory = Inventory(Path(self._work_dir) / "inventory.sqlite3")
         self._sitemaps_outstanding = 0
         self._wake = asyncio.Event()
-        self._queue: list[tuple[int, str, tuple[str, ...]]] = []
+        self._queue: deque[tuple[int, str, tuple[str, ...]]] = deque()
+        self._ready: deque[PageAction | UrlFacts] = deque()
+        self._notes = False
         self._blocked_flags: dict[int, bool] = {}
         self._skipped_children: list[SitemapFacts] = []
         self.audit_time = datetime.now(UTC)
@@ -142,21 +145,27 @@ class AuditRun:
 
     def _listings_complete(self) -> None:
         """Every sitemap is read: settle what needs all of them (hreflang reciprocity)."""
+        self.inventory.listings_complete()
         count = self.inventory.add_url_notes(
             (page, message) for page, _href, message in self.hreflang.not_reciprocal()
         )
         counts = self.inventory.counts()
         logger.info(
             "all sitemaps read: %d listing(s) of %d distinct URL(s)",
-            counts["listings"], sum(v for k, v in counts.items() if k != "listings"),
+            counts["listings"], counts["urls"],
         )
+        self._notes = count > 0
         if count:
             self.stats.inc_value("sitemapaudit/hreflang/not_reciprocal", count)
 
     def start_done(self) -> bool:
         """Nothing is left for ``start()`` to hand out: every URL is dispatched or emitted."""
-        return self.listings_final and not self._queue and not self.inventory.has_new() and (
-            not self.inventory.has_done()
+        return (
+            self.listings_final
+            and not self._queue
+            and not self._ready
+            and not self.inventory.has_new()
+            and not self.inventory.has_done()
         )
 
     # -- discovery -------------------------------------------------------------------------
@@ -336,67 +345,73 @@ class AuditRun:
     # -- pages -----------------------------------------------------------------------------
     def next_action(self) -> PageAction | UrlFacts | None:
         """The next URL to request, or a finished URL's facts to emit, or ``None`` for now."""
-        if self.robots is None:
+        if self._ready:
+            return self._ready.popleft()
+        if self.robots is None or (not self.config.fetch_urls and not self.listings_final):
             return None
-        while True:
+        final = self.listings_final
+        settled: list[tuple[int, dict[str, Any]]] = []
+        while len(settled) < _BATCH:
             if not self._queue:
-                self._queue = self.inventory.take_new(200)
-                self._queue.reverse()
-            if not self._queue:
-                return self._next_done()
-            url_id, url, rules = self._queue.pop()
+                self._queue = deque(self.inventory.take_new(_BATCH))
+                if not self._queue:
+                    break
+            url_id, url, rules = self._queue.popleft()
             fetchable = NOT_FETCHABLE.isdisjoint(rules)
             blocked = fetchable and not self.robots.can_fetch(url)
             if blocked:
                 self.stats.inc_value("sitemapaudit/urls/robots_blocked")
-            fetch = self.config.fetch_urls and fetchable and (
-                not blocked or self.config.fetch_blocked
-            )
-            if fetch:
+            if self.config.fetch_urls and fetchable and (not blocked or self.config.fetch_blocked):
                 self._blocked_flags[url_id] = blocked
-                return PageAction(url_id, url)
-            outcome = {"blocked": blocked, "outcome": FetchOutcome().to_json()}
-            facts = self.page_done(url_id, outcome)
-            if facts is not None:
-                return facts
-
-    def _next_done(self) -> UrlFacts | None:
-        if not self.listings_final:
-            return None
-        for url_id, stored in self.inventory.take_done(1):
-            return self._facts(url_id, stored)
-        return None
-
-    def page_done(self, url_id: int, stored: dict[str, Any]) -> UrlFacts | None:
-        """Record a URL's outcome; returns its facts when they can be emitted now."""
-        if stored["outcome"]["fetched"]:
-            self.totals.urls_fetched += 1
-        if self.listings_final:
-            self.inventory.mark_emitted(url_id)
-            return self._facts(url_id, stored)
-        self.inventory.finish(url_id, stored)
-        self.wake()
-        return None
+                self._ready.extend(self._facts_batch(settled))
+                self._ready.append(PageAction(url_id, url))
+                return self._ready.popleft()
+            stored = {"blocked": blocked, "outcome": _NOT_FETCHED}
+            if final:
+                settled.append((url_id, stored))
+            else:
+                self.inventory.finish(url_id, stored)
+        if not settled and final:
+            settled = [(i, o or _EMPTY) for i, o in self.inventory.take_done(_BATCH)]
+        self._ready.extend(self._facts_batch(settled))
+        return self._ready.popleft() if self._ready else None
 
     def fetch_finished(self, url_id: int, outcome: FetchOutcome) -> UrlFacts | None:
+        """Record a fetched URL's outcome; returns its facts when they can be emitted now."""
         blocked = self._blocked_flags.pop(url_id, False)
+        self.totals.urls_fetched += int(outcome.fetched)
+        stored = {"blocked": blocked, "outcome": outcome.to_json()}
         self.wake()
-        return self.page_done(url_id, {"blocked": blocked, "outcome": outcome.to_json()})
+        if self.listings_final:
+            return self._facts_batch([(url_id, stored)])[0]
+        self.inventory.finish(url_id, stored)
+        return None
 
-    def _facts(self, url_id: int, stored: dict[str, Any] | None) -> UrlFacts:
-        listing = self.inventory.listing(url_id)
-        stored = stored or {"blocked": False, "outcome": FetchOutcome().to_json()}
-        return UrlFacts(
-            url=listing.url,
-            sitemaps=list(listing.sitemaps),
-            lastmod=listing.lastmod,
-            lastmod_format=listing.lastmod_format,
-            times_listed=listing.times_listed,
-            rules=list(listing.rules),
-            robots_blocked=bool(stored["blocked"]),
-            outcome=FetchOutcome.from_json(stored["outcome"]),
-            hreflang=self.inventory.url_notes(listing.url),
-        )
+    def _facts_batch(self, items: list[tuple[int, dict[str, Any]]]) -> list[UrlFacts]:
+        """Facts of URLs whose outcome is known, marked emitted (listings must be final)."""
+        if not items:
+            return []
+        self.inventory.mark_emitted([url_id for url_id, _ in items])
+        listings = self.inventory.listings([url_id for url_id, _ in items])
+        return [
+            UrlFacts(
+                url=listing.url,
+                sitemaps=list(listing.sitemaps),
+                lastmod=listing.lastmod,
+                lastmod_format=listing.lastmod_format,
+                times_listed=listing.times_listed,
+                rules=list(listing.rules),
+                robots_blocked=bool(stored["blocked"]),
+                outcome=FetchOutcome.from_json(stored["outcome"]),
+                hreflang=self.inventory.url_notes(listing.url) if self._notes else [],
+            )
+            for listing, (_, stored) in zip(listings, items, strict=True)
+        ]
+
+
+_BATCH = 500
+_NOT_FETCHED = FetchOutcome().to_json()
+_EMPTY = {"blocked": False, "outcome": _NOT_FETCHED}
 
 
 def _skipped(url: str, via: str, parent: str | None, code: str, message: str) -> SitemapFacts:

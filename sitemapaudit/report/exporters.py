@@ -18,7 +18,9 @@ dicts (``"diff"`` records, a report read back), and silently skips what it does 
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterable, Mapping
+import os
+from collections.abc import Iterable, Mapping
+from contextlib import ExitStack
 from typing import IO, Any, ClassVar
 
 from scrapy.exporters import BaseItemExporter, CsvItemExporter
@@ -53,7 +55,6 @@ class FlatCsvItemExporter(CsvItemExporter):
 
     record_type: ClassVar[str]
     columns: ClassVar[tuple[str, ...]]
-    flatten: ClassVar[Callable[[object], Row]]
 
     def __init__(
         self,
@@ -99,32 +100,41 @@ class FlatCsvItemExporter(CsvItemExporter):
         if record_kind(item) != self.record_type:
             return
         self.start_exporting()
-        row = type(self).flatten(item)
-        self.csv_writer.writerow(csv_row(row, self.selected))
+        self.csv_writer.writerow(csv_row(self.flatten(item), self.selected))
+
+    def flatten(self, item: object) -> Row:
+        """The item as a row of :attr:`columns`."""
+        raise NotImplementedError
 
 
 class UrlCsvItemExporter(FlatCsvItemExporter):
-    """CSV of the ``"url"`` records, columns :data:`sitemapaudit.report.flat.URL_COLUMNS`."""
+    """CSV of the ``"url"`` records, columns ``URL_COLUMNS`` of the flat module."""
 
     record_type = "url"
     columns = URL_COLUMNS
-    flatten = staticmethod(flatten_url)
+
+    def flatten(self, item: object) -> Row:
+        return flatten_url(item)
 
 
 class SitemapCsvItemExporter(FlatCsvItemExporter):
-    """CSV of the ``"sitemap"`` records, columns :data:`~sitemapaudit.report.flat.SITEMAP_COLUMNS`."""
+    """CSV of the ``"sitemap"`` records, columns ``SITEMAP_COLUMNS`` of the flat module."""
 
     record_type = "sitemap"
     columns = SITEMAP_COLUMNS
-    flatten = staticmethod(flatten_sitemap)
+
+    def flatten(self, item: object) -> Row:
+        return flatten_sitemap(item)
 
 
 class ChangesCsvItemExporter(FlatCsvItemExporter):
-    """CSV of the ``"diff"`` records, columns :data:`~sitemapaudit.report.flat.CHANGE_COLUMNS`."""
+    """CSV of the ``"diff"`` records, columns ``CHANGE_COLUMNS`` of the flat module."""
 
     record_type = "diff"
     columns = CHANGE_COLUMNS
-    flatten = staticmethod(flatten_change)
+
+    def flatten(self, item: object) -> Row:
+        return flatten_change(item)
 
 
 class XlsxItemExporter(BaseItemExporter):
@@ -164,9 +174,9 @@ class HtmlItemExporter(BaseItemExporter):
 
     def finish_exporting(self) -> None:
         stream = io.TextIOWrapper(
-            self.file,  # type: ignore[arg-type]
+            self.file,
             encoding="utf-8",
-            errors="surrogateescape",
+            errors="replace",
             newline="\n",
             write_through=False,
         )
@@ -175,3 +185,38 @@ class HtmlItemExporter(BaseItemExporter):
             stream.flush()
         finally:
             stream.detach()
+
+
+def write_csv(
+    records: Iterable[object],
+    urls_path: str | os.PathLike[str],
+    sitemaps_path: str | os.PathLike[str],
+    *,
+    bom: bool = False,
+    changes_path: str | os.PathLike[str] | None = None,
+) -> None:
+    """Writes the URL records and the sitemap records of a report as two CSV files.
+
+    ``bom`` starts each file with a UTF-8 byte order mark, which Excel needs to read UTF-8.
+    With ``changes_path``, the ``"diff"`` records go to a third file. Records are read once.
+    """
+    encoding = "utf-8-sig" if bom else "utf-8"
+    targets: list[tuple[type[FlatCsvItemExporter], str | os.PathLike[str] | None]] = [
+        (UrlCsvItemExporter, urls_path),
+        (SitemapCsvItemExporter, sitemaps_path),
+        (ChangesCsvItemExporter, changes_path),
+    ]
+    with ExitStack() as stack:
+        exporters: list[FlatCsvItemExporter] = []
+        for exporter_class, path in targets:
+            if path is None:
+                continue
+            file = stack.enter_context(open(path, "wb"))
+            exporter = exporter_class(file, encoding=encoding)
+            exporter.start_exporting()
+            exporters.append(exporter)
+        for record in records:
+            for exporter in exporters:
+                exporter.export_item(record)
+        for exporter in exporters:
+            exporter.finish_exporting()

@@ -29,7 +29,7 @@ import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import cache
-from typing import IO, Any
+from typing import Any
 
 from itemadapter import ItemAdapter, is_item
 
@@ -300,11 +300,14 @@ def iter_report(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
     with open(path, "rb") as raw:
         magic = raw.read(2)
         raw.seek(0)
-        binary: IO[bytes] = gzip.GzipFile(fileobj=raw) if magic == b"\x1f\x8b" else raw
+        binary: Iterable[bytes] = gzip.GzipFile(fileobj=raw) if magic == b"\x1f\x8b" else raw
         try:
-            for number, data in enumerate(binary, 1):
-                if number == 1 and data.startswith(codecs.BOM_UTF8):
-                    data = data[len(codecs.BOM_UTF8) :]
+            for number, line in enumerate(binary, 1):
+                data = (
+                    line[len(codecs.BOM_UTF8) :]
+                    if number == 1 and line.startswith(codecs.BOM_UTF8)
+                    else line
+                )
                 if not data.strip():
                     continue
                 try:

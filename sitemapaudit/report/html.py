@@ -460,7 +460,7 @@ class HtmlReport:
         self._write_urls_section(out)
         out.write("</main>\n")
         out.write(
-            f'<footer><p>Written by sitemapaudit {_e(__version__)} from the report\'s '
+            f"<footer><p>Written by sitemapaudit {_e(__version__)} from the report's "
             f"{_n(self.url_total + self.sitemap_total + sum(self.changes.values()))} records."
             "</p></footer>\n"
         )
@@ -601,7 +601,7 @@ class HtmlReport:
                 f"<tr><td>{code_html}</td><td>{_e(record)}</td>"
                 f'<td><span class="badge sev-{_e(severity)}">{_e(severity)}</span></td>'
                 f'<td class="num">{_n(count)}</td>'
-                f"<td>{_e(meaning_of(code, record) or '')}</td></tr>\n"
+                f"<td>{_prose(meaning_of(code, record) or '')}</td></tr>\n"
             )
         parts.append("</tbody></table>\n</section>\n")
         return "".join(parts)
@@ -614,7 +614,9 @@ class HtmlReport:
             for label, count in ages.items()
             if count or label not in ("in the future", "invalid")
         ]
-        delta_bars = [(label, self.deltas.get(label, 0), _delta_class(label)) for label in DELTA_BUCKETS]
+        delta_bars = [
+            (label, self.deltas.get(label, 0), _delta_class(label)) for label in DELTA_BUCKETS
+        ]
         delta_total = sum(self.deltas.values())
         return (
             '<section id="charts">\n<h2>Charts</h2>\n<div class="charts">\n'
@@ -642,7 +644,11 @@ class HtmlReport:
 
     def _status_bars(self) -> list[tuple[str, int, str]]:
         numeric = sorted((label for label in self.statuses if label.isdigit()), key=int)
-        other = [label for label in ("failed", "robots blocked", "not requested") if label in self.statuses]
+        other = [
+            label
+            for label in ("failed", "robots blocked", "not requested")
+            if label in self.statuses
+        ]
         if len(numeric) > 16:
             classes: Counter[str] = Counter()
             for label in numeric:
@@ -776,7 +782,8 @@ class HtmlReport:
             out.write(html)
         out.write(
             "</tbody></table></div>\n"
-            '<p class="empty" id="filter-empty" hidden>No URL in the table matches the filter.</p>\n'
+            '<p class="empty" id="filter-empty" hidden>'
+            "No URL in the table matches the filter.</p>\n"
             "</section>\n"
         )
 
@@ -817,6 +824,17 @@ def _robots_outcome_meaning(outcome: str | None) -> str:
     }.get(outcome or "", "")
 
 
+def _prose(text: str) -> str:
+    """Escaped text with its ```code``` spans as ``<code>`` elements."""
+    pieces = text.split("`")
+    if len(pieces) % 2 == 0:
+        return _e(text)
+    return "".join(
+        f"<code>{_e(piece)}</code>" if index % 2 else _e(piece)
+        for index, piece in enumerate(pieces)
+    )
+
+
 def _time_html(text: str) -> str:
     return f'<time datetime="{_e(text)}">{_e(text)}</time>'
 
@@ -851,7 +869,7 @@ def _value_html(value: Any) -> str:
 def _badge(code: str, record: str, suffix: str = "") -> str:
     severity = severity_of(code, record) or "unknown"
     meaning = meaning_of(code, record) or ""
-    title = f"{severity}: {meaning}" if meaning else severity
+    title = f"{severity}: {meaning.replace('`', '')}" if meaning else severity
     return (
         f'<span class="badge sev-{_e(severity)}" title="{_e(title)}">{_e(code)}{_e(suffix)}</span>'
     )
@@ -957,6 +975,7 @@ def _delta_class(label: str) -> str:
     return "delta-near"
 
 
+_MIDDOT = " \u00b7 "
 _ROW = 26
 _BAR = 18
 _WIDTH = 560
@@ -982,16 +1001,17 @@ def _bar_chart(bars: list[tuple[str, int, str]], *, label: str, unit: str = "URL
         y = 3 + index * _ROW
         width = 0.0 if count == 0 else max(2.0, span * count / peak)
         text_y = y + _BAR / 2 + 4.5
-        share = _pct(count, total)
+        share = _pct(count, total) if count else ""
         parts.append(
             f'<g class="row" data-label="{_e(name)}" data-count="{count}">'
-            f'<text class="label" x="{_LABEL - 8}" y="{text_y:.1f}" text-anchor="end">{_e(name)}</text>'
+            f'<text class="label" x="{_LABEL - 8}" y="{text_y:.1f}" text-anchor="end">'
+            f"{_e(name)}</text>"
             f'<rect class="track" x="{_LABEL}" y="{y}" width="{span}" height="{_BAR}" rx="3"/>'
             f'<rect class="bar {_e(css)}" x="{_LABEL}" y="{y}" width="{width:.1f}" '
             f'height="{_BAR}" rx="3"><title>{_e(name)}: {_n(count)} {_e(unit)}'
             f"{' (' + share + ')' if share else ''}</title></rect>"
             f'<text class="count" x="{_LABEL + width + 6:.1f}" y="{text_y:.1f}">{_n(count)}'
-            f'{" \u00b7 " + share if share else ""}</text></g>\n'
+            f"{_MIDDOT + share if share else ''}</text></g>\n"
         )
     parts.append("</svg>\n")
     return "".join(parts)

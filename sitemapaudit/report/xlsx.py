@@ -110,8 +110,9 @@ class _Sheet:
     def _open(self, title: str, index: int | None) -> None:
         ws: WriteOnlyWorksheet = self.report.workbook.create_sheet(title, index)
         ws.freeze_panes = "A2"
+        layout: Any = ws
         for number, name in enumerate(self.columns, 1):
-            ws.column_dimensions[get_column_letter(number)].width = _WIDTHS.get(name, 16)
+            layout.column_dimensions[get_column_letter(number)].width = _WIDTHS.get(name, 16)
         header = []
         for name in self.columns:
             cell = WriteOnlyCell(ws, value=name)
@@ -123,7 +124,8 @@ class _Sheet:
     def append(self, values: Iterable[Cell]) -> None:
         ws, rows = self.sheets[-1]
         if rows >= self.report.max_sheet_rows:
-            position = self.report.workbook.worksheets.index(ws) + 1
+            sheets = self.report.workbook.worksheets
+            position = next(i for i, sheet in enumerate(sheets) if sheet is ws) + 1
             self._open(f"{self.title} ({len(self.sheets) + 1})", index=position)
             ws, rows = self.sheets[-1]
         ws.append([_cell(ws, v) for v in values])
@@ -132,7 +134,8 @@ class _Sheet:
     def close(self) -> None:
         last = get_column_letter(len(self.columns))
         for ws, rows in self.sheets:
-            ws.auto_filter.ref = f"A1:{last}{rows}"
+            layout: Any = ws
+            layout.auto_filter.ref = f"A1:{last}{rows}"
 
 
 def _cell(ws: WriteOnlyWorksheet, value: Cell) -> Any:
@@ -217,7 +220,7 @@ class XlsxReport:
         self._write_summary()
         for sheet in (self.urls, self.sitemaps, self.changes, self.summary_sheet):
             sheet.close()
-        self.workbook.save(target)  # type: ignore[arg-type]
+        self.workbook.save(target)
 
 
 def _value(value: Any) -> Cell:

@@ -1,0 +1,166 @@
+"""``scrapy audit-report``: turn an audit report (JSON Lines) into CSV, XLSX and HTML files."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from contextlib import ExitStack
+from pathlib import Path
+from typing import IO, Any, ClassVar
+
+from scrapy.commands import ScrapyCommand
+from scrapy.exceptions import UsageError
+from scrapy.exporters import BaseItemExporter
+
+from sitemapaudit.report.exporters import (
+    ChangesCsvItemExporter,
+    FlatCsvItemExporter,
+    HtmlItemExporter,
+    SitemapCsvItemExporter,
+    UrlCsvItemExporter,
+    XlsxItemExporter,
+)
+from sitemapaudit.report.flat import ReportFormatError, iter_report
+from sitemapaudit.report.html import DEFAULT_MAX_ROWS
+
+CSV_FILES: tuple[tuple[str, type[FlatCsvItemExporter]], ...] = (
+    ("urls.csv", UrlCsvItemExporter),
+    ("sitemaps.csv", SitemapCsvItemExporter),
+    ("changes.csv", ChangesCsvItemExporter),
+)
+"""The files ``--csv DIR`` writes, and the exporter of each."""
+
+
+class _Outputs:
+    """Output files written beside their targets and moved into place only on success."""
+
+    def __init__(self) -> None:
+        self.stack = ExitStack()
+        self.pending: list[tuple[Path, Path]] = []
+
+    def open(self, target: Path) -> IO[bytes]:
+        partial = target.with_name(f".{target.name}.{os.getpid()}.part")
+        self.pending.append((partial, target))
+        return self.stack.enter_context(open(partial, "wb"))
+
+    def commit(self) -> list[Path]:
+        self.stack.close()
+        for partial, target in self.pending:
+            os.replace(partial, target)
+        return [target for _, target in self.pending]
+
+    def abort(self) -> None:
+        self.stack.close()
+        for partial, _ in self.pending:
+            partial.unlink(missing_ok=True)
+
+
+class Command(ScrapyCommand):
+    requires_crawler_process = False
+    default_settings: ClassVar[dict[str, Any]] = {"LOG_ENABLED": False}
+
+    def syntax(self) -> str:
+        return "REPORT.jsonl [--csv DIR] [--bom] [--xlsx FILE] [--html FILE] [--max-rows N]"
+
+    def short_desc(self) -> str:
+        return "Convert an audit report to CSV, XLSX or HTML"
+
+    def long_desc(self) -> str:
+        return (
+            "Convert an existing audit report (JSON Lines, optionally gzip-compressed) into "
+            "files for spreadsheets and people, reading it once: --csv writes urls.csv, "
+            "sitemaps.csv and changes.csv into a directory, --xlsx one workbook (sheets URLs, "
+            "Sitemaps, Changes, Summary), --html one self-contained page with charts and a "
+            "filterable URL table. At least one output is required. Outputs appear only "
+            "when the whole report was read."
+        )
+
+    def add_options(self, parser: argparse.ArgumentParser) -> None:
+        super().add_options(parser)
+        group = parser.add_argument_group(title="Outputs")
+        group.add_argument(
+            "--csv",
+            metavar="DIR",
+            help="write urls.csv, sitemaps.csv and changes.csv into DIR (created if missing)",
+        )
+        group.add_argument(
+            "--bom",
+            action="store_true",
+            help="start the CSV files with a UTF-8 byte order mark (for Excel)",
+        )
+        group.add_argument("--xlsx", metavar="FILE", help="write an XLSX workbook to FILE")
+        group.add_argument("--html", metavar="FILE", help="write an HTML page to FILE")
+        group.add_argument(
+            "--max-rows",
+            metavar="N",
+            type=int,
+            default=DEFAULT_MAX_ROWS,
+            help=f"most rows of the HTML URL table and change table (default: {DEFAULT_MAX_ROWS})",
+        )
+
+    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        if len(args) != 1:
+            raise UsageError(
+                "give exactly one report file (scrapy audit-report REPORT.jsonl --html FILE)",
+                print_help=False,
+            )
+        if not (opts.csv or opts.xlsx or opts.html):
+            raise UsageError(
+                "nothing to write: give at least one of --csv DIR, --xlsx FILE, --html FILE",
+                print_help=False,
+            )
+        if opts.bom and not opts.csv:
+            raise UsageError("--bom applies to CSV files: use it with --csv DIR", print_help=False)
+        if opts.max_rows < 0:
+            raise UsageError(f"--max-rows must be 0 or more, not {opts.max_rows}", print_help=False)
+        report = Path(args[0])
+        if not report.is_file():
+            raise UsageError(f"no such report file: {report}", print_help=False)
+        targets = [Path(p) for p in (opts.xlsx, opts.html) if p]
+        if opts.csv:
+            folder = Path(opts.csv)
+            if folder.exists() and not folder.is_dir():
+                raise UsageError(f"--csv needs a directory: {folder} is a file", print_help=False)
+            folder.mkdir(parents=True, exist_ok=True)
+        for target in targets:
+            if target.is_dir():
+                raise UsageError(f"{target} is a directory, not a file", print_help=False)
+            if not target.parent.is_dir():
+                raise UsageError(f"no such directory: {target.parent}", print_help=False)
+
+        outputs = _Outputs()
+        try:
+            exporters = self._exporters(outputs, opts)
+            for exporter in exporters:
+                exporter.start_exporting()
+            for record in iter_report(report):
+                for exporter in exporters:
+                    exporter.export_item(record)
+            for exporter in exporters:
+                exporter.finish_exporting()
+        except (ReportFormatError, OSError) as exc:
+            outputs.abort()
+            print(f"audit-report: {exc}", file=sys.stderr)
+            self.exitcode = 1
+            return
+        except BaseException:
+            outputs.abort()
+            raise
+        for path in outputs.commit():
+            print(f"wrote {path}")
+
+    def _exporters(self, outputs: _Outputs, opts: argparse.Namespace) -> list[BaseItemExporter]:
+        exporters: list[BaseItemExporter] = []
+        if opts.csv:
+            encoding = "utf-8-sig" if opts.bom else "utf-8"
+            for name, exporter_class in CSV_FILES:
+                file = outputs.open(Path(opts.csv) / name)
+                exporters.append(exporter_class(file, encoding=encoding))
+        if opts.xlsx:
+            exporters.append(XlsxItemExporter(outputs.open(Path(opts.xlsx))))
+        if opts.html:
+            exporters.append(
+                HtmlItemExporter(outputs.open(Path(opts.html)), max_rows=opts.max_rows)
+            )
+        return exporters
