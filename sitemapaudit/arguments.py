@@ -10,16 +10,52 @@ from sitemapaudit.urls import Origin, loc_problems, parse_origin
 
 
 @dataclass(frozen=True, slots=True)
+class FailOn:
+    """When ``scrapy crawl audit`` exits non-zero: ``-a fail_on=error|warning|never|CODE,...``."""
+
+    policy: str
+    severities: frozenset[str]
+    codes: frozenset[str]
+
+    def failed(self, counts: dict[str, int], severities: dict[str, int]) -> bool:
+        if any(severities.get(s, 0) for s in self.severities):
+            return True
+        return any(counts.get(code, 0) for code in self.codes)
+
+
+def parse_fail_on(value: str | None) -> FailOn:
+    from sitemapaudit.checks.registry import all_codes
+
+    policy = (value or "never").strip()
+    if policy == "never":
+        return FailOn(policy, frozenset(), frozenset())
+    if policy == "error":
+        return FailOn(policy, frozenset({"error"}), frozenset())
+    if policy == "warning":
+        return FailOn(policy, frozenset({"error", "warning"}), frozenset())
+    codes = frozenset(c.strip() for c in policy.split(",") if c.strip())
+    unknown = codes - all_codes()
+    if not codes or unknown:
+        bad = ", ".join(sorted(unknown)) or repr(value)
+        raise ConfigError(
+            f"invalid value for fail_on: {bad} (use error, warning, never or finding codes)"
+        )
+    return FailOn(",".join(sorted(codes)), frozenset(), codes)
+
+
+@dataclass(frozen=True, slots=True)
 class AuditArguments:
     origin: Origin
     sitemaps: tuple[str, ...]
     fetch_urls: bool | None
+    fail_on: FailOn
 
 
 def parse_arguments(
     domain: str | None = None,
     sitemap: str | None = None,
     fetch_urls: str | None = None,
+    fail_on: str | None = None,
     **unknown: object,
 ) -> AuditArguments:
     """Validate the arguments of ``scrapy crawl audit``; a bad one raises ConfigError naming it."""
@@ -37,4 +73,5 @@ def parse_arguments(
         origin=origin,
         sitemaps=sitemaps,
         fetch_urls=None if fetch_urls is None else parse_bool("fetch_urls", fetch_urls),
+        fail_on=parse_fail_on(fail_on),
     )

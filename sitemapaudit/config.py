@@ -79,6 +79,7 @@ class AuditConfig:
     max_crawl_delay: float
     retry_after_max: float
     head_only: bool
+    progress_interval: float
     head_only_min_bytes: int
     disabled_checks: frozenset[str]
     report_dir: str
@@ -130,6 +131,7 @@ class AuditConfig:
             max_crawl_delay=real("SITEMAPAUDIT_MAX_CRAWL_DELAY"),
             retry_after_max=real("SITEMAPAUDIT_RETRY_AFTER_MAX"),
             head_only=parse_bool("SITEMAPAUDIT_HEAD_ONLY", get("SITEMAPAUDIT_HEAD_ONLY")),
+            progress_interval=real("SITEMAPAUDIT_PROGRESS_INTERVAL"),
             head_only_min_bytes=integer("SITEMAPAUDIT_HEAD_ONLY_MIN_BYTES"),
             disabled_checks=frozenset(disabled),
             report_dir=str(get("SITEMAPAUDIT_REPORT_DIR")),

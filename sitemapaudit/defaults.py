@@ -109,6 +109,11 @@ SETTINGS: dict[str, tuple[Any, str, str]] = {
         "Responses announcing at most this many bytes are read whole (stopping a download "
         "closes the connection, which costs more than small pages save).",
     ),
+    "SITEMAPAUDIT_PROGRESS_INTERVAL": (
+        60.0,
+        "float",
+        "Seconds between progress lines (URLs done, queued, rate, ETA); 0 turns them off.",
+    ),
     "SITEMAPAUDIT_DISABLED_CHECKS": (
         [],
         "list",

@@ -48,6 +48,7 @@ class SummaryPipeline:
     def __init__(self, crawler: Crawler) -> None:
         builder = RecordBuilder(AuditConfig.from_settings(crawler.settings), datetime.now(UTC))
         self.counter = SummaryCounter(builder.severity)
+        self.crawler = crawler
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -58,6 +59,11 @@ class SummaryPipeline:
             self.counter.add(item)
         elif isinstance(item, SummaryRecord):
             self.counter.complete(item)
+            fail_on = getattr(self.crawler.spider, "fail_on", None)
+            if fail_on is not None and fail_on.failed(item.counts, item.severities):
+                item.fail_on["failed"] = True
+                assert self.crawler.stats is not None
+                self.crawler.stats.set_value("sitemapaudit/fail_on/failed", True)
             logger.info(
                 "audit of %s: %d sitemap(s), %d URL(s) listed, %d fetched; findings: %s",
                 item.origin, item.sitemaps_found, item.urls_listed, item.urls_fetched,

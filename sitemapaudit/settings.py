@@ -62,6 +62,7 @@ DOWNLOADER_MIDDLEWARES = {
 
 EXTENSIONS = {
     "sitemapaudit.headonly.HeadOnlyDownloads": 500,
+    "sitemapaudit.progress.ProgressLog": 510,
 }
 
 ITEM_PIPELINES = {

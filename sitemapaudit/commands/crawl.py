@@ -14,12 +14,25 @@ from sitemapaudit.errors import ConfigError
 
 
 class Command(ScrapyCrawlCommand):
+    """Scrapy's ``crawl``; for the audit it also exits 1 when ``-a fail_on=...`` findings exist."""
+
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
-        if args and args[0] == "audit":
-            try:
-                parse_arguments(**opts.spargs)
-                assert self.settings is not None
-                enabled_checks(AuditConfig.from_settings(self.settings))
-            except ConfigError as exc:
-                raise UsageError(str(exc), print_help=False) from None
-        super().run(args, opts)
+        if not args or args[0] != "audit":
+            super().run(args, opts)
+            return
+        try:
+            parse_arguments(**opts.spargs)
+            assert self.settings is not None
+            enabled_checks(AuditConfig.from_settings(self.settings))
+        except ConfigError as exc:
+            raise UsageError(str(exc), print_help=False) from None
+        if len(args) > 1:
+            raise UsageError("running 'scrapy crawl' with more than one spider is not supported")
+        assert self.crawler_process is not None
+        crawler = self._create_crawler(args[0])
+        self.crawler_process.crawl(crawler, **opts.spargs)
+        self.crawler_process.start()
+        if self.crawler_process.bootstrap_failed:
+            self.exitcode = 1
+        elif crawler.stats is not None and crawler.stats.get_value("sitemapaudit/fail_on/failed"):
+            self.exitcode = 1

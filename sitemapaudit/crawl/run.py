@@ -68,6 +68,7 @@ class PageAction:
 class RunTotals:
     sitemaps: int = 0
     urls_fetched: int = 0
+    urls_emitted: int = 0
     notes: list[str] = field(default_factory=list)
 
 
@@ -387,11 +388,23 @@ class AuditRun:
         self.inventory.finish(url_id, stored)
         return None
 
+    def progress(self) -> dict[str, int]:
+        """Counts for the progress line."""
+        counts = self.inventory.counts()
+        return {
+            "urls_known": counts["urls"],
+            "urls_done": self.totals.urls_emitted,
+            "urls_queued": counts["new"],
+            "sitemaps_read": self.totals.sitemaps,
+            "sitemaps_pending": self._sitemaps_outstanding,
+        }
+
     def _facts_batch(self, items: list[tuple[int, dict[str, Any]]]) -> list[UrlFacts]:
         """Facts of URLs whose outcome is known, marked emitted (listings must be final)."""
         if not items:
             return []
         self.inventory.mark_emitted([url_id for url_id, _ in items])
+        self.totals.urls_emitted += len(items)
         listings = self.inventory.listings([url_id for url_id, _ in items])
         return [
             UrlFacts(

@@ -66,3 +66,4 @@ class SummaryRecord:
     robots_txt: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)
+    fail_on: dict[str, Any] = field(default_factory=dict)

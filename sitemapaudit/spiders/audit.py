@@ -40,10 +40,12 @@ class AuditSpider(Spider):
         domain: str | None = None,
         sitemap: str | None = None,
         fetch_urls: str | None = None,
+        fail_on: str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        arguments = parse_arguments(domain, sitemap, fetch_urls)
+        arguments = parse_arguments(domain, sitemap, fetch_urls, fail_on)
+        self.fail_on = arguments.fail_on
         self.origin = arguments.origin
         self.sitemap_args = list(arguments.sitemaps)
         self.fetch_urls_arg = arguments.fetch_urls
@@ -232,6 +234,7 @@ class AuditSpider(Spider):
             },
             notes=list(self.run.totals.notes),
             settings=self.config.shaping_settings(),
+            fail_on={"policy": self.fail_on.policy, "failed": False},
         )
 
     def on_closed(self, reason: str) -> None:

@@ -1,0 +1,72 @@
+"""A periodic progress line while an audit runs: URLs done, queued, rate and an ETA."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any, Self
+
+from scrapy import signals
+from scrapy.crawler import Crawler
+from scrapy.exceptions import NotConfigured
+from scrapy.utils.asyncio import create_looping_call
+
+from sitemapaudit.config import AuditConfig
+
+logger = logging.getLogger(__name__)
+
+
+def format_eta(seconds: float | None) -> str:
+    if seconds is None:
+        return "unknown"
+    seconds = int(seconds)
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
+
+
+class ProgressLog:
+    """Logs every SITEMAPAUDIT_PROGRESS_INTERVAL seconds how far the audit is."""
+
+    def __init__(self, crawler: Crawler, interval: float) -> None:
+        self.crawler = crawler
+        self.interval = interval
+        self.task: Any = None
+        self._last: tuple[float, int] | None = None
+        crawler.signals.connect(self.spider_opened, signal=signals.spider_opened)
+        crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        interval = AuditConfig.from_settings(crawler.settings).progress_interval
+        if interval <= 0:
+            raise NotConfigured
+        return cls(crawler, interval)
+
+    def spider_opened(self) -> None:
+        self.task = create_looping_call(self.log)
+        self.task.start(self.interval, now=False)
+
+    def spider_closed(self) -> None:
+        if self.task is not None and self.task.running:
+            self.task.stop()
+
+    def log(self) -> None:
+        run = getattr(self.crawler.spider, "run", None)
+        if run is None:
+            return
+        progress = run.progress()
+        now = time.monotonic()
+        done = progress["urls_done"]
+        rate = 0.0
+        if self._last is not None and now > self._last[0]:
+            rate = (done - self._last[1]) / (now - self._last[0])
+        self._last = (now, done)
+        remaining = progress["urls_known"] - done
+        eta = remaining / rate if rate > 0 else None
+        logger.info(
+            "progress: %d of %d URL(s) done, %d queued, %d sitemap(s) read (%d pending), "
+            "%.1f URL/s, ETA %s",
+            done, progress["urls_known"], progress["urls_queued"], progress["sitemaps_read"],
+            progress["sitemaps_pending"], rate, format_eta(eta),
+        )

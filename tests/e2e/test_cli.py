@@ -1,0 +1,75 @@
+"""``scrapy crawl audit`` as a user runs it: a subprocess, its output, its exit status."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.support.golden_site import XML, url, urlset
+from tests.support.server import Page, TestSite
+
+ROOT = Path(__file__).parents[2]
+FAST = ["-s", "DOWNLOAD_DELAY=0", "-s", "AUTOTHROTTLE_ENABLED=0", "-s", "TELNETCONSOLE_ENABLED=0"]
+
+
+def crawl(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    project = {"SCRAPY_SETTINGS_MODULE": "sitemapaudit.settings", "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "scrapy", "crawl", "audit", *args, *FAST],
+        cwd=cwd, capture_output=True, text=True, timeout=60, check=False,
+        env={**__import__("os").environ, **project},
+    )
+
+
+def small_site() -> TestSite:
+    return TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+            "/s.xml": Page(body=urlset(url("{base}/a"), url("{base}/gone")), content_type=XML),
+            "/a": Page(body="<html><head></head><body>a</body></html>"),
+            "/gone": Page(status=404),
+        }
+    )
+
+
+def test_report_with_O_and_fail_on(tmp_path: Path) -> None:
+    with small_site() as site:
+        never = crawl("-a", f"domain={site.base}", "-O", "r.jsonl", cwd=tmp_path)
+        failing = crawl("-a", f"domain={site.base}", "-a", "fail_on=error", "-O", "r2.jsonl", cwd=tmp_path)
+        by_code = crawl("-a", f"domain={site.base}", "-a", "fail_on=redirect", "-O", "r3.jsonl", cwd=tmp_path)
+    assert never.returncode == 0, never.stderr[-2000:]
+    records = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
+    assert [r["record"] for r in records] == ["sitemap", "url", "url", "summary"]
+    assert failing.returncode == 1
+    summary = json.loads((tmp_path / "r2.jsonl").read_text().splitlines()[-1])
+    assert summary["fail_on"] == {"policy": "error", "failed": True}
+    assert by_code.returncode == 0
+
+
+def test_without_O_the_report_goes_to_a_dated_path_that_is_printed(tmp_path: Path) -> None:
+    with small_site() as site:
+        done = crawl("-a", f"domain={site.base}", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    reports = list((tmp_path / "reports").glob("127.0.0.1_*-*.jsonl")) or list(
+        (tmp_path / "reports").glob("*.jsonl")
+    )
+    assert len(reports) == 1
+    assert str(reports[0].resolve()) in done.stdout
+    assert json.loads(reports[0].read_text().splitlines()[-1])["record"] == "summary"
+
+
+def test_bad_arguments_fail_before_any_request(tmp_path: Path) -> None:
+    with small_site() as site:
+        bad_domain = crawl("-a", "domain=example.com/path", cwd=tmp_path)
+        bad_setting = crawl("-a", f"domain={site.base}", "-s", "SITEMAPAUDIT_MAX_REDIRECTS=many", cwd=tmp_path)
+        missing = crawl(cwd=tmp_path)
+        assert site.hits == {}
+    assert bad_domain.returncode == 2
+    assert "domain" in bad_domain.stderr and "example.com/path" in bad_domain.stderr
+    assert "Traceback" not in bad_domain.stderr
+    assert bad_setting.returncode == 2
+    assert "SITEMAPAUDIT_MAX_REDIRECTS" in bad_setting.stderr
+    assert missing.returncode == 2
+    assert "domain argument is required" in missing.stderr

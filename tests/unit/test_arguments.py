@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+import pytest
+
+from sitemapaudit.arguments import parse_arguments, parse_fail_on
+from sitemapaudit.errors import ConfigError
+
+
+def test_fail_on_policies() -> None:
+    assert not parse_fail_on(None).failed({"duplicate": 3}, {"error": 5})
+    assert parse_fail_on("error").failed({}, {"error": 1})
+    assert not parse_fail_on("error").failed({}, {"warning": 1})
+    assert parse_fail_on("warning").failed({}, {"warning": 1})
+    assert parse_fail_on("duplicate, noindex").failed({"noindex": 1}, {})
+    assert not parse_fail_on("duplicate").failed({"noindex": 1}, {"error": 1})
+
+
+@pytest.mark.parametrize("value", ["sometimes", "duplicate,nonsense", ","])
+def test_bad_fail_on_names_the_argument(value: str) -> None:
+    with pytest.raises(ConfigError, match="fail_on"):
+        parse_fail_on(value)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({}, "domain argument is required"),
+        ({"domain": "ftp://e.com"}, "domain"),
+        ({"domain": "e.com", "sitemap": "/relative.xml"}, "sitemap"),
+        ({"domain": "e.com", "fetch_urls": "perhaps"}, "fetch_urls"),
+        ({"domain": "e.com", "colour": "red"}, "colour"),
+    ],
+)
+def test_bad_arguments(kwargs: dict[str, str], match: str) -> None:
+    with pytest.raises(ConfigError, match=match):
+        parse_arguments(**kwargs)
+
+
+def test_good_arguments() -> None:
+    args = parse_arguments(domain="http://127.0.0.1:8080", sitemap="http://127.0.0.1:8080/a.xml", fetch_urls="no")
+    assert args.origin.url == "http://127.0.0.1:8080"
+    assert args.sitemaps == ("http://127.0.0.1:8080/a.xml",)
+    assert args.fetch_urls is False
