@@ -23,9 +23,16 @@ from pathlib import Path
 from typing import Any
 
 NEW, DONE, EMITTED = 0, 2, 3
+SITEMAP_PENDING, SITEMAP_DONE = 0, 1
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS sitemaps (id INTEGER PRIMARY KEY, url TEXT UNIQUE NOT NULL);
+CREATE TABLE IF NOT EXISTS sitemaps (
+    id INTEGER PRIMARY KEY,
+    url TEXT UNIQUE NOT NULL,
+    state INTEGER NOT NULL DEFAULT 1,
+    ref TEXT,
+    facts TEXT
+);
 CREATE TABLE IF NOT EXISTS urls (
     id INTEGER PRIMARY KEY,
     url TEXT UNIQUE NOT NULL,
@@ -130,6 +137,58 @@ class Inventory:
             raise
         return len(chunk)
 
+    # -- sitemap progress (what a resumed audit needs) ------------------------------------------
+    def sitemap_pending(self, url: str, ref: dict[str, Any]) -> None:
+        """A sitemap is to be fetched (``ref`` says how to request it again after a restart)."""
+        self._db.execute(
+            "INSERT INTO sitemaps (url, state, ref) VALUES (?, ?, ?) "
+            "ON CONFLICT(url) DO UPDATE SET state = excluded.state, ref = excluded.ref",
+            (url, SITEMAP_PENDING, json.dumps(ref)),
+        )
+
+    def sitemap_reading(self, url: str) -> None:
+        """A sitemap is about to be read: drop listings left by an interrupted earlier read."""
+        self._db.execute(
+            "DELETE FROM listings WHERE sitemap_id = (SELECT id FROM sitemaps WHERE url = ?)",
+            (url,),
+        )
+
+    def sitemap_done(self, url: str, facts: dict[str, Any]) -> None:
+        """A sitemap's record is out: keep its facts so a resumed audit can report it again."""
+        self._db.execute(
+            "INSERT INTO sitemaps (url, state, facts) VALUES (?, ?, ?) "
+            "ON CONFLICT(url) DO UPDATE SET state = excluded.state, facts = excluded.facts",
+            (url, SITEMAP_DONE, json.dumps(facts)),
+        )
+
+    def pending_sitemaps(self) -> list[dict[str, Any]]:
+        rows = self._db.execute(
+            "SELECT ref FROM sitemaps WHERE state = ? AND ref IS NOT NULL ORDER BY id",
+            (SITEMAP_PENDING,),
+        )
+        return [json.loads(row[0]) for row in rows]
+
+    def done_sitemaps(self) -> Iterator[dict[str, Any]]:
+        rows = self._db.execute(
+            "SELECT facts FROM sitemaps WHERE state = ? AND facts IS NOT NULL ORDER BY id",
+            (SITEMAP_DONE,),
+        )
+        for (facts,) in rows:
+            yield json.loads(facts)
+
+    def sitemap_urls(self) -> list[str]:
+        return [str(r[0]) for r in self._db.execute("SELECT url FROM sitemaps ORDER BY id")]
+
+    def prepare_resume(self) -> None:
+        """After an interrupted audit: hand out again every URL whose record is not settled,
+        and emit again every record (the resumed audit's report is complete on its own)."""
+        db = self._db
+        db.execute("UPDATE urls SET state = ? WHERE state = ? AND outcome IS NULL", (NEW, EMITTED))
+        db.execute("UPDATE urls SET state = ? WHERE state = ?", (DONE, EMITTED))
+        db.execute("DELETE FROM url_notes")
+        self._cursor = 0
+        self._set_meta("cursor", "0")
+
     def listings_complete(self) -> None:
         """Every sitemap is read: index the listings for the lookups of record building."""
         if not self._indexed:
@@ -141,8 +200,8 @@ class Inventory:
     def take_new(self, limit: int) -> list[tuple[int, str, tuple[str, ...]]]:
         """Up to ``limit`` URLs not handed out yet, in listing order: ``(id, url, rules)``."""
         rows = self._db.execute(
-            "SELECT id, url, rules FROM urls WHERE id > ? ORDER BY id LIMIT ?",
-            (self._cursor, limit),
+            "SELECT id, url, rules FROM urls WHERE id > ? AND state = ? ORDER BY id LIMIT ?",
+            (self._cursor, NEW, limit),
         ).fetchall()
         if rows:
             self._cursor = int(rows[-1][0])
@@ -150,7 +209,9 @@ class Inventory:
         return [(int(r[0]), str(r[1]), _rules(r[2])) for r in rows]
 
     def has_new(self) -> bool:
-        row = self._db.execute("SELECT 1 FROM urls WHERE id > ? LIMIT 1", (self._cursor,))
+        row = self._db.execute(
+            "SELECT 1 FROM urls WHERE id > ? AND state = ? LIMIT 1", (self._cursor, NEW)
+        )
         return row.fetchone() is not None
 
     def has_done(self) -> bool:
@@ -164,9 +225,11 @@ class Inventory:
             (DONE, None if outcome is None else json.dumps(outcome), url_id),
         )
 
-    def mark_emitted(self, url_ids: Sequence[int]) -> None:
+    def mark_emitted(self, items: Sequence[tuple[int, dict[str, Any] | None]]) -> None:
+        """Records are out for these URLs; fetched outcomes are kept for a resumed audit."""
         self._db.executemany(
-            "UPDATE urls SET state = ? WHERE id = ?", [(EMITTED, url_id) for url_id in url_ids]
+            "UPDATE urls SET state = ?, outcome = COALESCE(?, outcome) WHERE id = ?",
+            [(EMITTED, _fetched_json(outcome), url_id) for url_id, outcome in items],
         )
 
     def take_done(self, limit: int) -> list[tuple[int, dict[str, Any] | None]]:
@@ -174,7 +237,9 @@ class Inventory:
         rows = self._db.execute(
             "SELECT id, outcome FROM urls WHERE state = ? ORDER BY id LIMIT ?", (DONE, limit)
         ).fetchall()
-        self.mark_emitted([int(row[0]) for row in rows])
+        self._db.executemany(
+            "UPDATE urls SET state = ? WHERE id = ?", [(EMITTED, int(row[0])) for row in rows]
+        )
         return [(int(r[0]), None if r[1] is None else json.loads(r[1])) for r in rows]
 
     # -- what the sitemaps say -------------------------------------------------------------------
@@ -236,7 +301,9 @@ class Inventory:
         """Distinct URLs handed out or not, finished, emitted; and the number of listings."""
         total = int(self._db.execute("SELECT COUNT(*) FROM urls").fetchone()[0])
         new = int(
-            self._db.execute("SELECT COUNT(*) FROM urls WHERE id > ?", (self._cursor,)).fetchone()[0]
+            self._db.execute(
+                "SELECT COUNT(*) FROM urls WHERE id > ? AND state = ?", (self._cursor, NEW)
+            ).fetchone()[0]
         )
         by_state = dict.fromkeys((NEW, DONE, EMITTED), 0)
         for state, count in self._db.execute("SELECT state, COUNT(*) FROM urls GROUP BY state"):
@@ -252,6 +319,15 @@ class Inventory:
     def iter_urls(self) -> Iterator[str]:
         for (url,) in self._db.execute("SELECT url FROM urls ORDER BY id"):
             yield str(url)
+
+
+def _fetched_json(outcome: dict[str, Any] | None) -> str | None:
+    """Only outcomes of requested URLs are worth keeping; the rest are cheap to decide again."""
+    if outcome is None or not outcome.get("outcome", {}).get("status") and not outcome.get(
+        "outcome", {}
+    ).get("error"):
+        return None
+    return json.dumps(outcome)
 
 
 def _rules(value: str | None) -> tuple[str, ...]:

@@ -70,6 +70,11 @@ ITEM_PIPELINES = {
     "sitemapaudit.pipelines.SummaryPipeline": 900,
 }
 
+# With JOBDIR, the audit's own on-disk inventory (in JOBDIR/sitemapaudit) is what a resumed
+# audit continues from; Scrapy's request queue stays in memory, so that requests of the
+# interrupted run are not replayed on top of it.
+SCHEDULER_DISK_QUEUE = "scrapy.squeues.FifoMemoryQueue"
+
 FEED_EXPORT_ENCODING = "utf-8"
 TELNETCONSOLE_ENABLED = False
 REMOTE_CONTROL_ENABLED = False

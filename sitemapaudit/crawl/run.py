@@ -12,7 +12,8 @@ from collections import deque
 from datetime import UTC, datetime
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -82,6 +83,7 @@ class AuditRun:
         stats: Stats,
         *,
         sitemap_args: list[str] | None = None,
+        jobdir: str | None = None,
     ) -> None:
         self.origin = origin
         self.config = config
@@ -96,7 +98,9 @@ class AuditRun:
         self.discovery = Discovery(homepage_done=bool(self.sitemap_args))
         self.robots: RobotsPolicy | None = None
         self.totals = RunTotals()
-        self._work_dir, self._own_work_dir = _work_dir(config.work_dir)
+        self._work_dir, self._own_work_dir = _work_dir(
+            config.work_dir or (str(Path(jobdir) / "sitemapaudit") if jobdir else "")
+        )
         self.inventory = Inventory(Path(self._work_dir) / "inventory.sqlite3")
         self._sitemaps_outstanding = 0
         self._wake = asyncio.Event()
@@ -108,8 +112,39 @@ class AuditRun:
         self.audit_time = datetime.now(UTC)
         self.hreflang = HreflangGraph(Path(self._work_dir) / "hreflang.sqlite3")
         self._final = False
+        self.resumed_refs: list[SitemapRef] = []
+        self.resumed = bool(self.inventory.sitemap_urls())
+        if self.resumed:
+            self._resume()
 
     # -- lifecycle -----------------------------------------------------------------------
+    def _resume(self) -> None:
+        """Pick up an interrupted audit from its work directory (Scrapy's JOBDIR)."""
+        self.inventory.prepare_resume()
+        self.tree.restore(self.inventory.sitemap_urls())
+        self.resumed_refs = [SitemapRef(**ref) for ref in self.inventory.pending_sitemaps()]
+        self.tree.scheduled = len(self.inventory.sitemap_urls())
+        self._sitemaps_outstanding += len(self.resumed_refs)
+        logger.info(
+            "resuming the audit in %s: %d sitemap(s) still to read",
+            self._work_dir, len(self.resumed_refs),
+        )
+
+    def resumed_sitemap_facts(self) -> Iterator[SitemapFacts]:
+        """The sitemaps reported before the interruption, to report again."""
+        for data in self.inventory.done_sitemaps():
+            if data:  # an empty entry is a common path that held no sitemap
+                yield sitemap_facts_from_json(data)
+
+    def _pending(self, ref: SitemapRef) -> SitemapRef:
+        self.inventory.sitemap_pending(ref.url, asdict(ref))
+        return ref
+
+    def settle(self, facts: SitemapFacts) -> SitemapFacts:
+        """Keep a sitemap's facts (a resumed audit reports them again) and hand them on."""
+        self.inventory.sitemap_done(facts.url, asdict(facts))
+        return facts
+
     def close(self) -> None:
         self.hreflang.close()
         self.inventory.close()
@@ -171,6 +206,8 @@ class AuditRun:
 
     # -- discovery -------------------------------------------------------------------------
     def argument_refs(self) -> list[SitemapRef]:
+        if self.resumed:
+            return []
         return self._candidates([(url, "argument") for url in self.sitemap_args])[0]
 
     def robots_received(
@@ -216,7 +253,7 @@ class AuditRun:
         for path in self.config.common_paths:
             url = self.origin.url + path
             if self.tree.consider(url, depth=0) is Decision.FETCH:
-                refs.append(SitemapRef(url, "common-path", None, 0))
+                refs.append(self._pending(SitemapRef(url, "common-path", None, 0)))
         self._sitemaps_outstanding += len(refs)
         return refs
 
@@ -228,7 +265,7 @@ class AuditRun:
         for url, via in found:
             decision = self.tree.consider(url, depth=0)
             if decision is Decision.FETCH:
-                refs.append(SitemapRef(url, via, None, 0))
+                refs.append(self._pending(SitemapRef(url, via, None, 0)))
             elif decision is Decision.OFF_HOST:
                 skipped.append(_skipped(url, via, None, "off_host", "on another host, not fetched"))
             elif decision is Decision.INVALID:
@@ -237,7 +274,9 @@ class AuditRun:
                 skipped.append(
                     _skipped(url, via, None, "sitemap_limit", "sitemap-count cap reached, not fetched")
                 )
-        self.discovery.found += len(refs) + len(skipped)
+        # Sitemaps seen before (a resumed audit) count as found: no common paths then.
+        self.discovery.found += len(found)
+        skipped = [self.settle(facts) for facts in skipped]
         self._sitemaps_outstanding += len(refs)
         return refs, skipped
 
@@ -251,6 +290,7 @@ class AuditRun:
         """
         self._sitemap_finished()
         if ref.found_via == "common-path":
+            self.inventory.sitemap_done(ref.url, {})
             self.stats.inc_value("sitemapaudit/common_paths/missing")
             return None
         facts = SitemapFacts(
@@ -259,7 +299,7 @@ class AuditRun:
         )
         self.stats.inc_value("sitemapaudit/sitemaps/failed")
         logger.warning("sitemap %s failed: %s", ref.url, error or f"HTTP {status}")
-        return facts
+        return self.settle(facts)
 
     def read_sitemap(
         self, ref: SitemapRef, status: int, body: bytes
@@ -268,6 +308,7 @@ class AuditRun:
         children = ChildProblems()
         child_refs: list[SitemapRef] = []
         skipped: list[SitemapFacts] = []
+        self.inventory.sitemap_reading(ref.url)
         facts = read_sitemap(
             body,
             SitemapFacts(
@@ -287,11 +328,14 @@ class AuditRun:
             facts.problems.append(
                 Problem("nested_index", f"this index is listed by the index {ref.parent}")
             )
-        self._skipped_children = skipped
+        self.hreflang.flush()
+        self._skipped_children = [self.settle(child) for child in skipped]
         self._sitemap_finished()
         if ref.found_via == "common-path" and facts.kind == SitemapKind.UNKNOWN.value:
+            self.inventory.sitemap_done(ref.url, {})
             self.stats.inc_value("sitemapaudit/common_paths/not_a_sitemap")
             return None, child_refs
+        self.settle(facts)
         self.stats.inc_value("sitemapaudit/sitemaps/read")
         self.stats.inc_value("sitemapaudit/listings", facts.url_count)
         logger.info(
@@ -315,7 +359,7 @@ class AuditRun:
         depth = parent.depth + 1
         decision = self.tree.consider(loc, depth=depth)
         if decision is Decision.FETCH:
-            refs.append(SitemapRef(loc, "index", parent.url, depth))
+            refs.append(self._pending(SitemapRef(loc, "index", parent.url, depth)))
             self._sitemaps_outstanding += 1
         elif decision is Decision.OFF_HOST:
             skipped.append(_skipped(loc, "index", parent.url, "off_host", "on another host, not fetched"))
@@ -403,7 +447,7 @@ class AuditRun:
         """Facts of URLs whose outcome is known, marked emitted (listings must be final)."""
         if not items:
             return []
-        self.inventory.mark_emitted([url_id for url_id, _ in items])
+        self.inventory.mark_emitted(items)
         self.totals.urls_emitted += len(items)
         listings = self.inventory.listings([url_id for url_id, _ in items])
         return [
@@ -425,6 +469,11 @@ class AuditRun:
 _BATCH = 500
 _NOT_FETCHED = FetchOutcome().to_json()
 _EMPTY = {"blocked": False, "outcome": _NOT_FETCHED}
+
+
+def sitemap_facts_from_json(data: dict[str, Any]) -> SitemapFacts:
+    problems = [Problem(**problem) for problem in data.pop("problems", [])]
+    return SitemapFacts(**data, problems=problems)
 
 
 def _skipped(url: str, via: str, parent: str | None, code: str, message: str) -> SitemapFacts:

@@ -42,6 +42,10 @@ class SitemapTree:
     def __len__(self) -> int:
         return len(self._seen)
 
+    def restore(self, urls: list[str]) -> None:
+        """Mark sitemaps of an interrupted audit as seen."""
+        self._seen.update(normalize_url(url) for url in urls)
+
     def seen(self, url: str) -> bool:
         return normalize_url(url) in self._seen
 

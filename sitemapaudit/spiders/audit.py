@@ -73,7 +73,11 @@ class AuditSpider(Spider):
             config = config.with_fetch_urls(spider.fetch_urls_arg)
         spider.config = config
         spider.run = AuditRun(
-            spider.origin, config, _CrawlerStats(crawler), sitemap_args=spider.sitemap_args
+            spider.origin,
+            config,
+            _CrawlerStats(crawler),
+            sitemap_args=spider.sitemap_args,
+            jobdir=crawler.settings.get("JOBDIR") or None,
         )
         crawler.signals.connect(spider.on_idle, signal=signals.spider_idle)
         for signal in (signals.item_scraped, signals.item_dropped, signals.item_error):
@@ -84,6 +88,11 @@ class AuditSpider(Spider):
     # -- start: discovery first, then the inventory drained as the downloader has room ---------
     async def start(self) -> AsyncIterator[Any]:
         yield self._get(self.origin.url + "/robots.txt", self.parse_robots, priority=100)
+        for facts in self.run.resumed_sitemap_facts():
+            self.start_items += 1
+            yield facts
+        for ref in self.run.resumed_refs:
+            yield self._sitemap_request(ref)
         if self.sitemap_args:
             for ref in self.run.argument_refs():
                 yield self._sitemap_request(ref)

@@ -193,6 +193,12 @@ class HreflangGraph:
                 self._db.commit()
                 self._pending = 0
 
+    def flush(self) -> None:
+        """Make everything added so far durable (a resumed audit reads it back)."""
+        with self._lock:
+            self._db.commit()
+            self._pending = 0
+
     def __len__(self) -> int:
         """The number of pages recorded."""
         with self._lock:

@@ -1,0 +1,85 @@
+"""An audit killed mid-run (SIGKILL) and started again with the same JOBDIR completes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from tests.support.golden_site import XML, index, url, urlset
+from tests.support.server import Page, TestSite
+
+ROOT = Path(__file__).parents[2]
+PER_SITEMAP = 120
+
+
+def slow_page(site: TestSite, path: str) -> Page:
+    time.sleep(0.03)
+    return Page(body="<html><head></head><body>x</body></html>")
+
+
+def resumable_site() -> TestSite:
+    routes: dict[str, object] = {
+        "/robots.txt": Page(body="Sitemap: {base}/index.xml\n", content_type="text/plain"),
+        "/index.xml": Page(body=index(*(f"{{base}}/s{i}.xml" for i in range(3))), content_type=XML),
+    }
+    for i in range(3):
+        locs = [url(f"{{base}}/p/{i}/{j}") for j in range(PER_SITEMAP)]
+        routes[f"/s{i}.xml"] = Page(body=urlset(*locs), content_type=XML)
+        for j in range(PER_SITEMAP):
+            routes[f"/p/{i}/{j}"] = slow_page
+    return TestSite(routes)  # type: ignore[arg-type]
+
+
+def start_audit(base: str, jobdir: Path, report: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "scrapy", "crawl", "audit", "-a", f"domain={base}",
+         "-O", str(report), "-s", f"JOBDIR={jobdir}", "-s", "DOWNLOAD_DELAY=0",
+         "-s", "AUTOTHROTTLE_ENABLED=0", "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=4",
+         "-s", "TELNETCONSOLE_ENABLED=0", "-L", "WARNING"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+
+
+def page_hits(site: TestSite) -> Counter[str]:
+    return Counter({p: n for p, n in site.hits.items() if p.startswith("/p/")})
+
+
+def test_killed_audit_resumes_with_nothing_missing_or_twice(tmp_path: Path) -> None:
+    jobdir = tmp_path / "job"
+    with resumable_site() as site:
+        first = start_audit(site.base, jobdir, tmp_path / "first.jsonl")
+        deadline = time.monotonic() + 60
+        while sum(page_hits(site).values()) < 100 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.kill(first.pid, signal.SIGKILL)
+        first.wait(timeout=10)
+        before = page_hits(site)
+        assert 100 <= sum(before.values()) < 3 * PER_SITEMAP
+
+        second = start_audit(site.base, jobdir, tmp_path / "second.jsonl")
+        _, stderr = second.communicate(timeout=120)
+        assert second.returncode == 0, stderr.decode()[-3000:]
+        after = page_hits(site)
+
+    records = [json.loads(line) for line in (tmp_path / "second.jsonl").read_text().splitlines()]
+    urls = Counter(r["url"] for r in records if r["record"] == "url")
+    assert len(urls) == 3 * PER_SITEMAP
+    assert set(urls.values()) == {1}
+    assert all(r["issues"] == [] and r["status"] == 200 for r in records if r["record"] == "url")
+    assert sorted(r["url"].rsplit("/", 1)[-1] for r in records if r["record"] == "sitemap") == [
+        "index.xml", "s0.xml", "s1.xml", "s2.xml",
+    ]
+    assert records[-1]["record"] == "summary"
+    assert records[-1]["urls_listed"] == 3 * PER_SITEMAP
+    # Resumed, not restarted: pages done before the kill are not requested again (only those
+    # in flight at the kill may be), and no page was requested more than twice in all.
+    requested_again = sum((after - before).values())
+    assert requested_again <= 3 * PER_SITEMAP - sum(before.values()) + 16
+    assert max(after.values()) <= 2
+    assert all(after[f"/p/{i}/{j}"] >= 1 for i in range(3) for j in range(PER_SITEMAP))
