@@ -142,19 +142,30 @@ class HistoryStore:
     """SQLite history of audit runs (one file, an origin column).
 
     Opening a path that does not exist creates the database. ``batch_size`` is how many
-    report records :meth:`add_record` buffers before committing them.
+    report records :meth:`add_record` buffers before committing them. With ``read_only``
+    the file must already be a history database; it is opened for reading and never
+    changed.
     """
 
-    def __init__(self, path: str | Path, *, batch_size: int = 5000) -> None:
+    def __init__(
+        self, path: str | Path, *, batch_size: int = 5000, read_only: bool = False
+    ) -> None:
         self.path = str(path)
         self.batch_size = max(1, batch_size)
+        self.read_only = read_only
         self._urls: list[_Buffered] = []
         self._sitemaps: list[_Buffered] = []
         self._pending_run: int | None = None
         try:
-            self._db = sqlite3.connect(
-                self.path, isolation_level=None, check_same_thread=False, timeout=30.0
-            )
+            if read_only:
+                uri = Path(self.path).absolute().as_uri() + "?mode=ro"
+                self._db = sqlite3.connect(
+                    uri, uri=True, isolation_level=None, check_same_thread=False, timeout=30.0
+                )
+            else:
+                self._db = sqlite3.connect(
+                    self.path, isolation_level=None, check_same_thread=False, timeout=30.0
+                )
         except sqlite3.Error as exc:
             raise HistoryError(f"cannot open the history database {self.path}: {exc}") from None
         try:
@@ -168,15 +179,22 @@ class HistoryStore:
 
     def _setup(self) -> None:
         db = self._db
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA temp_store=FILE")
         db.execute("PRAGMA cache_size=-16000")
-        db.executescript(_SCHEMA)
+        if self.read_only:
+            found = db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
+            ).fetchone()
+            if found is None:
+                raise HistoryError(f"{self.path} is not a history database")
+        else:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.executescript(_SCHEMA)
         row = db.execute("SELECT MAX(version) FROM schema_version").fetchone()
-        if row[0] is None:
+        if row[0] is None and not self.read_only:
             db.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
-        elif int(row[0]) > SCHEMA_VERSION:
+        elif row[0] is None or int(row[0]) > SCHEMA_VERSION:
             raise HistoryError(
                 f"{self.path} has history schema version {row[0]}; this version of "
                 f"sitemapaudit reads version {SCHEMA_VERSION}"
@@ -629,7 +647,7 @@ class HistoryStore:
         """
         path = Path(path)
         try:
-            handle = path.open(encoding="utf-8")
+            handle = path.open(encoding="utf-8-sig")
         except OSError as exc:
             raise HistoryError(f"cannot read report {path}: {exc.strerror or exc}") from None
         run_id = self.begin_run("unknown", "")

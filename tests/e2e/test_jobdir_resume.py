@@ -59,6 +59,8 @@ def test_killed_audit_resumes_with_nothing_missing_or_twice(tmp_path: Path) -> N
             time.sleep(0.05)
         os.kill(first.pid, signal.SIGKILL)
         first.wait(timeout=10)
+        assert first.stderr is not None
+        first.stderr.close()
         before = page_hits(site)
         assert 100 <= sum(before.values()) < 3 * PER_SITEMAP
 

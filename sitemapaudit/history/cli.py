@@ -1,4 +1,4 @@
-"""``scrapy audit_diff OLD NEW``: what changed between two audit runs.
+"""``scrapy audit-diff OLD NEW``: what changed between two audit runs.
 
 OLD and NEW are each a JSON Lines report file or ``run:<id>``, a run stored in the history
 database (``--db``). Report files are imported into a temporary database, never into the
@@ -54,7 +54,7 @@ def parse_operand(text: str) -> Operand:
     return Operand(text, path=path)
 
 
-class Command(ScrapyCommand):
+class AuditDiffCommand(ScrapyCommand):
     requires_project = False
     requires_crawler_process = False
     default_settings: ClassVar[dict[str, Any]] = {"LOG_ENABLED": False}
@@ -78,8 +78,8 @@ class Command(ScrapyCommand):
             "--db",
             metavar="PATH",
             default=None,
-            help="history database of the run:<id> operands (default: the "
-            f"SITEMAPAUDIT_HISTORY_PATH setting, else {DEFAULT_HISTORY_PATH})",
+            help="the history database that holds the run:<id> operands; by default the "
+            f"SITEMAPAUDIT_HISTORY_PATH setting, else {DEFAULT_HISTORY_PATH}",
         )
         parser.add_argument(
             "--table",
@@ -129,7 +129,7 @@ class Command(ScrapyCommand):
         path = self.history_path(opts)
         if not Path(path).is_file():
             raise UsageError(f"no history database at {path}", print_help=False)
-        return HistoryStore(path)
+        return HistoryStore(path, read_only=True)
 
 
 def _load(store: HistoryStore, operand: Operand, history: HistoryStore | None) -> int:

@@ -1,0 +1,161 @@
+"""The run-over-run diff: every change type on two crafted runs, and its building blocks."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sitemapaudit.history import CHANGES, HistoryError, HistoryStore, diff_runs, summarize
+from sitemapaudit.history.diff import same_http_date, same_lastmod, went_backwards
+from tests.history.scenario import (
+    EXPECTED,
+    NEW_RECORDS,
+    NEW_SUMMARY,
+    OLD_RECORDS,
+    OLD_SUMMARY,
+    E,
+    write_report,
+)
+
+
+def store_run(store: HistoryStore, records: list[dict[str, Any]], summary: dict[str, Any]) -> int:
+    run_id = store.begin_run(summary["origin"], summary["started_at"])
+    for record in records:
+        store.add_record(run_id, record)
+    store.add_record(run_id, summary)
+    store.finish_run(run_id, summary["finished_at"], summary)
+    return run_id
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Any:
+    with HistoryStore(tmp_path / "history.sqlite3", batch_size=4) as history:
+        yield history
+
+
+def test_every_change_type_from_record_dicts(store: HistoryStore) -> None:
+    old = store_run(store, OLD_RECORDS, OLD_SUMMARY)
+    new = store_run(store, NEW_RECORDS, NEW_SUMMARY)
+    assert list(diff_runs(store, old, new)) == EXPECTED
+
+
+def test_every_change_type_from_report_files(store: HistoryStore, tmp_path: Path) -> None:
+    old = store.import_report(write_report(tmp_path / "old.jsonl", OLD_RECORDS, OLD_SUMMARY))
+    new = store.import_report(write_report(tmp_path / "new.jsonl", NEW_RECORDS, NEW_SUMMARY))
+    assert [run.origin for run in store.runs()] == [E, E]
+    assert list(diff_runs(store, old, new)) == EXPECTED
+
+
+def test_reports_without_summary_diff_the_same(store: HistoryStore, tmp_path: Path) -> None:
+    old = store.import_report(write_report(tmp_path / "old.jsonl", OLD_RECORDS, None))
+    new = store.import_report(write_report(tmp_path / "new.jsonl", NEW_RECORDS, None))
+    assert list(diff_runs(store, old, new)) == EXPECTED
+
+
+def test_the_scenario_covers_every_change_type_in_contract_order() -> None:
+    changes = [record["change"] for record in EXPECTED]
+    assert list(dict.fromkeys(changes)) == list(CHANGES)
+
+
+def test_records_have_the_contract_keys_in_order(store: HistoryStore) -> None:
+    old = store_run(store, OLD_RECORDS, OLD_SUMMARY)
+    new = store_run(store, NEW_RECORDS, NEW_SUMMARY)
+    keys = {tuple(record) for record in diff_runs(store, old, new)}
+    assert keys == {("record", "change", "url", "sitemap", "code", "old", "new")}
+
+
+def test_reverse_diff_swaps_additions_and_removals(store: HistoryStore) -> None:
+    old = store_run(store, OLD_RECORDS, OLD_SUMMARY)
+    new = store_run(store, NEW_RECORDS, NEW_SUMMARY)
+    backwards = Counter(record["change"] for record in diff_runs(store, new, old))
+    forwards = Counter(record["change"] for record in EXPECTED)
+    assert backwards["url_added"] == forwards["url_removed"]
+    assert backwards["url_removed"] == forwards["url_added"]
+    assert backwards["finding_new"] == forwards["finding_fixed"]
+    assert backwards["finding_fixed"] == forwards["finding_new"]
+    assert backwards["finding_persisting"] == forwards["finding_persisting"]
+    assert backwards["indexability_restored"] == forwards["indexability_regression"]
+
+
+def test_a_run_against_itself_has_only_persisting_findings(store: HistoryStore) -> None:
+    run = store_run(store, NEW_RECORDS, NEW_SUMMARY)
+    changes = Counter(record["change"] for record in diff_runs(store, run, run))
+    assert changes == {"finding_persisting": 12}
+
+
+def test_unknown_run_is_an_error(store: HistoryStore) -> None:
+    run = store_run(store, OLD_RECORDS, OLD_SUMMARY)
+    with pytest.raises(HistoryError, match="no run 99"):
+        diff_runs(store, run, 99)
+
+
+def test_diff_is_empty_between_empty_runs(store: HistoryStore) -> None:
+    first = store.begin_run(E, "a")
+    store.finish_run(first, "b", {})
+    second = store.begin_run(E, "c")
+    store.finish_run(second, "d", {})
+    assert list(diff_runs(store, first, second)) == []
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "backwards"),
+    [
+        ("2024-05-02T10:00:00Z", "2024-05-02T09:59:59Z", True),
+        ("2024-05-02T10:00:00Z", "2024-05-02T10:00:00Z", False),
+        ("2024-05-02T12:00:00+02:00", "2024-05-02T10:00:00Z", False),
+        ("2024-05-02T10:00:00Z", "2024-05-02T11:00:00+02:00", True),
+        ("2024-05-02", "2024-05-01", True),
+        ("2024-05-02", "2024-05-02", False),
+        ("2024-05", "2024-04-30", True),
+        ("2024-05-01", "2024-05", False),
+        ("2025", "2024-12-31", True),
+        ("2024-05-02T10:00:00Z", "2024-05-01", False),
+        ("2024-05-02T10:00:00Z", "2024-04-30", True),
+        ("2024-05-02", "2024-05-01T11:00:00Z", False),
+        ("2024-05-02", "2024-05-01T09:00:00Z", True),
+        ("Thu, 02 May 2024 10:00:00 GMT", "2024-05-01T10:00:00Z", True),
+        ("2024-05-02 10:00:00", "2024-05-02T09:00:00Z", True),
+        ("version-b", "version-a", True),
+        ("version-a", "version-b", False),
+        ("2024-05-02", "not a date", False),
+        ("not a date", "2024-05-01", False),
+    ],
+)
+def test_lastmod_backwards_is_decided_leniently(old: str, new: str, backwards: bool) -> None:
+    assert went_backwards(old, new) is backwards
+
+
+def test_lastmods_and_page_dates_compare_by_instant() -> None:
+    assert same_lastmod("2024-03-01T10:00:00Z", " 2024-03-01T12:00:00+02:00")
+    assert not same_lastmod("2024-03-01", "2024-03-01T00:00:00Z")
+    assert not same_lastmod("2024-03-01", "2024-03-02")
+    assert same_http_date("Fri, 01 Mar 2024 08:00:00 GMT", "Fri, 01 Mar 2024 09:00:00 +0100")
+    assert not same_http_date("Fri, 01 Mar 2024 08:00:00 GMT", "Fri, 01 Mar 2024 08:00:01 GMT")
+    assert not same_http_date("garbage", "other garbage")
+
+
+def test_summary_line() -> None:
+    assert summarize({}) == "no changes"
+    assert summarize({"url_added": 0}) == "no changes"
+    counts = {"status_regression": 2, "url_removed": 1, "url_added": 1200, "finding_new": 3}
+    assert summarize(counts) == (
+        "1,200 URLs added, 1 URL removed, 3 new findings, 2 status regressions"
+    )
+    assert summarize({"something_else": 2, "sitemap_added": 1}) == (
+        "1 sitemap added, 2 something_else"
+    )
+
+
+def test_summary_of_the_scenario_names_every_change() -> None:
+    counts = Counter(record["change"] for record in EXPECTED)
+    line = summarize(counts)
+    assert line.startswith("1 URL added, 1 URL removed, 1 URL moved between sitemaps, ")
+    assert line.count(", ") == len(CHANGES) - 1
+
+
+def test_every_change_type_has_a_meaning() -> None:
+    assert all(meaning.endswith(".") for meaning in CHANGES.values())
+    assert len(CHANGES) == 15

@@ -1,0 +1,304 @@
+"""The history store: runs, records, listings and validators, reports, persistence."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sitemapaudit.history import HistoryError, HistoryStore, RunInfo
+from sitemapaudit.history.store import SCHEMA_VERSION
+from tests.history.scenario import (
+    NEW_RECORDS,
+    NEW_SUMMARY,
+    OLD_RECORDS,
+    E,
+    url,
+    write_report,
+)
+
+OTHER = "https://other.example"
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Any:
+    with HistoryStore(tmp_path / "history.sqlite3") as history:
+        yield history
+
+
+def finished(store: HistoryStore, origin: str, records: list[dict[str, Any]] | None = None) -> int:
+    run_id = store.begin_run(origin, f"2024-06-0{len(store.runs()) + 1}T00:00:00Z")
+    for record in records or []:
+        store.add_record(run_id, record)
+    store.finish_run(run_id, "2024-06-30T00:00:00Z", {"record": "summary", "origin": origin})
+    return run_id
+
+
+def test_a_missing_path_is_created_with_wal_and_a_schema_version(tmp_path: Path) -> None:
+    path = tmp_path / "sub" / "history.sqlite3"
+    path.parent.mkdir()
+    HistoryStore(path).close()
+    db = sqlite3.connect(path)
+    try:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert db.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
+    finally:
+        db.close()
+
+
+def test_runs_persist_across_reopening(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite3"
+    with HistoryStore(path) as first:
+        run_id = finished(first, E, OLD_RECORDS)
+    with HistoryStore(path) as second:
+        assert second.runs() == [
+            RunInfo(run_id, E, "2024-06-01T00:00:00Z", "2024-06-30T00:00:00Z", 19, 4)
+        ]
+        assert second.summary(run_id) == {"record": "summary", "origin": E}
+
+
+def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite3"
+    HistoryStore(path).close()
+    db = sqlite3.connect(path)
+    db.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION + 1,))
+    db.commit()
+    db.close()
+    with pytest.raises(HistoryError, match="schema version"):
+        HistoryStore(path)
+
+
+def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "report.jsonl"
+    path.write_text('{"record": "summary"}\n' * 100, encoding="utf-8")
+    with pytest.raises(HistoryError, match="not a usable history database"):
+        HistoryStore(path)
+
+
+def test_records_are_batched_and_visible_to_reads(tmp_path: Path) -> None:
+    with HistoryStore(tmp_path / "h.sqlite3", batch_size=3) as store:
+        run_id = store.begin_run(E, "2024-06-01T00:00:00Z")
+        for i in range(10):
+            store.add_record(run_id, url(f"/{i}"))
+        store.add_record(run_id, {"record": "summary", "origin": E})
+        store.add_record(run_id, {"record": "other", "url": "x"})
+        store.add_record(run_id, {"record": "url"})
+        (info,) = store.runs()
+        assert (info.finished_at, info.url_count, info.sitemap_count) == (None, 10, 0)
+
+
+def test_unfinished_runs_are_not_previous_runs(store: HistoryStore) -> None:
+    first = finished(store, E)
+    other = finished(store, OTHER)
+    second = finished(store, E)
+    unfinished = store.begin_run(E, "2024-06-09T00:00:00Z")
+    latest = store.begin_run(E, "2024-06-10T00:00:00Z")
+    assert store.previous_run(E, latest) == second
+    assert store.previous_run(E, unfinished) == second
+    assert store.previous_run(E, second) == first
+    assert store.previous_run(E, first) is None
+    assert store.previous_run(OTHER, latest) == other
+    assert [run.id for run in store.runs(E)] == [first, second, unfinished, latest]
+    assert [run.id for run in store.runs()] == [first, other, second, unfinished, latest]
+    assert store.run(999) is None
+
+
+def test_validators_come_from_the_latest_finished_run_that_stored_them(
+    store: HistoryStore,
+) -> None:
+    sitemap = f"{E}/sitemap.xml"
+    assert store.validators(E, sitemap) is None
+    first = store.begin_run(E, "a")
+    store.set_validators(first, sitemap, '"v1"', "Mon, 01 Jan 2024 00:00:00 GMT")
+    store.finish_run(first, "b", {})
+    second = store.begin_run(E, "c")
+    store.set_validators(second, sitemap, '"v2"', None)
+    store.finish_run(second, "d", {})
+    third = store.begin_run(E, "e")
+    store.set_validators(third, sitemap, None, None)
+    store.finish_run(third, "f", {})
+    running = store.begin_run(E, "g")
+    store.set_validators(running, sitemap, '"v4"', None)
+    assert store.validators(E, sitemap) == (second, '"v2"', None)
+    assert store.validators(OTHER, sitemap) is None
+    assert store.validators(E, f"{E}/other.xml") is None
+
+
+def test_listings_stream_back_in_order(store: HistoryStore) -> None:
+    sitemap = f"{E}/sitemap.xml"
+    run_id = store.begin_run(E, "a")
+    entries = [(f"{E}/{i}", None if i % 2 else "2024-01-01", "w3c") for i in range(2500)]
+    store.add_listings(run_id, sitemap, iter(entries[:2300]), batch=700)
+    store.add_listings(run_id, sitemap, iter(entries[2300:]))
+    store.add_listings(run_id, f"{E}/feed.xml", [(f"{E}/0", "Mon, 01 Jan 2024", "rfc822")])
+    other = store.begin_run(E, "b")
+    store.add_listings(other, sitemap, [(f"{E}/only", None, "w3c")])
+    assert list(store.listings(run_id, sitemap)) == entries
+    assert list(store.listings(run_id, f"{E}/feed.xml")) == [
+        (f"{E}/0", "Mon, 01 Jan 2024", "rfc822")
+    ]
+    assert list(store.listings(other, sitemap)) == [(f"{E}/only", None, "w3c")]
+    assert list(store.listings(run_id, f"{E}/none.xml")) == []
+
+
+def test_url_history_is_newest_first_over_finished_runs(store: HistoryStore) -> None:
+    page = f"{E}/page"
+    finished(store, E, [url("/page", status=200, lastmod="2024-01-01")])
+    middle = finished(store, E, [url("/other")])
+    last = finished(
+        store,
+        E,
+        [
+            url(
+                "/page",
+                status=404,
+                sitemaps=[f"{E}/b.xml", f"{E}/a.xml"],
+                noindex=["header:x-robots-tag"],
+                issues=["http_error"],
+            )
+        ],
+    )
+    finished(store, OTHER, [url("/page")])
+    running = store.begin_run(E, "z")
+    store.add_record(running, url("/page", status=500))
+    history = store.url_history(E, page)
+    assert [(h["run_id"], h["status"]) for h in history] == [(last, 404), (1, 200)]
+    assert middle not in [h["run_id"] for h in history]
+    latest = history[0]
+    assert latest["sitemaps"] == [f"{E}/a.xml", f"{E}/b.xml"]
+    assert latest["issues"] == ["http_error"]
+    assert latest["noindex"] == ["header:x-robots-tag"]
+    assert latest["fetched"] is True
+    assert latest["robots_blocked"] is False
+    assert history[1]["lastmod"] == "2024-01-01"
+    assert store.url_history(E, page, limit=1) == [latest]
+    assert store.url_history(E, f"{E}/never") == []
+
+
+def test_import_report_uses_the_summary(store: HistoryStore, tmp_path: Path) -> None:
+    run_id = store.import_report(write_report(tmp_path / "r.jsonl", NEW_RECORDS, NEW_SUMMARY))
+    info = store.run(run_id)
+    assert info == RunInfo(run_id, E, "2024-06-02T00:00:00Z", "2024-06-02T01:00:00Z", 19, 4)
+    assert store.summary(run_id) == NEW_SUMMARY
+
+
+def test_import_report_without_summary(store: HistoryStore, tmp_path: Path) -> None:
+    run_id = store.import_report(write_report(tmp_path / "r.jsonl", OLD_RECORDS, None))
+    info = store.run(run_id)
+    assert info is not None
+    assert info.origin == "unknown"
+    assert info.finished_at == info.started_at
+    assert (info.url_count, info.sitemap_count) == (19, 4)
+
+
+def test_a_broken_report_stores_nothing(store: HistoryStore, tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    lines = [json.dumps(r) for r in OLD_RECORDS[:5]]
+    path.write_text("\n".join([*lines, "{truncated", ""]), encoding="utf-8")
+    with pytest.raises(HistoryError, match="line 6"):
+        store.import_report(path)
+    latin = tmp_path / "latin.jsonl"
+    latin.write_bytes(b'{"record": "url", "url": "https://ex.com/caf\xe9"}\n')
+    with pytest.raises(HistoryError, match="not UTF-8"):
+        store.import_report(latin)
+    with pytest.raises(HistoryError, match="cannot read report"):
+        store.import_report(tmp_path / "missing.jsonl")
+    assert store.runs() == []
+    assert list(store.query("SELECT COUNT(*) FROM url_results")) == [(0,)]
+
+
+def test_records_round_trip_through_copy_run(store: HistoryStore, tmp_path: Path) -> None:
+    run_id = finished(store, E, NEW_RECORDS)
+    with HistoryStore(tmp_path / "copy.sqlite3") as other:
+        copy_id = other.copy_run(store, run_id)
+        original = sorted(store.records(run_id), key=lambda r: (r["record"], r["url"]))
+        copied = sorted(other.records(copy_id), key=lambda r: (r["record"], r["url"]))
+        assert copied == original
+        assert other.summary(copy_id) == store.summary(run_id)
+        source, copy = store.run(run_id), other.run(copy_id)
+        assert source is not None
+        assert copy == RunInfo(copy_id, E, source.started_at, source.finished_at, 19, 4)
+    blocked = next(r for r in original if r["url"] == f"{E}/blocked")
+    assert blocked == {
+        "record": "url",
+        "url": f"{E}/blocked",
+        "sitemaps": [f"{E}/a.xml"],
+        "lastmod": None,
+        "status": None,
+        "fetched": False,
+        "final_url": None,
+        "last_modified": None,
+        "noindex": [],
+        "robots_blocked": True,
+        "issues": ["robots_blocked"],
+        "checked_at": None,
+    }
+
+
+def test_delete_run_removes_everything(store: HistoryStore) -> None:
+    keep = finished(store, E, OLD_RECORDS)
+    drop = finished(store, E, NEW_RECORDS)
+    store.add_listings(drop, f"{E}/a.xml", [(f"{E}/x", None, "w3c")])
+    store.set_validators(drop, f"{E}/a.xml", '"e"', None)
+    store.delete_run(drop)
+    assert [run.id for run in store.runs()] == [keep]
+    for table in ("url_results", "url_sitemaps", "sitemap_results", "findings"):
+        rows = list(store.query(f"SELECT DISTINCT run_id FROM {table}"))
+        assert rows == [(keep,)], table
+    for table in ("listings", "validators"):
+        assert list(store.query(f"SELECT COUNT(*) FROM {table}")) == [(0,)]
+
+
+def test_bad_field_types_are_stored_as_unknown(store: HistoryStore) -> None:
+    run_id = store.begin_run(E, "a")
+    store.add_record(
+        run_id,
+        {
+            "record": "url",
+            "url": f"{E}/odd",
+            "status": "abc",
+            "sitemaps": "https://ex.com/a.xml",
+            "issues": None,
+            "noindex": [1, "meta:robots"],
+            "lastmod": 20240101,
+        },
+    )
+    store.add_record(run_id, {"record": "sitemap", "url": f"{E}/s.xml", "url_count": "7"})
+    (odd,) = (r for r in store.records(run_id) if r["record"] == "url")
+    (sitemap,) = (r for r in store.records(run_id) if r["record"] == "sitemap")
+    assert (odd["status"], odd["sitemaps"], odd["issues"]) == (None, [f"{E}/a.xml"], [])
+    assert (odd["noindex"], odd["lastmod"]) == (["meta:robots"], None)
+    assert (sitemap["url_count"], sitemap["parent"], sitemap["issues"]) == (7, None, [])
+
+
+def test_read_only_opening_reads_and_never_writes(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite3"
+    with HistoryStore(path) as writer:
+        run_id = finished(writer, E, OLD_RECORDS)
+        with HistoryStore(path, read_only=True) as live:
+            assert [run.id for run in live.runs()] == [run_id]
+    before = path.read_bytes()
+    with HistoryStore(path, read_only=True) as reader:
+        assert reader.run(run_id) is not None
+        assert len(list(reader.records(run_id))) == 23
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            reader.begin_run(E, "x")
+    assert path.read_bytes() == before
+
+
+def test_read_only_opening_refuses_other_files(tmp_path: Path) -> None:
+    other = tmp_path / "other.sqlite3"
+    db = sqlite3.connect(other)
+    db.execute("CREATE TABLE t (x)")
+    db.commit()
+    db.close()
+    before = other.read_bytes()
+    with pytest.raises(HistoryError, match="not a history database"):
+        HistoryStore(other, read_only=True)
+    assert other.read_bytes() == before
+    with pytest.raises(HistoryError, match="cannot open"):
+        HistoryStore(tmp_path / "missing.sqlite3", read_only=True)
+    assert not (tmp_path / "missing.sqlite3").exists()
