@@ -83,6 +83,7 @@ class AuditConfig:
     head_only_min_bytes: int
     disabled_checks: frozenset[str]
     report_dir: str
+    history_path: str
     work_dir: str
 
     @classmethod
@@ -135,6 +136,7 @@ class AuditConfig:
             head_only_min_bytes=integer("SITEMAPAUDIT_HEAD_ONLY_MIN_BYTES"),
             disabled_checks=frozenset(disabled),
             report_dir=str(get("SITEMAPAUDIT_REPORT_DIR")),
+            history_path=str(get("SITEMAPAUDIT_HISTORY_PATH") or ""),
             work_dir=str(get("SITEMAPAUDIT_WORK_DIR") or ""),
         )
 

@@ -125,6 +125,12 @@ SETTINGS: dict[str, tuple[Any, str, str]] = {
         "Where the report goes when no `-o`/`-O`/`FEEDS` is given "
         "(`<dir>/<host>-<UTC time>.jsonl`); empty for none.",
     ),
+    "SITEMAPAUDIT_HISTORY_PATH": (
+        "reports/history.sqlite3",
+        "str",
+        "SQLite file where every run's results are kept, for `diff` records against the "
+        "previous run of the same origin and for `scrapy audit-diff`; empty turns history off.",
+    ),
     "SITEMAPAUDIT_WORK_DIR": (
         "",
         "str",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any, Self
 
@@ -10,6 +11,7 @@ from scrapy.crawler import Crawler
 
 from sitemapaudit.config import AuditConfig
 from sitemapaudit.facts import SitemapFacts, UrlFacts
+from sitemapaudit.history.diff import summarize
 from sitemapaudit.report.build import RecordBuilder
 from sitemapaudit.report.records import SitemapRecord, SummaryRecord, UrlRecord
 from sitemapaudit.report.summary import SummaryCounter
@@ -57,6 +59,8 @@ class SummaryPipeline:
     def process_item(self, item: Any) -> Any:
         if isinstance(item, SitemapRecord | UrlRecord):
             self.counter.add(item)
+        elif isinstance(item, dict) and item.get("record") == "diff":
+            self.counter.add_change(str(item["change"]))
         elif isinstance(item, SummaryRecord):
             self.counter.complete(item)
             fail_on = getattr(self.crawler.spider, "fail_on", None)
@@ -71,4 +75,31 @@ class SummaryPipeline:
             )
             for note in item.notes:
                 logger.warning("%s", note)
+            previous = item.changes.get("previous_run")
+            if previous is not None:
+                logger.info(
+                    "changes since run %s: %s", previous, summarize(item.changes["counts"])
+                )
+        return item
+
+
+class HistoryPipeline:
+    """Keeps every record of the run in the history store (SITEMAPAUDIT_HISTORY_PATH)."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler)
+
+    def process_item(self, item: Any) -> Any:
+        run = getattr(self.crawler.spider, "run", None)
+        history = getattr(run, "history", None)
+        if history is None or run is None:
+            return item
+        if isinstance(item, SitemapRecord | UrlRecord):
+            history.add_record(run.history_run, asdict(item))
+        elif isinstance(item, SummaryRecord):
+            history.finish_run(run.history_run, item.finished_at or "", asdict(item))
         return item

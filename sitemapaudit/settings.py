@@ -68,6 +68,7 @@ EXTENSIONS = {
 ITEM_PIPELINES = {
     "sitemapaudit.pipelines.ChecksPipeline": 300,
     "sitemapaudit.pipelines.SummaryPipeline": 900,
+    "sitemapaudit.pipelines.HistoryPipeline": 950,
 }
 
 # With JOBDIR, the audit's own on-disk inventory (in JOBDIR/sitemapaudit) is what a resumed

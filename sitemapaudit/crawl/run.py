@@ -21,6 +21,8 @@ from sitemapaudit.config import AuditConfig
 from sitemapaudit.crawl.tree import ChildProblems, Decision, SitemapRef, SitemapTree
 from sitemapaudit.discovery.robots import RobotsPolicy, robots_policy
 from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFacts
+from sitemapaudit.history.diff import diff_runs
+from sitemapaudit.history.store import HistoryStore
 from sitemapaudit.inventory import Inventory
 from sitemapaudit.crawl.intake import read_sitemap
 from sitemapaudit.sitemap.records import Problem, SitemapKind
@@ -112,6 +114,14 @@ class AuditRun:
         self.audit_time = datetime.now(UTC)
         self.hreflang = HreflangGraph(Path(self._work_dir) / "hreflang.sqlite3")
         self._final = False
+        self.history: HistoryStore | None = None
+        self.history_run = 0
+        if config.history_path:
+            Path(config.history_path).parent.mkdir(parents=True, exist_ok=True)
+            self.history = HistoryStore(config.history_path)
+            self.history_run = self.history.begin_run(
+                origin.url, self.audit_time.strftime("%Y-%m-%dT%H:%M:%SZ")
+            )
         self.resumed_refs: list[SitemapRef] = []
         self.resumed = bool(self.inventory.sitemap_urls())
         if self.resumed:
@@ -146,6 +156,8 @@ class AuditRun:
         return facts
 
     def close(self) -> None:
+        if self.history is not None:
+            self.history.close()
         self.hreflang.close()
         self.inventory.close()
         if self._own_work_dir:
@@ -431,6 +443,15 @@ class AuditRun:
             return self._facts_batch([(url_id, stored)])[0]
         self.inventory.finish(url_id, stored)
         return None
+
+    def changes(self) -> tuple[int | None, Iterator[dict[str, Any]]]:
+        """The previous run of this origin, and the diff records against it."""
+        if self.history is None:
+            return None, iter(())
+        previous = self.history.previous_run(self.origin.url, self.history_run)
+        if previous is None:
+            return None, iter(())
+        return previous, diff_runs(self.history, previous, self.history_run)
 
     def progress(self) -> dict[str, int]:
         """Counts for the progress line."""

@@ -67,3 +67,4 @@ class SummaryRecord:
     notes: list[str] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)
     fail_on: dict[str, Any] = field(default_factory=dict)
+    changes: dict[str, Any] = field(default_factory=dict)

@@ -19,6 +19,10 @@ class SummaryCounter:
         self.sitemaps = 0
         self.urls = 0
         self.fetched = 0
+        self.changes: Counter[str] = Counter()
+
+    def add_change(self, change: str) -> None:
+        self.changes[change] += 1
 
     def add(self, record: SitemapRecord | UrlRecord) -> None:
         if isinstance(record, SitemapRecord):
@@ -37,6 +41,8 @@ class SummaryCounter:
         summary.urls_fetched = self.fetched
         summary.counts = dict(sorted(self.codes.items()))
         summary.severities = {s.value: self.severities.get(s.value, 0) for s in Severity}
+        if summary.changes.get("previous_run") is not None:
+            summary.changes["counts"] = dict(self.changes)
         if self.sitemaps == 0:
             summary.notes.append(
                 "no sitemap was found: robots.txt and the homepage name none, and none of the "

@@ -229,7 +229,9 @@ class AuditSpider(Spider):
         )
         raise DontCloseSpider
 
-    def emit_summary(self, response: Response) -> Iterator[SummaryRecord]:
+    def emit_summary(self, response: Response) -> Iterator[Any]:
+        previous, changes = self.run.changes()
+        yield from changes
         robots = self.run.robots
         yield SummaryRecord(
             origin=self.origin.url,
@@ -244,6 +246,7 @@ class AuditSpider(Spider):
             notes=list(self.run.totals.notes),
             settings=self.config.shaping_settings(),
             fail_on={"policy": self.fail_on.policy, "failed": False},
+            changes={"previous_run": previous, "counts": {}},
         )
 
     def on_closed(self, reason: str) -> None:

@@ -18,6 +18,7 @@ FAST = {
     "RETRY_TIMES": 1,
     "DOWNLOAD_TIMEOUT": 5,
     "LOG_LEVEL": "WARNING",
+    "SITEMAPAUDIT_HISTORY_PATH": "",
 }
 
 

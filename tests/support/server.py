@@ -8,6 +8,8 @@ Every request is recorded, so tests can assert what was (and was not) requested.
 from __future__ import annotations
 
 import gzip
+import socket
+import struct
 import threading
 import time
 from collections import Counter
@@ -27,6 +29,13 @@ class Page:
     # Send the body in chunks of this many bytes with a pause between them, the way a body
     # arrives over a real network (on loopback a whole body lands in the socket at once).
     trickle: tuple[int, float] | None = None
+    # Seconds to wait before answering at all (before the status line).
+    delay: float = 0.0
+    # Send the headers and this many bytes of the body, then reset the connection (TCP RST).
+    reset_after: int | None = None
+    # The Content-Length to announce instead of the body's real length; the connection is
+    # closed after the body, so a longer announced length leaves the client short of bytes.
+    content_length: int | None = None
 
 
 Route = Page | Callable[["TestSite", str], Page]
@@ -68,6 +77,8 @@ class TestSite:
                     page = route(site, self.path)
                 else:
                     page = route
+                if page.delay:
+                    time.sleep(page.delay)
                 if page.drop:
                     self.close_connection = True
                     self.connection.close()
@@ -83,8 +94,16 @@ class TestSite:
                     self.send_header("Content-Encoding", "gzip")
                 for name, value in page.headers:
                     self.send_header(name, value.replace("{base}", site.base))
-                self.send_header("Content-Length", str(len(body)))
+                length = len(body) if page.content_length is None else page.content_length
+                self.send_header("Content-Length", str(length))
                 self.end_headers()
+                if page.reset_after is not None:
+                    self.wfile.write(body[: page.reset_after])
+                    self.wfile.flush()
+                    self._reset()
+                    return
+                if page.content_length is not None:
+                    self.close_connection = True
                 if page.trickle is None:
                     self.wfile.write(body)
                     return
@@ -93,6 +112,15 @@ class TestSite:
                     self.wfile.write(body[start : start + size])
                     self.wfile.flush()
                     time.sleep(pause)
+
+            def _reset(self) -> None:
+                """Close the connection with a TCP RST instead of an orderly FIN."""
+                self.close_connection = True
+                linger = struct.pack("ii", 1, 0)
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
+                self.rfile.close()
+                self.wfile.close()
+                self.connection.close()
 
         self._server = _Server(("127.0.0.1", 0), Handler)
         self.port = self._server.server_address[1]
