@@ -79,6 +79,24 @@ SITEMAP_COLUMNS: tuple[str, ...] = (
 CHANGE_COLUMNS: tuple[str, ...] = ("change", "url", "sitemap", "code", "old", "new")
 """Columns of a flattened ``"diff"`` record, in order."""
 
+SUMMARY_FIELDS = frozenset(
+    (
+        "record",
+        "origin",
+        "started_at",
+        "finished_at",
+        "sitemaps_found",
+        "urls_listed",
+        "urls_fetched",
+        "counts",
+        "severities",
+        "robots_txt",
+        "notes",
+        "settings",
+    )
+)
+"""The summary fields of the report contract; exports list any other field generically."""
+
 _FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
 

@@ -37,8 +37,10 @@ from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 from sitemapaudit import __version__
+from sitemapaudit.history.diff import CHANGES
 from sitemapaudit.page.dates import parse_rfc822_date, parse_w3c_datetime
 from sitemapaudit.report.flat import (
+    SUMMARY_FIELDS,
     fields_of,
     format_number,
     joined,
@@ -85,25 +87,27 @@ DELTA_BUCKETS: tuple[str, ...] = (
 )
 """Buckets of ``lastmod_delta_s`` (``Last-Modified`` minus ``<lastmod>``), most negative first."""
 
-CHANGE_TYPES: dict[str, tuple[str, str]] = {
-    "status_regression": ("bad", "the status got worse"),
-    "indexability_regression": ("bad", "the URL is no longer indexable"),
-    "finding_new": ("bad", "a finding that the previous run did not have"),
-    "lastmod_backwards": ("bad", "the lastmod went back in time"),
-    "lastmod_changed_page_unchanged": ("bad", "the lastmod changed, the page did not"),
-    "page_changed_lastmod_unchanged": ("bad", "the page changed, the lastmod did not"),
-    "url_removed": ("neutral", "no longer listed"),
-    "sitemap_removed": ("neutral", "sitemap no longer found"),
-    "status_changed": ("neutral", "the status changed"),
-    "url_moved": ("neutral", "listed by other sitemaps"),
-    "url_added": ("neutral", "newly listed"),
-    "sitemap_added": ("neutral", "sitemap newly found"),
-    "finding_fixed": ("good", "a finding of the previous run is gone"),
-    "indexability_restored": ("good", "the URL is indexable again"),
-    "finding_persisting": ("persisting", "a finding already there in the previous run"),
+CHANGE_TONES: dict[str, str] = {
+    "status_regression": "bad",
+    "indexability_regression": "bad",
+    "finding_new": "bad",
+    "lastmod_backwards": "bad",
+    "lastmod_changed_page_unchanged": "bad",
+    "page_changed_lastmod_unchanged": "bad",
+    "url_removed": "neutral",
+    "sitemap_removed": "neutral",
+    "status_changed": "neutral",
+    "url_moved": "neutral",
+    "url_added": "neutral",
+    "sitemap_added": "neutral",
+    "finding_fixed": "good",
+    "indexability_restored": "good",
+    "finding_persisting": "persisting",
 }
-"""Change types of ``"diff"`` records: tone and meaning, in display order."""
+"""Change types of ``"diff"`` records and their tone, in display order."""
 
+
+_LONG_URL = 200
 _TONE_RANK = {"bad": 0, "good": 1, "neutral": 2, "persisting": 3}
 _SEVERITY_RANK = {"error": 0, "warning": 1, "notice": 2}
 _SEVERITY_PLURAL = {"error": "errors", "warning": "warnings", "notice": "notices"}
@@ -400,7 +404,7 @@ class HtmlReport:
     def _add_change(self, r: Any) -> None:
         change = str(r.get("change"))
         self.changes[change] += 1
-        tone = CHANGE_TYPES.get(change, ("neutral", ""))[0]
+        tone = CHANGE_TONES.get(change, "neutral")
         rank = _TONE_RANK[tone]
         if self.change_rows.wants(rank):
             self.change_rows.add(rank, _change_row(r, change, tone))
@@ -554,6 +558,9 @@ class HtmlReport:
             for key, value in robots.items():
                 if key != "outcome":
                     rows.append((f"robots.txt {key}", _value_html(value)))
+        for key, value in summary.items():
+            if key not in SUMMARY_FIELDS:
+                rows.append((str(key), _value_html(value)))
         parts.append('<dl class="facts">\n')
         for term, html in rows:
             parts.append(f"<dt>{_e(term)}</dt><dd>{html}</dd>\n")
@@ -665,10 +672,21 @@ class HtmlReport:
             parts.append('<p class="empty">No sitemap was found.</p>\n</section>\n')
             return "".join(parts)
         parts.append(
-            '<div class="scroll"><table class="data sitemaps"><thead><tr><th>Sitemap</th>'
-            '<th>Found via</th><th>Kind</th><th class="num">Status</th>'
-            '<th class="num">Entries</th><th class="num">URL records</th>'
-            "<th>Sitemap findings</th><th>Findings of its URLs</th></tr></thead><tbody>\n"
+            _grid_start(
+                "sitemaps",
+                "sitemap-table",
+                "Findings by sitemap",
+                [
+                    ("Sitemap", ""),
+                    ("Found via", ""),
+                    ("Kind", ""),
+                    ("Status", "num"),
+                    ("Entries", "num"),
+                    ("URL records", "num"),
+                    ("Sitemap findings", ""),
+                    ("Findings of its URLs", ""),
+                ],
+            )
         )
         for entry in self.sitemaps.values():
             entries = []
@@ -694,12 +712,21 @@ class HtmlReport:
             )
             via = entry.found_via if entry.reported else "(listed by URL records only)"
             parts.append(
-                f'<tr><td class="url">{_link(entry.url)}</td><td>{_e(via)}</td>'
-                f"<td>{_e(entry.kind)}</td>"
-                f'<td class="num">{status_html}</td><td class="num">{", ".join(entries)}</td>'
-                f'<td class="num">{_n(entry.listed)}</td><td>{own}</td><td>{url_badges}</td></tr>\n'
+                _grid_row(
+                    "",
+                    [
+                        ("url", _link(entry.url)),
+                        ("", _e(via)),
+                        ("", _e(entry.kind)),
+                        ("num", status_html),
+                        ("num", ", ".join(entries)),
+                        ("num", _n(entry.listed)),
+                        ("", own),
+                        ("", url_badges),
+                    ],
+                )
             )
-        parts.append("</tbody></table></div>\n</section>\n")
+        parts.append(_GRID_END + "</section>\n")
         return "".join(parts)
 
     def _changes_section(self) -> str:
@@ -711,10 +738,10 @@ class HtmlReport:
                 "</section>\n"
             )
             return "".join(parts)
-        known = [c for c in CHANGE_TYPES if c in self.changes]
-        unknown = sorted(c for c in self.changes if c not in CHANGE_TYPES)
+        known = [c for c in CHANGE_TONES if c in self.changes]
+        unknown = sorted(c for c in self.changes if c not in CHANGE_TONES)
         bars = [
-            (change, self.changes[change], f"tone-{CHANGE_TYPES.get(change, ('neutral', ''))[0]}")
+            (change, self.changes[change], f"tone-{CHANGE_TONES.get(change, 'neutral')}")
             for change in [*known, *unknown]
         ]
         parts.append('<div class="charts one">\n<figure class="chart-box" id="chart-changes">\n')
@@ -724,12 +751,22 @@ class HtmlReport:
         )
         rows = self.change_rows.rows()
         parts.append(
-            '<div class="scroll"><table class="data changes" id="change-table"><thead><tr>'
-            "<th>Change</th><th>URL</th><th>Sitemap</th><th>Code</th><th>Old</th><th>New</th>"
-            "</tr></thead><tbody>\n"
+            _grid_start(
+                "changes",
+                "change-table",
+                "Changes since the previous run",
+                [
+                    ("Change", ""),
+                    ("URL", ""),
+                    ("Sitemap", ""),
+                    ("Code", ""),
+                    ("Old", ""),
+                    ("New", ""),
+                ],
+            )
         )
         parts.extend(html for html, _ in rows)
-        parts.append("</tbody></table></div>\n")
+        parts.append(_GRID_END)
         if self.change_rows.left_out:
             parts.append(
                 f'<p class="left-out" id="changes-left-out">{_n(self.change_rows.left_out)} '
@@ -773,16 +810,25 @@ class HtmlReport:
             )
         out.write(
             f'<p class="muted" id="urls-count">{_n(len(rows))} URLs in the table.</p>\n'
-            '<div class="scroll"><table class="data urls" id="url-table"><thead><tr>'
-            '<th>URL</th><th class="num">Status</th><th>Findings</th><th>lastmod</th>'
-            '<th>Last-Modified</th><th class="num">\u0394</th><th class="num">Sitemaps</th>'
-            "</tr></thead><tbody>\n"
+            + _grid_start(
+                "urls",
+                "url-table",
+                "URLs",
+                [
+                    ("URL", ""),
+                    ("Status", "num"),
+                    ("Findings", ""),
+                    ("lastmod", ""),
+                    ("Last-Modified", ""),
+                    ("\u0394", "num"),
+                    ("Sitemaps", "num"),
+                ],
+            )
         )
         for html, _ in rows:
             out.write(html)
         out.write(
-            "</tbody></table></div>\n"
-            '<p class="empty" id="filter-empty" hidden>'
+            _GRID_END + '<p class="empty" id="filter-empty" hidden>'
             "No URL in the table matches the filter.</p>\n"
             "</section>\n"
         )
@@ -850,9 +896,10 @@ def _is_web_url(url: str) -> bool:
 def _link(url: str | None) -> str:
     if not url:
         return '<span class="muted">\u2014</span>'
+    title = f' title="{_e(url)}"' if len(url) > _LONG_URL else ""
     if _is_web_url(url) and url.isprintable():
-        return f'<a href="{_e(url)}" rel="noopener noreferrer nofollow">{_e(url)}</a>'
-    return f'<span class="raw">{_e(url)}</span>'
+        return f'<a href="{_e(url)}" rel="noopener noreferrer nofollow"{title}>{_e(url)}</a>'
+    return f'<span class="raw"{title}>{_e(url)}</span>'
 
 
 def _value_html(value: Any) -> str:
@@ -917,17 +964,48 @@ def _url_row(r: Any, issues: list[str]) -> str:
     sitemaps = _strings(r.get("sitemaps"))
     severity = _worst(issues, "url")
     row_class = ("sev-error", "sev-warning", "sev-notice", "sev-unknown", "ok")[severity]
-    return (
-        f'<tr class="{row_class}" data-issues="{_e(" ".join(issues))}">'
-        f'<td class="url">{_link(url)}{"".join(extra)}</td>'
-        f'<td class="num">{status_html}</td>'
-        f"<td>{findings}</td>"
-        f'<td class="date">{_e(_str_or_none(r.get("lastmod")))}</td>'
-        f'<td class="date">{_e(_str_or_none(r.get("last_modified")))}</td>'
-        f'<td class="num">{delta_html}</td>'
-        f'<td class="num" title="{_e(chr(10).join(sitemaps))}">{_n(len(sitemaps))}</td>'
-        "</tr>\n"
+    return _grid_row(
+        row_class,
+        [
+            ("url", _link(url) + "".join(extra)),
+            ("num", status_html),
+            ("", findings),
+            ("date", _e(_str_or_none(r.get("lastmod")))),
+            ("date", _e(_str_or_none(r.get("last_modified")))),
+            ("num", delta_html),
+            ("num", f'<span title="{_e(chr(10).join(sitemaps))}">{_n(len(sitemaps))}</span>'),
+        ],
+        f' data-issues="{_e(" ".join(issues))}"',
     )
+
+
+_GRID_END = "</div></div></div>\n"
+
+
+def _grid_start(kind: str, element_id: str, label: str, headers: list[tuple[str, str]]) -> str:
+    """Opens a grid table: header row, then the body that :func:`_grid_row` rows go into.
+
+    Grid rows (unlike table rows) can skip layout while off screen, which keeps pages with
+    tens of thousands of rows fast to open and to filter.
+    """
+    cells = "".join(
+        f'<div class="cell{" " + css if css else ""}" role="columnheader">{_e(text)}</div>'
+        for text, css in headers
+    )
+    return (
+        f'<div class="scroll"><div class="grid {kind}" id="{element_id}" role="table" '
+        f'aria-label="{_e(label)}"><div class="row head" role="row">{cells}</div>\n'
+        '<div class="body" role="rowgroup">\n'
+    )
+
+
+def _grid_row(css: str, cells: list[tuple[str, str]], attributes: str = "") -> str:
+    """One grid table row from (cell class, cell HTML) pairs."""
+    body = "".join(
+        f'<div class="cell{" " + kind if kind else ""}" role="cell">{html}</div>'
+        for kind, html in cells
+    )
+    return f'<div class="row{" " + css if css else ""}" role="row"{attributes}>{body}</div>\n'
 
 
 def _change_value_html(value: Any) -> str:
@@ -939,16 +1017,21 @@ def _change_value_html(value: Any) -> str:
 
 
 def _change_row(r: Any, change: str, tone: str) -> str:
-    meaning = CHANGE_TYPES.get(change, ("", ""))[1]
+    meaning = CHANGES.get(change, "")
     code = _str_or_none(r.get("code"))
-    return (
-        f'<tr class="tone-{_e(tone)}"><td><span class="change tone-{_e(tone)}" '
-        f'title="{_e(meaning)}">{_e(change)}</span></td>'
-        f'<td class="url">{_link(_str_or_none(r.get("url"))) if r.get("url") else ""}</td>'
-        f'<td class="url">{_link(_str_or_none(r.get("sitemap"))) if r.get("sitemap") else ""}</td>'
-        f"<td>{_badge(code, 'url') if code else ''}</td>"
-        f"<td>{_change_value_html(r.get('old'))}</td>"
-        f"<td>{_change_value_html(r.get('new'))}</td></tr>\n"
+    sitemap = r.get("sitemap")
+    record = "sitemap" if sitemap is not None and sitemap == r.get("url") else "url"
+    url, sitemap_url = _str_or_none(r.get("url")), _str_or_none(sitemap)
+    return _grid_row(
+        f"tone-{_e(tone)}",
+        [
+            ("", f'<span class="change tone-{_e(tone)}" title="{_e(meaning)}">{_e(change)}</span>'),
+            ("url", _link(url) if url else ""),
+            ("url", _link(sitemap_url) if sitemap_url else ""),
+            ("", _badge(code, record) if code else ""),
+            ("", _change_value_html(r.get("old"))),
+            ("", _change_value_html(r.get("new"))),
+        ],
     )
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Iterable
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from openpyxl import Workbook
 from openpyxl.cell import WriteOnlyCell
@@ -30,6 +30,7 @@ from openpyxl.worksheet._write_only import WriteOnlyWorksheet
 from sitemapaudit.report.flat import (
     CHANGE_COLUMNS,
     SITEMAP_COLUMNS,
+    SUMMARY_FIELDS,
     URL_COLUMNS,
     Cell,
     fields_of,
@@ -142,6 +143,8 @@ def _cell(ws: WriteOnlyWorksheet, value: Cell) -> Any:
     if not isinstance(value, str):
         return value
     text = text_cell(value)
+    if not text:
+        return None
     if text.startswith("="):
         cell = WriteOnlyCell(ws, value=text)
         cell.data_type = "s"
@@ -211,16 +214,45 @@ class XlsxReport:
             if isinstance(settings, dict):
                 for key, value in settings.items():
                     sheet.append((f"setting.{key}", _value(value), None))
+            for key, value in summary.items():
+                if key in SUMMARY_FIELDS:
+                    continue
+                if isinstance(value, dict):
+                    for sub, item in value.items():
+                        sheet.append((f"{key}.{sub}", _value(item), None))
+                else:
+                    sheet.append((str(key), _value(value), None))
 
     def save(self, target: str | os.PathLike[str] | IO[bytes]) -> None:
-        """Writes the workbook to a path or a binary file object (only once)."""
+        """Writes the workbook to a path or a binary file object (only once).
+
+        A file object is written strictly sequentially, never seeked: a feed file opened for
+        appending, a pipe or a compressing stream all get a valid workbook.
+        """
         if self._saved:
             raise RuntimeError("the workbook has already been saved")
         self._saved = True
         self._write_summary()
         for sheet in (self.urls, self.sitemaps, self.changes, self.summary_sheet):
             sheet.close()
-        self.workbook.save(target)
+        if isinstance(target, str | os.PathLike):
+            self.workbook.save(target)
+        else:
+            self.workbook.save(cast(IO[bytes], _SequentialWriter(target)))
+
+
+class _SequentialWriter:
+    """A binary stream that can only be written forwards, so zipfile never seeks in it."""
+
+    def __init__(self, target: IO[bytes]) -> None:
+        self.target = target
+
+    def write(self, data: bytes) -> int:
+        self.target.write(data)
+        return len(data)
+
+    def flush(self) -> None:
+        self.target.flush()
 
 
 def _value(value: Any) -> Cell:

@@ -292,23 +292,37 @@ class SitemapReader:
 
     # -- text ----------------------------------------------------------------------------------
     def _read_text(self, chunks: Iterable[bytes], first_line: int) -> Iterator[UrlEntry]:
+        """One entry per non-blank line; LF, CRLF and CR-only line ends.
+
+        A line may span any number of chunks: its pieces are kept in a list and joined once
+        the line ends, so reading stays linear however long a line is.
+        """
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         line = first_line
-        carry = ""
+        pieces: list[str] = []  # the current line so far
+        held = ""  # a CR at the end of a chunk, which may be the first half of a CRLF
         for chunk in chunks:
-            text = carry + decoder.decode(chunk)
+            text = held + decoder.decode(chunk)
             held = ""
             if text.endswith("\r"):
                 text, held = text[:-1], "\r"
             parts = _NEWLINE.split(text)
-            carry = parts.pop() + held
-            for part in parts:
-                value = part.strip()
-                if value:
-                    self.url_count += 1
-                    yield UrlEntry(value, None, line)
-                line += 1
-        for part in _NEWLINE.split(carry + decoder.decode(b"", final=True)):
+            last = parts.pop()
+            if parts:
+                if pieces:
+                    pieces.append(parts[0])
+                    parts[0] = "".join(pieces)
+                    pieces = []
+                for part in parts:
+                    value = part.strip()
+                    if value:
+                        self.url_count += 1
+                        yield UrlEntry(value, None, line)
+                    line += 1
+            if last:
+                pieces.append(last)
+        pieces.append(held + decoder.decode(b"", final=True))
+        for part in _NEWLINE.split("".join(pieces)):
             value = part.strip()
             if value:
                 self.url_count += 1
