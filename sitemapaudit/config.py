@@ -84,6 +84,7 @@ class AuditConfig:
     disabled_checks: frozenset[str]
     report_dir: str
     history_path: str
+    conditional_sitemaps: bool
     work_dir: str
 
     @classmethod
@@ -137,6 +138,9 @@ class AuditConfig:
             disabled_checks=frozenset(disabled),
             report_dir=str(get("SITEMAPAUDIT_REPORT_DIR")),
             history_path=str(get("SITEMAPAUDIT_HISTORY_PATH") or ""),
+            conditional_sitemaps=parse_bool(
+                "SITEMAPAUDIT_CONDITIONAL_SITEMAPS", get("SITEMAPAUDIT_CONDITIONAL_SITEMAPS")
+            ),
             work_dir=str(get("SITEMAPAUDIT_WORK_DIR") or ""),
         )
 

@@ -131,6 +131,12 @@ SETTINGS: dict[str, tuple[Any, str, str]] = {
         "SQLite file where every run's results are kept, for `diff` records against the "
         "previous run of the same origin and for `scrapy audit-diff`; empty turns history off.",
     ),
+    "SITEMAPAUDIT_CONDITIONAL_SITEMAPS": (
+        True,
+        "bool",
+        "Fetch sitemaps with `If-None-Match`/`If-Modified-Since` from the previous run; a 304 "
+        "reuses that run's entries (needs the history).",
+    ),
     "SITEMAPAUDIT_WORK_DIR": (
         "",
         "str",

@@ -28,6 +28,7 @@ class SitemapFacts:
     bytes: int = 0
     url_count: int = 0
     child_count: int = 0
+    not_modified: bool = False
     problems: list[Problem] = field(default_factory=list)
 
 

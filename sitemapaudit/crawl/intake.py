@@ -23,6 +23,9 @@ from sitemapaudit.sitemap.records import (
 )
 from sitemapaudit.validation import HreflangGraph, iter_alternates, validate_document
 
+# In stored listings, the lastmod format of a child sitemap of an index.
+CHILD_FORMAT = "sitemap"
+
 VALIDATED_KINDS = (SitemapKind.URLSET, SitemapKind.SITEMAPINDEX)
 
 
@@ -37,6 +40,7 @@ def read_sitemap(
     now: datetime,
     near_limit_fraction: float,
     hreflang: HreflangGraph | None = None,
+    on_listing: Callable[[str, str | None, str], None] | None = None,
 ) -> SitemapFacts:
     """Read ``body`` (as downloaded) into ``facts``; entries go to ``inventory`` as they stream.
 
@@ -57,8 +61,12 @@ def read_sitemap(
     def url_entries() -> Iterator[NewEntry]:
         for entry in reader:
             if isinstance(entry, UrlEntry):
+                if on_listing is not None:
+                    on_listing(entry.loc, entry.lastmod, entry.lastmod_format)
                 yield NewEntry(entry.loc, entry.lastmod, entry.lastmod_format, rules(entry.loc))
             elif isinstance(entry, ChildEntry):
+                if on_listing is not None:
+                    on_listing(entry.loc, entry.lastmod, CHILD_FORMAT)
                 on_child(entry.loc)
 
     inventory.add_entries(facts.url, url_entries())

@@ -23,8 +23,8 @@ from sitemapaudit.discovery.robots import RobotsPolicy, robots_policy
 from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFacts
 from sitemapaudit.history.diff import diff_runs
 from sitemapaudit.history.store import HistoryStore
-from sitemapaudit.inventory import Inventory
-from sitemapaudit.crawl.intake import read_sitemap
+from sitemapaudit.inventory import Inventory, NewEntry
+from sitemapaudit.crawl.intake import CHILD_FORMAT, read_sitemap
 from sitemapaudit.sitemap.records import Problem, SitemapKind
 from sitemapaudit.validation import HreflangGraph
 from sitemapaudit.urls import Origin, in_sitemap_scope, loc_problems
@@ -321,6 +321,7 @@ class AuditRun:
         child_refs: list[SitemapRef] = []
         skipped: list[SitemapFacts] = []
         self.inventory.sitemap_reading(ref.url)
+        listings = self._listing_recorder(ref.url)
         facts = read_sitemap(
             body,
             SitemapFacts(
@@ -334,7 +335,10 @@ class AuditRun:
             now=self.audit_time,
             near_limit_fraction=self.config.near_limit_fraction,
             hreflang=self.hreflang,
+            on_listing=listings.add if listings is not None else None,
         )
+        if listings is not None:
+            listings.close()
         facts.problems.extend(children.problems())
         if facts.kind in INDEX_KINDS and ref.found_via == "index":
             facts.problems.append(
@@ -355,6 +359,80 @@ class AuditRun:
             ref.url, facts.kind, facts.url_count, facts.child_count, len(facts.problems),
         )
         return facts, child_refs
+
+    def conditional_headers(self, url: str) -> tuple[dict[str, str], int | None]:
+        """Request headers that let the server answer 304 if the sitemap has not changed since
+        the previous run, and that run's id."""
+        if self.history is None or not self.config.conditional_sitemaps:
+            return {}, None
+        found = self.history.validators(self.origin.url, url)
+        if found is None:
+            return {}, None
+        run_id, etag, last_modified = found
+        headers = {}
+        if etag:
+            headers["If-None-Match"] = etag
+        if last_modified:
+            headers["If-Modified-Since"] = last_modified
+        return headers, (run_id if headers else None)
+
+    def remember_validators(self, url: str, etag: str | None, last_modified: str | None) -> None:
+        if self.history is not None and (etag or last_modified):
+            self.history.set_validators(self.history_run, url, etag, last_modified)
+
+    def reuse_sitemap(
+        self, ref: SitemapRef, previous_run: int
+    ) -> tuple[SitemapFacts | None, list[SitemapRef]]:
+        """A 304 Not Modified: the previous run's entries of this sitemap stand for its body."""
+        assert self.history is not None
+        children = ChildProblems()
+        child_refs: list[SitemapRef] = []
+        skipped: list[SitemapFacts] = []
+        self.inventory.sitemap_reading(ref.url)
+        listings = self._listing_recorder(ref.url)
+        url_count = child_count = 0
+
+        def entries() -> Iterator[NewEntry]:
+            nonlocal url_count, child_count
+            for loc, lastmod, fmt in self.history.listings(previous_run, ref.url):  # type: ignore[union-attr]
+                if listings is not None:
+                    listings.add(loc, lastmod, fmt)
+                if fmt == CHILD_FORMAT:
+                    child_count += 1
+                    self._child(ref, loc, children, child_refs, skipped)
+                else:
+                    url_count += 1
+                    yield NewEntry(loc, lastmod, fmt, self._rules(loc, ref.url))
+
+        self.inventory.add_entries(ref.url, entries())
+        if listings is not None:
+            listings.close()
+        before = self.history.sitemap_record(previous_run, ref.url) or {}
+        carried = [
+            Problem(code, f"carried over from run {previous_run}: the sitemap is unchanged (304)")
+            for code in before.get("issues", [])
+            if code not in ("http_error", "fetch_failed")
+        ]
+        facts = SitemapFacts(
+            url=ref.url, found_via=ref.found_via, parent=ref.parent, depth=ref.depth,
+            fetched=True, status=304, kind=str(before.get("kind") or "unknown"),
+            url_count=url_count, child_count=child_count,
+            problems=[*carried, *children.problems()], not_modified=True,
+        )
+        self._skipped_children = [self.settle(child) for child in skipped]
+        self._sitemap_finished()
+        self.settle(facts)
+        self.stats.inc_value("sitemapaudit/sitemaps/not_modified")
+        logger.info(
+            "sitemap %s: not modified since run %d, %d URL(s) and %d child sitemap(s) reused",
+            ref.url, previous_run, url_count, child_count,
+        )
+        return facts, child_refs
+
+    def _listing_recorder(self, sitemap_url: str) -> _ListingRecorder | None:
+        if self.history is None or not self.config.conditional_sitemaps:
+            return None
+        return _ListingRecorder(self.history, self.history_run, sitemap_url)
 
     def take_skipped_children(self) -> list[SitemapFacts]:
         skipped, self._skipped_children = self._skipped_children, []
@@ -490,6 +568,24 @@ class AuditRun:
 _BATCH = 500
 _NOT_FETCHED = FetchOutcome().to_json()
 _EMPTY = {"blocked": False, "outcome": _NOT_FETCHED}
+
+
+class _ListingRecorder:
+    """Keeps a sitemap's entries in the history, in batches, for a later 304 to reuse."""
+
+    def __init__(self, history: HistoryStore, run_id: int, sitemap_url: str) -> None:
+        self.history, self.run_id, self.sitemap_url = history, run_id, sitemap_url
+        self.batch: list[tuple[str, str | None, str]] = []
+
+    def add(self, loc: str, lastmod: str | None, fmt: str) -> None:
+        self.batch.append((loc, lastmod, fmt))
+        if len(self.batch) >= 5000:
+            self.close()
+
+    def close(self) -> None:
+        if self.batch:
+            self.history.add_listings(self.run_id, self.sitemap_url, self.batch)
+            self.batch = []
 
 
 def sitemap_facts_from_json(data: dict[str, Any]) -> SitemapFacts:

@@ -225,7 +225,11 @@ def _status_condition(change: str, fetched_old: str, fetched_new: str) -> str:
     )
     if change == "status_regression":
         return regression
-    return f"({got_old} AND {got_new} AND o.status <> n.status AND NOT {regression})"
+    # A 304 Not Modified (a conditional sitemap fetch) means "unchanged", not a new status.
+    return (
+        f"({got_old} AND {got_new} AND o.status <> n.status AND n.status <> 304 "
+        f"AND NOT {regression})"
+    )
 
 
 def _statuses(store: HistoryStore, change: str, runs: dict[str, int]) -> Iterator[dict[str, Any]]:

@@ -496,6 +496,18 @@ class HistoryStore:
                 "checked_at": row[10],
             }
 
+    def sitemap_record(self, run_id: int, sitemap_url: str) -> dict[str, Any] | None:
+        """One stored sitemap record of a run (the fields :meth:`records` gives), or ``None``."""
+        return next(
+            (r for r in self.records_of_sitemaps(run_id) if r["url"] == sitemap_url), None
+        )
+
+    def records_of_sitemaps(self, run_id: int) -> Iterator[dict[str, Any]]:
+        for record in self.records(run_id):
+            if record["record"] != "sitemap":
+                return
+            yield record
+
     def url_history(self, origin: str, url: str, limit: int = 10) -> list[dict[str, Any]]:
         """The latest results of one URL in finished runs of ``origin``, newest first."""
         self.flush()

@@ -37,6 +37,7 @@ class RecordBuilder:
             child_count=facts.child_count,
             issues=issues,
             errors=errors,
+            not_modified=facts.not_modified,
         )
 
     def url_record(self, facts: UrlFacts) -> UrlRecord:

@@ -26,6 +26,7 @@ class SitemapRecord:
     child_count: int = 0
     issues: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    not_modified: bool = False
 
 
 @dataclass(slots=True)

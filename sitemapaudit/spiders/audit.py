@@ -168,9 +168,19 @@ class AuditSpider(Spider):
             yield hop
             return
         ref: SitemapRef = response.meta["sitemap_ref"]
+        previous_run = response.meta.get("previous_run")
+        if response.status == 304 and previous_run is not None:
+            facts, children = self.run.reuse_sitemap(ref, previous_run)
+            yield from _present(facts)
+            yield from self.run.take_skipped_children()
+            yield from self._sitemaps(children)
+            return
         if response.status >= 300:
             yield from _present(self.run.sitemap_failed(ref, status=response.status))
             return
+        self.run.remember_validators(
+            ref.url, _header(response, "ETag"), _header(response, "Last-Modified")
+        )
         facts, children = self.run.read_sitemap(ref, response.status, response.body)
         yield from _present(facts)
         yield from self.run.take_skipped_children()
@@ -272,13 +282,20 @@ class AuditSpider(Spider):
         )
 
     def _sitemap_request(self, ref: SitemapRef) -> Request:
+        headers, previous_run = self.run.conditional_headers(ref.url)
         return Request(
             ref.url,
             callback=self.parse_sitemap,
             errback=self.sitemap_failed,
             priority=50 - ref.depth,
             dont_filter=True,
-            meta={"dont_redirect": True, "sitemap_ref": ref, "redirects": RedirectState()},
+            headers=headers,
+            meta={
+                "dont_redirect": True,
+                "sitemap_ref": ref,
+                "redirects": RedirectState(),
+                "previous_run": previous_run,
+            },
         )
 
     def _page_request(self, url_id: int, url: str, state: RedirectState) -> Request:
@@ -310,6 +327,11 @@ class AuditSpider(Spider):
         if target is None:
             return None
         return response.request.replace(url=target)  # type: ignore[union-attr]
+
+
+def _header(response: Response, name: str) -> str | None:
+    value = response.headers.get(name)
+    return value.decode("latin-1") if value else None
 
 
 def _present(facts: SitemapFacts | None) -> list[SitemapFacts]:

@@ -59,3 +59,47 @@ async def test_the_second_run_reports_what_changed(tmp_path: Path) -> None:
     summary = second[-1]
     assert summary["changes"]["previous_run"] == 1
     assert summary["changes"]["counts"]["url_added"] == 1
+
+
+def conditional(body: str, etag: str) -> object:
+    def route(site: TestSite, path: str) -> Page:
+        if site.request_headers[path].get("if-none-match") == etag:
+            return Page(status=304, content_type=None)
+        return Page(body=body, content_type=XML, headers=[("ETag", etag)])
+
+    return route
+
+
+@deferred_f_from_coro_f
+async def test_an_unchanged_sitemap_answers_304_and_its_entries_are_reused(tmp_path: Path) -> None:
+    history = {"SITEMAPAUDIT_HISTORY_PATH": str(tmp_path / "history.sqlite3")}
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/index.xml\n", content_type="text/plain"),
+            "/index.xml": conditional(
+                '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+                "<sitemap><loc>{base}/s.xml</loc></sitemap></sitemapindex>",
+                '"i1"',
+            ),
+            "/s.xml": conditional(
+                urlset(url("{base}/a", "2024-01-01"), url("{base}/b"), url("{base}/a")), '"v1"'
+            ),
+            "/a": page(),
+            "/b": page(),
+        }
+    )
+    with site:
+        first, _ = await run_audit(site.base, tmp_path / "1.jsonl", settings=history)
+        second, _ = await run_audit(site.base, tmp_path / "2.jsonl", settings=history)
+        assert site.request_headers["/s.xml"].get("if-none-match") == '"v1"'
+    sitemaps = {r["url"].rsplit("/", 1)[-1]: r for r in by_record(second, "sitemap")}
+    assert sitemaps["s.xml"]["status"] == 304
+    assert sitemaps["s.xml"]["not_modified"] is True
+    assert sitemaps["s.xml"]["url_count"] == 3
+    assert sitemaps["index.xml"]["not_modified"] is True
+    assert sitemaps["index.xml"]["child_count"] == 1
+    first_urls = {r["url"]: (r["lastmod"], r["issues"], r["sitemaps"]) for r in by_record(first, "url")}
+    second_urls = {r["url"]: (r["lastmod"], r["issues"], r["sitemaps"]) for r in by_record(second, "url")}
+    assert second_urls == first_urls
+    assert first_urls[f"{site.base}/a"][1] == ["lastmod_unverifiable", "duplicate"]
+    assert {r["change"] for r in by_record(second, "diff")} == {"finding_persisting"}

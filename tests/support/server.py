@@ -58,6 +58,7 @@ class TestSite:
     def __init__(self, routes: dict[str, Route]) -> None:
         self.routes = routes
         self.hits: Counter[str] = Counter()
+        self.request_headers: dict[str, dict[str, str]] = {}
         self.log: list[tuple[float, str]] = []
         self._lock = threading.Lock()
         site = self
@@ -69,6 +70,7 @@ class TestSite:
                 return
 
             def do_GET(self) -> None:
+                site.request_headers[self.path] = {k.lower(): v for k, v in self.headers.items()}
                 site._record(self.path)
                 route = site.routes.get(self.path)
                 if route is None:
