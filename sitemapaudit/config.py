@@ -85,6 +85,8 @@ class AuditConfig:
     report_dir: str
     history_path: str
     conditional_sitemaps: bool
+    incremental: bool
+    recheck_nights: int
     work_dir: str
 
     @classmethod
@@ -141,6 +143,8 @@ class AuditConfig:
             conditional_sitemaps=parse_bool(
                 "SITEMAPAUDIT_CONDITIONAL_SITEMAPS", get("SITEMAPAUDIT_CONDITIONAL_SITEMAPS")
             ),
+            incremental=parse_bool("SITEMAPAUDIT_INCREMENTAL", get("SITEMAPAUDIT_INCREMENTAL")),
+            recheck_nights=integer("SITEMAPAUDIT_RECHECK_NIGHTS", 1),
             work_dir=str(get("SITEMAPAUDIT_WORK_DIR") or ""),
         )
 

@@ -137,6 +137,18 @@ SETTINGS: dict[str, tuple[Any, str, str]] = {
         "Fetch sitemaps with `If-None-Match`/`If-Modified-Since` from the previous run; a 304 "
         "reuses that run's entries (needs the history).",
     ),
+    "SITEMAPAUDIT_INCREMENTAL": (
+        False,
+        "bool",
+        "Request only URLs that are new, whose lastmod changed or that had findings last time, "
+        "plus tonight's share of the rest; carry the others over from the previous run.",
+    ),
+    "SITEMAPAUDIT_RECHECK_NIGHTS": (
+        7,
+        "int",
+        "With the incremental policy, every URL is requested again at least once in this many "
+        "nightly runs (a deterministic rotation by URL).",
+    ),
     "SITEMAPAUDIT_WORK_DIR": (
         "",
         "str",

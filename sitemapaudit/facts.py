@@ -50,6 +50,7 @@ class FetchOutcome:
     canonical: str | None = None
     canonical_source: str | None = None
     checked_at: str | None = None
+    carried_over: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

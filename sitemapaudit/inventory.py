@@ -197,16 +197,18 @@ class Inventory:
             self._indexed = True
 
     # -- handing URLs out ------------------------------------------------------------------------
-    def take_new(self, limit: int) -> list[tuple[int, str, tuple[str, ...]]]:
-        """Up to ``limit`` URLs not handed out yet, in listing order: ``(id, url, rules)``."""
+    def take_new(self, limit: int) -> list[tuple[int, str, tuple[str, ...], str | None]]:
+        """Up to ``limit`` URLs not handed out yet, in listing order:
+        ``(id, url, rules, lastmod)``."""
         rows = self._db.execute(
-            "SELECT id, url, rules FROM urls WHERE id > ? AND state = ? ORDER BY id LIMIT ?",
+            "SELECT id, url, rules, lastmod FROM urls WHERE id > ? AND state = ? "
+            "ORDER BY id LIMIT ?",
             (self._cursor, NEW, limit),
         ).fetchall()
         if rows:
             self._cursor = int(rows[-1][0])
             self._set_meta("cursor", str(self._cursor))
-        return [(int(r[0]), str(r[1]), _rules(r[2])) for r in rows]
+        return [(int(r[0]), str(r[1]), _rules(r[2]), r[3]) for r in rows]
 
     def has_new(self) -> bool:
         row = self._db.execute(

@@ -42,7 +42,7 @@ def validate_file(
             yield builder.sitemap_record(facts)
             inventory.listings_complete()
             while batch := inventory.take_new(1000):
-                for listing in inventory.listings([url_id for url_id, _, _ in batch]):
+                for listing in inventory.listings([url_id for url_id, *_ in batch]):
                     yield builder.url_record(
                         UrlFacts(
                             url=listing.url,

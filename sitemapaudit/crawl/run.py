@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import zlib
 from collections import deque
 from datetime import UTC, datetime
 import shutil
@@ -72,6 +73,8 @@ class RunTotals:
     sitemaps: int = 0
     urls_fetched: int = 0
     urls_emitted: int = 0
+    rechecked: int = 0
+    carried_over: int = 0
     notes: list[str] = field(default_factory=list)
 
 
@@ -106,7 +109,7 @@ class AuditRun:
         self.inventory = Inventory(Path(self._work_dir) / "inventory.sqlite3")
         self._sitemaps_outstanding = 0
         self._wake = asyncio.Event()
-        self._queue: deque[tuple[int, str, tuple[str, ...]]] = deque()
+        self._queue: deque[tuple[int, str, tuple[str, ...], str | None]] = deque()
         self._ready: deque[PageAction | UrlFacts] = deque()
         self._notes = False
         self._blocked_flags: dict[int, bool] = {}
@@ -122,6 +125,8 @@ class AuditRun:
             self.history_run = self.history.begin_run(
                 origin.url, self.audit_time.strftime("%Y-%m-%dT%H:%M:%SZ")
             )
+        # The rotating sample of the incremental policy: tonight's share of every URL.
+        self._tonight = (self.audit_time.toordinal()) % max(1, config.recheck_nights)
         self.resumed_refs: list[SitemapRef] = []
         self.resumed = bool(self.inventory.sitemap_urls())
         if self.resumed:
@@ -491,25 +496,67 @@ class AuditRun:
                 self._queue = deque(self.inventory.take_new(_BATCH))
                 if not self._queue:
                     break
-            url_id, url, rules = self._queue.popleft()
+            url_id, url, rules, lastmod = self._queue.popleft()
             fetchable = NOT_FETCHABLE.isdisjoint(rules)
             blocked = fetchable and not self.robots.can_fetch(url)
             if blocked:
                 self.stats.inc_value("sitemapaudit/urls/robots_blocked")
             if self.config.fetch_urls and fetchable and (not blocked or self.config.fetch_blocked):
+                carried = self._carried_over(url, lastmod) if not blocked else None
+                if carried is not None:
+                    self._settle(url_id, {"blocked": False, "outcome": carried}, settled, final)
+                    continue
                 self._blocked_flags[url_id] = blocked
                 self._ready.extend(self._facts_batch(settled))
                 self._ready.append(PageAction(url_id, url))
                 return self._ready.popleft()
-            stored = {"blocked": blocked, "outcome": _NOT_FETCHED}
-            if final:
-                settled.append((url_id, stored))
-            else:
-                self.inventory.finish(url_id, stored)
+            self._settle(url_id, {"blocked": blocked, "outcome": _NOT_FETCHED}, settled, final)
         if not settled and final:
             settled = [(i, o or _EMPTY) for i, o in self.inventory.take_done(_BATCH)]
         self._ready.extend(self._facts_batch(settled))
         return self._ready.popleft() if self._ready else None
+
+    def _settle(
+        self,
+        url_id: int,
+        stored: dict[str, Any],
+        settled: list[tuple[int, dict[str, Any]]],
+        final: bool,
+    ) -> None:
+        """A URL whose outcome is known without a request: emit with the batch, or keep."""
+        if final:
+            settled.append((url_id, stored))
+        else:
+            self.inventory.finish(url_id, stored)
+
+    def _carried_over(self, url: str, lastmod: str | None) -> dict[str, Any] | None:
+        """Under the incremental policy, the previous result of a URL that need not be
+        checked again tonight; ``None`` when it must be requested."""
+        if not self.config.incremental or self.history is None:
+            return None
+        if zlib.crc32(url.encode()) % self.config.recheck_nights == self._tonight:
+            self.totals.rechecked += 1
+            return None
+        previous = self.history.url_history(self.origin.url, url, limit=1)
+        if (
+            not previous
+            or previous[0]["issues"]
+            or not previous[0]["fetched"]
+            or previous[0]["lastmod"] != lastmod
+        ):
+            self.totals.rechecked += 1
+            return None
+        before = previous[0]
+        self.totals.carried_over += 1
+        return FetchOutcome(
+            fetched=True,
+            status=before["status"],
+            final_url=before["final_url"],
+            last_modified=before["last_modified"],
+            noindex=list(before["noindex"]),
+            checked_at=before["checked_at"],
+            carried_over=True,
+        ).to_json()
 
     def fetch_finished(self, url_id: int, outcome: FetchOutcome) -> UrlFacts | None:
         """Record a fetched URL's outcome; returns its facts when they can be emitted now."""

@@ -60,6 +60,7 @@ class RecordBuilder:
             issues=issues,
             errors=errors,
             checked_at=outcome.checked_at,
+            carried_over=outcome.carried_over,
         )
 
 

@@ -49,6 +49,7 @@ class UrlRecord:
     issues: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     checked_at: str | None = None
+    carried_over: bool = False
 
 
 @dataclass(slots=True)
@@ -69,3 +70,4 @@ class SummaryRecord:
     settings: dict[str, Any] = field(default_factory=dict)
     fail_on: dict[str, Any] = field(default_factory=dict)
     changes: dict[str, Any] = field(default_factory=dict)
+    incremental: dict[str, Any] = field(default_factory=dict)

@@ -257,6 +257,15 @@ class AuditSpider(Spider):
             settings=self.config.shaping_settings(),
             fail_on={"policy": self.fail_on.policy, "failed": False},
             changes={"previous_run": previous, "counts": {}},
+            incremental=(
+                {
+                    "recheck_nights": self.config.recheck_nights,
+                    "rechecked": self.run.totals.rechecked,
+                    "carried_over": self.run.totals.carried_over,
+                }
+                if self.config.incremental
+                else {}
+            ),
         )
 
     def on_closed(self, reason: str) -> None:

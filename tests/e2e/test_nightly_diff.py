@@ -103,3 +103,63 @@ async def test_an_unchanged_sitemap_answers_304_and_its_entries_are_reused(tmp_p
     assert second_urls == first_urls
     assert first_urls[f"{site.base}/a"][1] == ["lastmod_unverifiable", "duplicate"]
     assert {r["change"] for r in by_record(second, "diff")} == {"finding_persisting"}
+
+
+@deferred_f_from_coro_f
+async def test_incremental_runs_recheck_what_changed_and_carry_the_rest(tmp_path: Path) -> None:
+    import zlib
+    from datetime import UTC, datetime
+
+    nights = 2
+    tonight = datetime.now(UTC).toordinal() % nights
+    site = TestSite({})
+    # A stable URL outside tonight's rotating share, so it is carried over.
+    stable = next(
+        f"/stable{i}"
+        for i in range(100)
+        if zlib.crc32(f"{site.base}/stable{i}".encode()) % nights != tonight
+    )
+    site.routes.update(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+            "/s.xml": Page(
+                body=urlset(
+                    url("{base}" + stable, "2024-01-01"),
+                    url("{base}/edited", "2024-01-01"),
+                    url("{base}/broken"),
+                ),
+                content_type=XML,
+            ),
+            stable: Page(body="<html><head></head></html>", headers=[("Last-Modified", "Mon, 01 Jan 2024 00:00:00 GMT")]),
+            "/edited": Page(body="<html><head></head></html>", headers=[("Last-Modified", "Mon, 01 Jan 2024 00:00:00 GMT")]),
+            "/broken": Page(status=404),
+            "/new": page(),
+        }
+    )
+    settings = {
+        "SITEMAPAUDIT_HISTORY_PATH": str(tmp_path / "history.sqlite3"),
+        "SITEMAPAUDIT_INCREMENTAL": True,
+        "SITEMAPAUDIT_RECHECK_NIGHTS": nights,
+    }
+    with site:
+        await run_audit(site.base, tmp_path / "1.jsonl", settings=settings)
+        site.routes["/s.xml"] = Page(
+            body=urlset(
+                url("{base}" + stable, "2024-01-01"),
+                url("{base}/edited", "2024-03-01"),
+                url("{base}/broken"),
+                url("{base}/new"),
+            ),
+            content_type=XML,
+        )
+        second, _ = await run_audit(site.base, tmp_path / "2.jsonl", settings=settings)
+    assert site.hits[stable] == 1
+    assert site.hits["/edited"] == site.hits["/broken"] == 2
+    assert site.hits["/new"] == 1
+    urls = {r["url"].replace(site.base, ""): r for r in by_record(second, "url")}
+    assert urls[stable]["carried_over"] is True
+    assert urls[stable]["status"] == 200
+    assert urls[stable]["issues"] == []
+    assert urls["/edited"]["carried_over"] is False
+    assert urls["/broken"]["issues"] == ["http_error"]
+    assert second[-1]["incremental"] == {"recheck_nights": 2, "rechecked": 3, "carried_over": 1}

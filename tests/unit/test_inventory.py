@@ -14,7 +14,7 @@ def test_listings_are_merged_per_url(tmp_path: Path) -> None:
     inv.add_entries("https://e.com/b.xml", [entry("https://e.com/1", "2024-01-01"), entry("https://e.com/2")])
     inv.add_entries("https://e.com/a.xml", [entry("https://e.com/1", "2023-01-01"), entry("https://e.com/1")])
     taken = inv.take_new(10)
-    assert [url for _, url, _ in taken] == ["https://e.com/1", "https://e.com/2"]
+    assert [t[1] for t in taken] == ["https://e.com/1", "https://e.com/2"]
     inv.listings_complete()
     listing = inv.listing(taken[0][0])
     assert listing.sitemaps == ("https://e.com/a.xml", "https://e.com/b.xml")
@@ -29,7 +29,7 @@ def test_urls_are_handed_out_once_in_listing_order(tmp_path: Path) -> None:
     inv.add_entries("https://e.com/a.xml", (entry(f"https://e.com/{i}") for i in range(5000)))
     assert inv.counts()["new"] == 5000
     batch = inv.take_new(3)
-    assert [url for _, url, _ in batch] == ["https://e.com/0", "https://e.com/1", "https://e.com/2"]
+    assert [t[1] for t in batch] == ["https://e.com/0", "https://e.com/1", "https://e.com/2"]
     inv.add_entries("https://e.com/b.xml", [entry("https://e.com/1"), entry("https://e.com/new")])
     inv.finish(batch[0][0], {"x": 1})
     inv.finish(batch[1][0], None)
@@ -50,4 +50,4 @@ def test_the_cursor_survives_reopening(tmp_path: Path) -> None:
     inv.take_new(4)
     inv.close()
     again = Inventory(tmp_path / "i.sqlite3")
-    assert [url for _, url, _ in again.take_new(1)] == ["https://e.com/4"]
+    assert [t[1] for t in again.take_new(1)] == ["https://e.com/4"]
