@@ -41,3 +41,10 @@ def test_the_readme_shows_the_two_commands() -> None:
     ci = (Path(__file__).parents[2] / ".ci" / "run").read_text(encoding="utf-8")
     test_command = next(line for line in ci.splitlines() if "pytest" in line)
     assert test_command.replace(" -q", "") in README
+
+
+def test_every_change_type_is_documented() -> None:
+    from sitemapaudit.history.diff import CHANGES
+
+    documented = {row[0].strip("`"): row[1] for row in _table("changes")}
+    assert documented == CHANGES
