@@ -77,6 +77,14 @@ ITEM_PIPELINES = {
 SCHEDULER_DISK_QUEUE = "scrapy.squeues.FifoMemoryQueue"
 
 FEED_EXPORT_ENCODING = "utf-8"
+# Spreadsheet and browser formats for FEEDS / -o, e.g. -o urls.csv:urls_csv -o audit.xlsx:xlsx
+FEED_EXPORTERS = {
+    "urls_csv": "sitemapaudit.report.exporters.UrlCsvItemExporter",
+    "sitemaps_csv": "sitemapaudit.report.exporters.SitemapCsvItemExporter",
+    "changes_csv": "sitemapaudit.report.exporters.ChangesCsvItemExporter",
+    "xlsx": "sitemapaudit.report.exporters.XlsxItemExporter",
+    "html": "sitemapaudit.report.exporters.HtmlItemExporter",
+}
 TELNETCONSOLE_ENABLED = False
 REMOTE_CONTROL_ENABLED = False
 LOG_LEVEL = "INFO"

@@ -54,6 +54,9 @@ from sitemapaudit.report.flat import (
 DEFAULT_MAX_ROWS = 20_000
 """Rows of the URL table (and of the table of changes) kept by default."""
 
+MAX_SITEMAP_ROWS = 100_000
+"""Sitemaps known only from URL records that the page tracks (sitemap records always count)."""
+
 DAY = 86_400.0
 HOUR = 3_600.0
 
@@ -344,15 +347,16 @@ class HtmlReport:
         elif kind == "summary":
             self.summary = dict(fields_of(item))
 
-    def _sitemap(self, url: str) -> SitemapSummary:
+    def _sitemap(self, url: str, *, reported: bool = False) -> SitemapSummary | None:
         entry = self.sitemaps.get(url)
-        if entry is None:
+        if entry is None and (reported or len(self.sitemaps) < MAX_SITEMAP_ROWS):
             entry = self.sitemaps[url] = SitemapSummary(url=url)
         return entry
 
     def _add_sitemap(self, r: Any) -> None:
         self.sitemap_total += 1
-        entry = self._sitemap(str(r.get("url")))
+        entry = self._sitemap(str(r.get("url")), reported=True)
+        assert entry is not None
         entry.reported = True
         entry.found_via = _str_or_none(r.get("found_via"))
         entry.kind = _str_or_none(r.get("kind"))
@@ -392,9 +396,10 @@ class HtmlReport:
         if checked is not None and (self.latest_check is None or checked > self.latest_check):
             self.latest_check = checked
         for sitemap in _strings(r.get("sitemaps")):
-            entry = self._sitemap(sitemap)
-            entry.listed += 1
-            entry.url_findings.update(issues)
+            listing = self._sitemap(sitemap)
+            if listing is not None:
+                listing.listed += 1
+                listing.url_findings.update(issues)
         rank = _worst(issues, "url")
         if self.url_rows.wants(rank):
             self.url_rows.add(rank, _url_row(r, issues), frozenset(issues))
@@ -559,7 +564,7 @@ class HtmlReport:
                 if key != "outcome":
                     rows.append((f"robots.txt {key}", _value_html(value)))
         for key, value in summary.items():
-            if key not in SUMMARY_FIELDS:
+            if key not in SUMMARY_FIELDS and value not in (None, {}, [], ""):
                 rows.append((str(key), _value_html(value)))
         parts.append('<dl class="facts">\n')
         for term, html in rows:

@@ -9,7 +9,7 @@
   var code = document.getElementById("filter-code");
   var status = document.getElementById("filter-status");
   var empty = document.getElementById("filter-empty");
-  var rows = Array.prototype.slice.call(table.tBodies[0].rows);
+  var rows = Array.prototype.slice.call(table.querySelectorAll(".body > .row"));
   var haystacks = rows.map(function (row) {
     return row.textContent.toLowerCase();
   });

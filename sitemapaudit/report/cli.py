@@ -56,7 +56,7 @@ class _Outputs:
             partial.unlink(missing_ok=True)
 
 
-class Command(ScrapyCommand):
+class AuditReportCommand(ScrapyCommand):
     requires_crawler_process = False
     default_settings: ClassVar[dict[str, Any]] = {"LOG_ENABLED": False}
 

@@ -1,0 +1,7 @@
+"""``scrapy audit-report REPORT.jsonl``: a report as CSV files, an XLSX workbook or one HTML page."""
+
+from sitemapaudit.report.cli import AuditReportCommand
+
+
+class Command(AuditReportCommand):
+    """Scrapy names a project command after its module: this module gives ``audit-report``."""

@@ -1,0 +1,110 @@
+"""``scrapy audit-report``: converting an existing report, run as a real subprocess."""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from openpyxl import load_workbook
+
+from sitemapaudit.report.flat import CHANGE_COLUMNS, SITEMAP_COLUMNS, URL_COLUMNS
+from tests.report.conftest import REPO, SAMPLE
+
+COMMAND = "audit-report"
+
+
+def scrapy(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "scrapy", COMMAND, *map(str, args)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_every_output_from_one_run(tmp_path: Path) -> None:
+    out = tmp_path / "csv"
+    result = scrapy(
+        SAMPLE, "--csv", out, "--bom", "--xlsx", tmp_path / "r.xlsx", "--html", tmp_path / "r.html"
+    )
+    assert result.returncode == 0, result.stderr
+    for name, columns in (
+        ("urls.csv", URL_COLUMNS),
+        ("sitemaps.csv", SITEMAP_COLUMNS),
+        ("changes.csv", CHANGE_COLUMNS),
+    ):
+        path = out / name
+        assert path.read_bytes().startswith(codecs.BOM_UTF8)
+        with open(path, encoding="utf-8-sig", newline="") as f:
+            assert next(csv.reader(f)) == list(columns)
+        assert f"wrote {path}" in result.stdout
+    workbook = load_workbook(tmp_path / "r.xlsx")
+    assert workbook.sheetnames == ["URLs", "Sitemaps", "Changes", "Summary"]
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "<title>Sitemap audit: https://shop.example</title>" in html
+    assert not list(tmp_path.rglob("*.part"))
+
+
+def test_html_row_cap_option(tmp_path: Path) -> None:
+    result = scrapy(SAMPLE, "--html", tmp_path / "r.html", "--max-rows", "5")
+    assert result.returncode == 0, result.stderr
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "40 of 45 URLs are not in this table" in html
+
+
+def test_csv_without_bom_into_a_new_directory(tmp_path: Path) -> None:
+    out = tmp_path / "a" / "b"
+    result = scrapy(SAMPLE, "--csv", out)
+    assert result.returncode == 0, result.stderr
+    assert (out / "urls.csv").read_bytes().startswith(b"url,status,")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((SAMPLE,), "nothing to write"),
+        (("--html", "x.html"), "exactly one report file"),
+        ((SAMPLE, SAMPLE, "--html", "x.html"), "exactly one report file"),
+        (("no/such/report.jsonl", "--html", "x.html"), "no such report file"),
+        ((SAMPLE, "--csv", "out", "--xlsx", "x.xlsx", "--bom", "--max-rows", "-1"), "--max-rows"),
+        ((SAMPLE, "--html", "no/such/dir/x.html"), "no such directory"),
+        ((SAMPLE, "--xlsx", "x.xlsx", "--bom"), "--bom applies to CSV"),
+        ((SAMPLE, "--html", "x.html", "--max-rows", "many"), "invalid int value"),
+    ],
+)
+def test_bad_usage_exits_2(args: tuple[str | Path, ...], message: str) -> None:
+    result = scrapy(*args)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_broken_report_writes_nothing_and_exits_1(tmp_path: Path) -> None:
+    report = tmp_path / "broken.jsonl"
+    lines = SAMPLE.read_text(encoding="utf-8").splitlines()
+    report.write_text("\n".join([*lines[:5], "{oops", *lines[5:]]) + "\n", encoding="utf-8")
+    result = scrapy(report, "--html", tmp_path / "r.html", "--csv", tmp_path / "csv")
+    assert result.returncode == 1
+    assert "broken.jsonl:6: not a JSON line" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "r.html").exists()
+    assert list((tmp_path / "csv").iterdir()) == []
+
+
+def test_the_command_is_listed() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy", "-h"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert COMMAND in result.stdout
+    assert "Convert an audit report to CSV, XLSX or HTML" in result.stdout

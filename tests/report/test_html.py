@@ -1,0 +1,267 @@
+"""The HTML page as text: escaping, self-containment, caps, charts' numbers."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sitemapaudit.history.diff import CHANGES
+from sitemapaudit.report.exporters import HtmlItemExporter
+from sitemapaudit.report.html import (
+    AGE_BUCKETS,
+    CHANGE_TONES,
+    HtmlReport,
+    TimeHistogram,
+    age_bucket,
+    delta_bucket,
+    human_seconds,
+    write_html,
+)
+from tests.report.conftest import SCRIPT_URL, by_record
+
+DAY = 86_400
+
+
+def _page(records: list[Any], **options: Any) -> str:
+    out = io.StringIO()
+    report = HtmlReport(**options)
+    for record in records:
+        report.add(record)
+    report.write(out)
+    return out.getvalue()
+
+
+def _url(n: int, issues: list[str] | None = None) -> dict[str, Any]:
+    return {"record": "url", "url": f"https://a.example/{n}", "issues": issues or []}
+
+
+def test_hostile_values_are_escaped(records: list[dict[str, Any]]) -> None:
+    html = _page(records)
+    assert "<script>document.title" not in html
+    assert "&lt;script&gt;document.title=&quot;pwned&quot;&lt;/script&gt;" in html
+    assert "<b>1</b>" not in html
+    assert "&lt;b&gt;1&lt;/b&gt;" in html
+    assert html.count("<script>") == 1
+    assert 'href="javascript:' not in html
+    assert '<span class="raw">javascript:alert(1)</span>' in html
+
+
+def test_the_page_needs_no_network(records: list[dict[str, Any]]) -> None:
+    html = _page(records)
+    assert not re.search(r"<(link|img|iframe|object|embed|base)\b", html)
+    assert not re.search(r"\ssrc=", html)
+    assert "@import" not in html
+    assert "url(" not in html
+    assert re.search(r"<script>.*</script>", html, re.S)
+
+
+def test_the_content_security_policy_allows_only_the_page_itself(
+    records: list[dict[str, Any]],
+) -> None:
+    html = _page(records)
+    csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html)
+    assert csp is not None
+    policy = csp.group(1).replace("&#x27;", "'")
+    assert policy.startswith("default-src 'none';")
+    script = re.search(r"<script>(.*)</script>", html, re.S)
+    style = re.search(r"<style>(.*?)</style>", html, re.S)
+    assert script is not None
+    assert style is not None
+    for body, directive in ((script.group(1), "script-src"), (style.group(1), "style-src")):
+        digest = base64.b64encode(hashlib.sha256(body.encode()).digest()).decode()
+        assert f"{directive} 'sha256-{digest}'" in policy
+
+
+def test_summary_values(records: list[dict[str, Any]]) -> None:
+    html = _page(records)
+    assert "<title>Sitemap audit: https://shop.example</title>" in html
+    assert '<time datetime="2024-06-05T11:57:02Z">' in html
+    assert "2 min 58 s" in html
+    assert 'class="outcome outcome-rules"' in html
+    summary = records[-1]
+    assert f'<span class="value">{summary["urls_listed"]}</span>' in html
+
+
+def test_the_url_table_puts_findings_first_and_caps_rows() -> None:
+    records = [_url(n) for n in range(10)]
+    records[7]["issues"] = ["duplicate"]
+    records[8]["issues"] = ["noindex"]
+    records[9]["issues"] = ["canonical_mismatch"]
+    html = _page(records, max_rows=4)
+    table = html.split('id="url-table"')[1]
+    shown = re.findall(
+        r'<div class="cell url" role="cell"><a href="https://a.example/(\d+)"', table
+    )
+    assert shown == ["8", "9", "7", "0"]
+    assert "6 of 10 URLs are not in this table" in html
+    assert "at most 4 rows" in html
+
+
+def test_no_message_when_every_url_fits() -> None:
+    html = _page([_url(n) for n in range(3)], max_rows=3)
+    assert "not in this table" not in html
+
+
+def test_changes_table_regressions_first_and_capped(records: list[dict[str, Any]]) -> None:
+    html = _page(records, max_rows=3)
+    table = html.split('id="change-table"')[1].split("</section>")[0]
+    changes = re.findall(r'<span class="change tone-(\w+)"', table)
+    assert changes == ["bad", "bad", "bad"]
+    left = len(by_record(records, "diff")) - 3
+    assert f"{left} more changes are not in this table" in html
+
+
+def test_a_report_without_changes_says_so() -> None:
+    html = _page([_url(1), {"record": "summary", "origin": "https://a.example"}])
+    assert "no comparison with a previous run" in html
+
+
+def test_a_report_without_summary_says_so() -> None:
+    html = _page([_url(1)])
+    assert "The report has no summary record" in html
+
+
+@pytest.mark.parametrize(
+    ("age", "bucket"),
+    [
+        (-1, "in the future"),
+        (0, "< 1 day"),
+        (DAY - 1, "< 1 day"),
+        (DAY, "< 1 week"),
+        (7 * DAY, "< 1 month"),
+        (30 * DAY, "< 1 year"),
+        (365 * DAY, "older"),
+    ],
+)
+def test_age_buckets(age: float, bucket: str) -> None:
+    assert age_bucket(age) == bucket
+
+
+@pytest.mark.parametrize(
+    ("delta", "bucket"),
+    [
+        (0, "within \u00b11 h"),
+        (3600, "within \u00b11 h"),
+        (-3600, "within \u00b11 h"),
+        (3601, "lastmod behind 1 h\u20131 d"),
+        (-3601, "lastmod ahead 1 h\u20131 d"),
+        (2 * DAY, "lastmod behind 1\u201330 d"),
+        (-31 * DAY, "lastmod ahead > 30 d"),
+    ],
+)
+def test_delta_buckets(delta: float, bucket: str) -> None:
+    assert delta_bucket(delta) == bucket
+
+
+def test_lastmod_ages_are_measured_from_finished_at() -> None:
+    finished = datetime(2024, 6, 5, 12, tzinfo=UTC)
+    lastmods = [
+        "2024-06-05T11:00:00Z",
+        "2024-06-04T12:00:01Z",
+        "2024-06-04T12:00:00Z",
+        "2024-05-20",
+        "2023-01-01",
+        "2099-01-01",
+        "Wed, 05 Jun 2024 10:00:00 GMT",
+        "2024-13-45",
+        None,
+    ]
+    report = HtmlReport()
+    for n, lastmod in enumerate(lastmods):
+        report.add({"record": "url", "url": f"https://a.example/{n}", "lastmod": lastmod})
+    report.add({"record": "summary", "origin": "x", "finished_at": "2024-06-05T12:00:00Z"})
+    assert report.reference_time()[0] == finished
+    assert report.age_counts() == {
+        "in the future": 1,
+        "< 1 day": 3,
+        "< 1 week": 1,
+        "< 1 month": 1,
+        "< 1 year": 0,
+        "older": 1,
+        "invalid": 1,
+        "none": 1,
+    }
+    assert list(report.age_counts()) == list(AGE_BUCKETS)
+
+
+def test_the_time_histogram_widens_its_bins_to_stay_bounded() -> None:
+    histogram = TimeHistogram(max_bins=100)
+    start = 1_700_000_000
+    for n in range(1000):
+        histogram.add(start + n * 37)
+    assert len(histogram.bins) <= 100
+    assert histogram.width == 3600
+    assert sum(histogram.bins.values()) == 1000
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [(0, "0 s"), (42, "+42 s"), (-180, "-3 min"), (5.5 * 3600, "+5.5 h"), (12 * DAY, "+12.0 d")],
+)
+def test_human_seconds(seconds: float, text: str) -> None:
+    assert human_seconds(seconds) == text
+
+
+def test_status_chart_counts(records: list[dict[str, Any]]) -> None:
+    html = _page(records)
+    chart = html.split('id="chart-status"')[1].split("</figure>")[0]
+    bars = dict(re.findall(r'data-label="([^"]+)" data-count="(\d+)"', chart))
+    urls = by_record(records, "url")
+    assert int(bars["200"]) == sum(1 for r in urls if r["status"] == 200)
+    assert int(bars["404"]) == 2
+    assert bars["robots blocked"] == "1"
+    assert bars["failed"] == "1"
+    assert sum(map(int, bars.values())) == len(urls)
+
+
+def test_findings_by_sitemap_count_url_findings(records: list[dict[str, Any]]) -> None:
+    html = _page(records)
+    table = html.split('id="sitemap-table"')[1].split("</section>")[0]
+    row = next(r for r in table.split('role="row"') if "sitemap-products.xml</a>" in r)
+    assert "http_error \u00d71" in row
+    assert "invalid_url \u00d71" in row
+    assert "noindex \u00d71" in row
+
+
+def test_write_html_and_the_exporter_give_the_same_page(
+    tmp_path: Path, records: list[dict[str, Any]], items: list[Any]
+) -> None:
+    path = tmp_path / "r.html"
+    write_html(records, path, max_rows=50)
+    buffer = io.BytesIO()
+    exporter = HtmlItemExporter(buffer, max_rows=50, encoding="latin-1")
+    exporter.start_exporting()
+    for item in items:
+        exporter.export_item(item)
+    exporter.finish_exporting()
+    assert buffer.getvalue() == path.read_bytes()
+    assert not buffer.closed
+    assert SCRIPT_URL not in buffer.getvalue().decode("utf-8")
+
+
+def test_max_rows_must_not_be_negative() -> None:
+    with pytest.raises(ValueError, match="max_rows"):
+        HtmlReport(max_rows=-1)
+
+
+def test_other_summary_fields_are_listed(records: list[dict[str, Any]]) -> None:
+    html = _page(records)
+    assert (
+        "<dt>fail_on</dt><dd>{&quot;threshold&quot;:&quot;error&quot;,&quot;failed&quot;:true}</dd>"
+        in html
+    )
+
+
+def test_every_change_type_has_a_tone_and_a_bar(records: list[dict[str, Any]]) -> None:
+    assert set(CHANGE_TONES) == set(CHANGES)
+    html = _page(records)
+    chart = html.split('id="chart-changes"')[1].split("</figure>")[0]
+    labels = re.findall(r'data-label="([^"]+)"', chart)
+    assert labels == list(CHANGE_TONES)
