@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sitemapaudit.checks.registry import all_codes
 from sitemapaudit.config import parse_bool
 from sitemapaudit.errors import ConfigError
 from sitemapaudit.urls import Origin, loc_problems, parse_origin
@@ -24,8 +25,6 @@ class FailOn:
 
 
 def parse_fail_on(value: str | None) -> FailOn:
-    from sitemapaudit.checks.registry import all_codes
-
     policy = (value or "never").strip()
     if policy == "never":
         return FailOn(policy, frozenset(), frozenset())

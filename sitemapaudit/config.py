@@ -33,10 +33,11 @@ def parse_bool(name: str, value: Any) -> bool:
 def _parse_list(name: str, value: Any) -> list[str]:
     if isinstance(value, str):
         return [part.strip() for part in value.split(",") if part.strip()]
-    if isinstance(value, list | tuple):
-        if all(isinstance(item, str) for item in value):
-            return [item.strip() for item in value if item.strip()]
-    raise ConfigError(f"{name} must be a list of strings or a comma-separated string, got {value!r}")
+    if isinstance(value, list | tuple) and all(isinstance(item, str) for item in value):
+        return [item.strip() for item in value if item.strip()]
+    raise ConfigError(
+        f"{name} must be a list of strings or a comma-separated string, got {value!r}"
+    )
 
 
 def _number(name: str, value: Any, cast: Callable[[Any], T], minimum: float) -> T:
@@ -124,7 +125,9 @@ class AuditConfig:
             max_sitemaps=integer("SITEMAPAUDIT_MAX_SITEMAPS", 1),
             sitemap_read_limit=integer("SITEMAPAUDIT_SITEMAP_READ_LIMIT", 1024),
             robots_max_bytes=integer("SITEMAPAUDIT_ROBOTS_MAX_BYTES", 1024),
-            near_limit_fraction=_fraction("SITEMAPAUDIT_NEAR_LIMIT_FRACTION", get("SITEMAPAUDIT_NEAR_LIMIT_FRACTION")),
+            near_limit_fraction=_fraction(
+                "SITEMAPAUDIT_NEAR_LIMIT_FRACTION", get("SITEMAPAUDIT_NEAR_LIMIT_FRACTION")
+            ),
             max_url_length=integer("SITEMAPAUDIT_MAX_URL_LENGTH", 16),
             max_redirects=integer("SITEMAPAUDIT_MAX_REDIRECTS", 1),
             lastmod_tolerance=real("SITEMAPAUDIT_LASTMOD_TOLERANCE"),

@@ -325,9 +325,9 @@ class Inventory:
 
 def _fetched_json(outcome: dict[str, Any] | None) -> str | None:
     """Only outcomes of requested URLs are worth keeping; the rest are cheap to decide again."""
-    if outcome is None or not outcome.get("outcome", {}).get("status") and not outcome.get(
-        "outcome", {}
-    ).get("error"):
+    if outcome is None or (
+        not outcome.get("outcome", {}).get("status") and not outcome.get("outcome", {}).get("error")
+    ):
         return None
     return json.dumps(outcome)
 

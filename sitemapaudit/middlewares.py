@@ -51,15 +51,19 @@ class RetryAfterMiddleware(RetryMiddleware):
             header = response.headers.get("Retry-After")
             wait = retry_after_seconds(header.decode("latin-1") if header else None, time.time())
             if wait is not None and wait > self.max_wait:
-                self.crawler.stats.inc_value("sitemapaudit/retry_after/too_long")  # type: ignore[union-attr]
+                self._stat("sitemapaudit/retry_after/too_long")
                 return response
         retry = self._retry(request, response_status_message(response.status))
         if retry is None:
             return response
         if wait:
             retry.meta["retry_not_before"] = time.time() + wait
-            self.crawler.stats.inc_value("sitemapaudit/retry_after/honoured")  # type: ignore[union-attr]
+            self._stat("sitemapaudit/retry_after/honoured")
         return retry
+
+    def _stat(self, key: str) -> None:
+        if self.crawler.stats is not None:
+            self.crawler.stats.inc_value(key)
 
     async def process_request(self, request: Request) -> None:
         until = request.meta.get("retry_not_before")

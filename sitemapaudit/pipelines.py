@@ -70,16 +70,17 @@ class SummaryPipeline:
                 self.crawler.stats.set_value("sitemapaudit/fail_on/failed", True)
             logger.info(
                 "audit of %s: %d sitemap(s), %d URL(s) listed, %d fetched; findings: %s",
-                item.origin, item.sitemaps_found, item.urls_listed, item.urls_fetched,
+                item.origin,
+                item.sitemaps_found,
+                item.urls_listed,
+                item.urls_fetched,
                 ", ".join(f"{code}={n}" for code, n in item.counts.items()) or "none",
             )
             for note in item.notes:
                 logger.warning("%s", note)
             previous = item.changes.get("previous_run")
             if previous is not None:
-                logger.info(
-                    "changes since run %s: %s", previous, summarize(item.changes["counts"])
-                )
+                logger.info("changes since run %s: %s", previous, summarize(item.changes["counts"]))
         return item
 
 

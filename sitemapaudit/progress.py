@@ -67,6 +67,11 @@ class ProgressLog:
         logger.info(
             "progress: %d of %d URL(s) done, %d queued, %d sitemap(s) read (%d pending), "
             "%.1f URL/s, ETA %s",
-            done, progress["urls_known"], progress["urls_queued"], progress["sitemaps_read"],
-            progress["sitemaps_pending"], rate, format_eta(eta),
+            done,
+            progress["urls_known"],
+            progress["urls_queued"],
+            progress["sitemaps_read"],
+            progress["sitemaps_pending"],
+            rate,
+            format_eta(eta),
         )

@@ -78,12 +78,15 @@ class LastmodFuture(UrlCheck):
             return None
         earliest = lastmod.value - _EARLIEST_ZONE if lastmod.date_only else lastmod.value
         if earliest > ctx.audit_time:
-            return [f"lastmod {facts.lastmod} is after the audit time {ctx.audit_time:%Y-%m-%dT%H:%M:%SZ}"]
+            return [
+                f"lastmod {facts.lastmod} is after the audit time "
+                f"{ctx.audit_time:%Y-%m-%dT%H:%M:%SZ}"
+            ]
         return None
 
 
 class LastmodMismatch(UrlCheck):
-    """The `<lastmod>` differs from the page's Last-Modified beyond SITEMAPAUDIT_LASTMOD_TOLERANCE."""
+    """The `<lastmod>` differs from the page's Last-Modified beyond the tolerance setting."""
 
     code = "lastmod_mismatch"
     severity = Severity.WARNING
@@ -99,7 +102,7 @@ class LastmodMismatch(UrlCheck):
 
 
 class LastmodUnverifiable(UrlCheck):
-    """The page has no usable Last-Modified (absent, or equal to its Date), so lastmod is unchecked."""
+    """The page has no usable Last-Modified (absent, or equal to its Date): lastmod is unchecked."""
 
     code = "lastmod_unverifiable"
     severity = Severity.NOTICE

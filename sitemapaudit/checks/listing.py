@@ -14,7 +14,7 @@ class RuleCheck(UrlCheck):
 
 
 class InvalidUrl(RuleCheck):
-    """The `<loc>` is not an absolute http(s) URL (relative, other scheme, malformed); not fetched."""
+    """The `<loc>` is not an absolute http(s) URL (relative, other scheme, malformed)."""
 
     code = "invalid_url"
     severity = Severity.ERROR

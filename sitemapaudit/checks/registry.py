@@ -53,7 +53,8 @@ def enabled_checks(
     unknown = config.disabled_checks - all_codes()
     if unknown:
         raise ConfigError(
-            f"SITEMAPAUDIT_DISABLED_CHECKS names unknown finding codes: {', '.join(sorted(unknown))}"
+            "SITEMAPAUDIT_DISABLED_CHECKS names unknown finding codes: "
+            + ", ".join(sorted(unknown))
         )
     sitemap = [c() for c in SITEMAP_CHECKS if c.code not in config.disabled_checks]
     url = [c() for c in URL_CHECKS if c.code not in config.disabled_checks]

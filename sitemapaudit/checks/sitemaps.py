@@ -127,7 +127,7 @@ class SitemapLimit(ProblemCheck):
 
 
 class ChildInvalidUrl(ProblemCheck):
-    """The index (or robots.txt, or the homepage) names a sitemap location that is not a valid http(s) URL."""
+    """A sitemap location (in an index, robots.txt or the homepage) is not a valid http(s) URL."""
 
     code = "invalid_url"
     severity = Severity.ERROR

@@ -7,7 +7,7 @@ from sitemapaudit.facts import UrlFacts
 
 
 class SchemaInvalid(ProblemCheck):
-    """The sitemap violates the official XSD (or an extension's XSD); each violation has its position."""
+    """The sitemap violates the official XSD (or an extension's); each violation with its place."""
 
     code = "schema_invalid"
     severity = Severity.ERROR
@@ -42,7 +42,7 @@ class EntityReference(ProblemCheck):
 
 
 class NearLimit(ProblemCheck):
-    """The sitemap is close to the 50,000-entry or 50 MiB limit (SITEMAPAUDIT_NEAR_LIMIT_FRACTION)."""
+    """The sitemap is near the 50,000-entry or 50 MiB limit (SITEMAPAUDIT_NEAR_LIMIT_FRACTION)."""
 
     code = "near_limit"
     severity = Severity.WARNING

@@ -1,4 +1,4 @@
-"""``scrapy audit-report REPORT.jsonl``: a report as CSV files, an XLSX workbook or one HTML page."""
+"""``scrapy audit-report REPORT.jsonl``: a report as CSV files, an XLSX workbook or HTML."""
 
 from sitemapaudit.report.cli import AuditReportCommand
 

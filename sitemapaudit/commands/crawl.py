@@ -32,7 +32,8 @@ class Command(ScrapyCrawlCommand):
         crawler = self._create_crawler(args[0])
         self.crawler_process.crawl(crawler, **opts.spargs)
         self.crawler_process.start()
-        if self.crawler_process.bootstrap_failed:
-            self.exitcode = 1
-        elif crawler.stats is not None and crawler.stats.get_value("sitemapaudit/fail_on/failed"):
+        failed = crawler.stats is not None and crawler.stats.get_value(
+            "sitemapaudit/fail_on/failed"
+        )
+        if self.crawler_process.bootstrap_failed or failed:
             self.exitcode = 1

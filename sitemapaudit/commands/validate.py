@@ -92,7 +92,9 @@ class Command(ScrapyCommand):
     def _crawl(self, urls: list[str]) -> None:
         by_origin: dict[str, list[str]] = defaultdict(list)
         for url in urls:
-            by_origin[parse_origin(url.split("/", 3)[0] + "//" + url.split("/", 3)[2]).url].append(url)
+            by_origin[parse_origin(url.split("/", 3)[0] + "//" + url.split("/", 3)[2]).url].append(
+                url
+            )
         assert self.crawler_process is not None
         for origin, sitemaps in by_origin.items():
             crawler = self.crawler_process.create_crawler(AuditSpider)

@@ -80,7 +80,10 @@ def read_sitemap(
     facts.problems.extend(reader.problems)
     if data is None and not any(p.code == "too_large" for p in facts.problems):
         facts.problems.append(
-            Problem("too_large", f"over {PROTOCOL_MAX_BYTES:,} bytes uncompressed (the protocol's limit)")
+            Problem(
+                "too_large",
+                f"over {PROTOCOL_MAX_BYTES:,} bytes uncompressed (the protocol's limit)",
+            )
         )
     if data is not None and reader.kind in VALIDATED_KINDS:
         facts.problems.extend(

@@ -7,28 +7,29 @@ Python (no Scrapy), so the decisions are testable without a crawler.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-import zlib
-from collections import deque
-from datetime import UTC, datetime
 import shutil
 import tempfile
+import zlib
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
 from sitemapaudit.config import AuditConfig
+from sitemapaudit.crawl.intake import CHILD_FORMAT, read_sitemap
 from sitemapaudit.crawl.tree import ChildProblems, Decision, SitemapRef, SitemapTree
 from sitemapaudit.discovery.robots import RobotsPolicy, robots_policy
 from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFacts
 from sitemapaudit.history.diff import diff_runs
 from sitemapaudit.history.store import HistoryStore
 from sitemapaudit.inventory import Inventory, NewEntry
-from sitemapaudit.crawl.intake import CHILD_FORMAT, read_sitemap
 from sitemapaudit.sitemap.records import Problem, SitemapKind
-from sitemapaudit.validation import HreflangGraph
 from sitemapaudit.urls import Origin, in_sitemap_scope, loc_problems
+from sitemapaudit.validation import HreflangGraph
 
 logger = logging.getLogger(__name__)
 
@@ -142,7 +143,8 @@ class AuditRun:
         self._sitemaps_outstanding += len(self.resumed_refs)
         logger.info(
             "resuming the audit in %s: %d sitemap(s) still to read",
-            self._work_dir, len(self.resumed_refs),
+            self._work_dir,
+            len(self.resumed_refs),
         )
 
     def resumed_sitemap_facts(self) -> Iterator[SitemapFacts]:
@@ -174,10 +176,8 @@ class AuditRun:
     async def wait(self, timeout: float = 0.5) -> None:
         """Sleep until something changes (or ``timeout`` passes)."""
         self._wake.clear()
-        try:
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._wake.wait(), timeout)
-        except TimeoutError:
-            pass
 
     @property
     def listings_final(self) -> bool:
@@ -205,7 +205,8 @@ class AuditRun:
         counts = self.inventory.counts()
         logger.info(
             "all sitemaps read: %d listing(s) of %d distinct URL(s)",
-            counts["listings"], counts["urls"],
+            counts["listings"],
+            counts["urls"],
         )
         self._notes = count > 0
         if count:
@@ -247,7 +248,9 @@ class AuditRun:
             )
             self.totals.notes.append(note)
             logger.warning("%s", note)
-        logger.info("robots.txt: %s, %d sitemap(s) named", self.robots.outcome, len(self.robots.sitemaps))
+        logger.info(
+            "robots.txt: %s, %d sitemap(s) named", self.robots.outcome, len(self.robots.sitemaps)
+        )
         self.wake()
         if self.sitemap_args:
             return [], []
@@ -289,7 +292,9 @@ class AuditRun:
                 skipped.append(_skipped(url, via, None, "invalid_url", "not a valid http(s) URL"))
             elif decision is Decision.CAPPED:
                 skipped.append(
-                    _skipped(url, via, None, "sitemap_limit", "sitemap-count cap reached, not fetched")
+                    _skipped(
+                        url, via, None, "sitemap_limit", "sitemap-count cap reached, not fetched"
+                    )
                 )
         # Sitemaps seen before (a resumed audit) count as found: no common paths then.
         self.discovery.found += len(found)
@@ -311,8 +316,13 @@ class AuditRun:
             self.stats.inc_value("sitemapaudit/common_paths/missing")
             return None
         facts = SitemapFacts(
-            url=ref.url, found_via=ref.found_via, parent=ref.parent, depth=ref.depth,
-            fetched=status is not None, status=status, error=error,
+            url=ref.url,
+            found_via=ref.found_via,
+            parent=ref.parent,
+            depth=ref.depth,
+            fetched=status is not None,
+            status=status,
+            error=error,
         )
         self.stats.inc_value("sitemapaudit/sitemaps/failed")
         logger.warning("sitemap %s failed: %s", ref.url, error or f"HTTP {status}")
@@ -330,7 +340,10 @@ class AuditRun:
         facts = read_sitemap(
             body,
             SitemapFacts(
-                url=ref.url, found_via=ref.found_via, parent=ref.parent, depth=ref.depth,
+                url=ref.url,
+                found_via=ref.found_via,
+                parent=ref.parent,
+                depth=ref.depth,
                 status=status,
             ),
             inventory=self.inventory,
@@ -361,7 +374,11 @@ class AuditRun:
         self.stats.inc_value("sitemapaudit/listings", facts.url_count)
         logger.info(
             "sitemap %s: %s, %d URL(s), %d child sitemap(s), %d problem(s)",
-            ref.url, facts.kind, facts.url_count, facts.child_count, len(facts.problems),
+            ref.url,
+            facts.kind,
+            facts.url_count,
+            facts.child_count,
+            len(facts.problems),
         )
         return facts, child_refs
 
@@ -419,10 +436,17 @@ class AuditRun:
             if code not in ("http_error", "fetch_failed")
         ]
         facts = SitemapFacts(
-            url=ref.url, found_via=ref.found_via, parent=ref.parent, depth=ref.depth,
-            fetched=True, status=304, kind=str(before.get("kind") or "unknown"),
-            url_count=url_count, child_count=child_count,
-            problems=[*carried, *children.problems()], not_modified=True,
+            url=ref.url,
+            found_via=ref.found_via,
+            parent=ref.parent,
+            depth=ref.depth,
+            fetched=True,
+            status=304,
+            kind=str(before.get("kind") or "unknown"),
+            url_count=url_count,
+            child_count=child_count,
+            problems=[*carried, *children.problems()],
+            not_modified=True,
         )
         self._skipped_children = [self.settle(child) for child in skipped]
         self._sitemap_finished()
@@ -430,7 +454,10 @@ class AuditRun:
         self.stats.inc_value("sitemapaudit/sitemaps/not_modified")
         logger.info(
             "sitemap %s: not modified since run %d, %d URL(s) and %d child sitemap(s) reused",
-            ref.url, previous_run, url_count, child_count,
+            ref.url,
+            previous_run,
+            url_count,
+            child_count,
         )
         return facts, child_refs
 
@@ -457,7 +484,9 @@ class AuditRun:
             refs.append(self._pending(SitemapRef(loc, "index", parent.url, depth)))
             self._sitemaps_outstanding += 1
         elif decision is Decision.OFF_HOST:
-            skipped.append(_skipped(loc, "index", parent.url, "off_host", "on another host, not fetched"))
+            skipped.append(
+                _skipped(loc, "index", parent.url, "off_host", "on another host, not fetched")
+            )
         elif decision is Decision.SEEN:
             problems.add("index_cycle", loc)
         elif decision is Decision.TOO_DEEP:

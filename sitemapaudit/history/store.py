@@ -498,9 +498,7 @@ class HistoryStore:
 
     def sitemap_record(self, run_id: int, sitemap_url: str) -> dict[str, Any] | None:
         """One stored sitemap record of a run (the fields :meth:`records` gives), or ``None``."""
-        return next(
-            (r for r in self.records_of_sitemaps(run_id) if r["url"] == sitemap_url), None
-        )
+        return next((r for r in self.records_of_sitemaps(run_id) if r["url"] == sitemap_url), None)
 
     def records_of_sitemaps(self, run_id: int) -> Iterator[dict[str, Any]]:
         for record in self.records(run_id):

@@ -19,8 +19,9 @@ class RecordBuilder:
     def __init__(self, config: AuditConfig, audit_time: datetime) -> None:
         self.sitemap_checks, self.url_checks = enabled_checks(config)
         self.ctx = CheckContext(config=config, audit_time=audit_time)
+        checks: list[Check] = [*self.sitemap_checks, *self.url_checks]  # type: ignore[type-arg]
         self.severity: dict[tuple[str, str], Severity] = {
-            (c.record, c.code): c.severity for c in [*self.sitemap_checks, *self.url_checks]
+            (c.record, c.code): c.severity for c in checks
         }
 
     def sitemap_record(self, facts: SitemapFacts) -> SitemapRecord:

@@ -21,8 +21,8 @@ from sitemapaudit.crawl.redirects import RedirectState, next_hop
 from sitemapaudit.crawl.run import AuditRun, PageAction
 from sitemapaudit.crawl.tree import SitemapRef
 from sitemapaudit.discovery.homepage import homepage_sitemaps
-from sitemapaudit.headonly import META_KEY as HEAD_ONLY_META
 from sitemapaudit.facts import FetchOutcome, SitemapFacts
+from sitemapaudit.headonly import META_KEY as HEAD_ONLY_META
 from sitemapaudit.report.records import SummaryRecord
 
 SUMMARY_URL = "data:,summary"
@@ -87,7 +87,9 @@ class AuditSpider(Spider):
 
     # -- start: discovery first, then the inventory drained as the downloader has room ---------
     async def start(self) -> AsyncIterator[Any]:
-        yield self._get(self.origin.url + "/robots.txt", self.parse_robots, priority=100)
+        yield self._get(
+            self.origin.url + "/robots.txt", self.parse_robots, self.robots_failed, priority=100
+        )
         for facts in self.run.resumed_sitemap_facts():
             self.start_items += 1
             yield facts
@@ -97,7 +99,9 @@ class AuditSpider(Spider):
             for ref in self.run.argument_refs():
                 yield self._sitemap_request(ref)
         else:
-            yield self._get(self.origin.url + "/", self.parse_homepage, priority=90)
+            yield self._get(
+                self.origin.url + "/", self.parse_homepage, self.homepage_failed, priority=90
+            )
         while not self.run.start_done():
             engine = self.crawler.engine
             action = None if engine is None or engine.needs_backout() else self.run.next_action()
@@ -146,7 +150,9 @@ class AuditSpider(Spider):
             yield hop
             return
         links = [v.decode("latin-1") for v in response.headers.getlist("Link")]
-        found = homepage_sitemaps(response.body, response.url, links) if response.status < 400 else []
+        found = (
+            homepage_sitemaps(response.body, response.url, links) if response.status < 400 else []
+        )
         refs, skipped = self.run.homepage_received(found)
         yield from skipped
         yield from self._sitemaps(refs)
@@ -188,7 +194,9 @@ class AuditSpider(Spider):
 
     def sitemap_failed(self, failure: Failure) -> Iterator[Any]:
         request = failure.request  # type: ignore[attr-defined]
-        yield from _present(self.run.sitemap_failed(request.meta["sitemap_ref"], error=_reason(failure)))
+        yield from _present(
+            self.run.sitemap_failed(request.meta["sitemap_ref"], error=_reason(failure))
+        )
         yield from self._sitemaps([])
 
     # -- pages ----------------------------------------------------------------------------------
@@ -274,20 +282,28 @@ class AuditSpider(Spider):
         if report:
             path = Path(report % {"report_name": self.report_name}).resolve()
             self.logger.info("Report written to %s", path)
-            print(f"sitemapaudit: report written to {path}")  # noqa: T201
+            print(f"sitemapaudit: report written to {path}")
 
     # -- requests -------------------------------------------------------------------------------
     def _get(
-        self, url: str, callback: Callable[[Response], Iterator[Any]], *, priority: int = 0
+        self,
+        url: str,
+        callback: Callable[[Response], Iterator[Any]],
+        errback: Callable[[Failure], Iterator[Any]],
+        *,
+        priority: int = 0,
     ) -> Request:
-        errbacks = {self.parse_robots: self.robots_failed, self.parse_homepage: self.homepage_failed}
         return Request(
             url,
             callback=callback,
-            errback=errbacks.get(callback),  # type: ignore[call-overload]
+            errback=errback,
             priority=priority,
             dont_filter=True,
-            meta={"dont_redirect": True, "redirects": RedirectState(), "download_maxsize": self.config.robots_max_bytes * 20},
+            meta={
+                "dont_redirect": True,
+                "redirects": RedirectState(),
+                "download_maxsize": self.config.robots_max_bytes * 20,
+            },
         )
 
     def _sitemap_request(self, ref: SitemapRef) -> Request:

@@ -18,7 +18,11 @@ def crawl(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     project = {"SCRAPY_SETTINGS_MODULE": "sitemapaudit.settings", "PYTHONPATH": str(ROOT)}
     return subprocess.run(
         [sys.executable, "-m", "scrapy", "crawl", "audit", *args, *FAST],
-        cwd=cwd, capture_output=True, text=True, timeout=60, check=False,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
         env={**__import__("os").environ, **project},
     )
 
@@ -37,8 +41,12 @@ def small_site() -> TestSite:
 def test_report_with_O_and_fail_on(tmp_path: Path) -> None:
     with small_site() as site:
         never = crawl("-a", f"domain={site.base}", "-O", "r.jsonl", cwd=tmp_path)
-        failing = crawl("-a", f"domain={site.base}", "-a", "fail_on=error", "-O", "r2.jsonl", cwd=tmp_path)
-        by_code = crawl("-a", f"domain={site.base}", "-a", "fail_on=redirect", "-O", "r3.jsonl", cwd=tmp_path)
+        failing = crawl(
+            "-a", f"domain={site.base}", "-a", "fail_on=error", "-O", "r2.jsonl", cwd=tmp_path
+        )
+        by_code = crawl(
+            "-a", f"domain={site.base}", "-a", "fail_on=redirect", "-O", "r3.jsonl", cwd=tmp_path
+        )
     assert never.returncode == 0, never.stderr[-2000:]
     records = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
     assert [r["record"] for r in records] == ["sitemap", "url", "url", "summary"]
@@ -63,11 +71,14 @@ def test_without_O_the_report_goes_to_a_dated_path_that_is_printed(tmp_path: Pat
 def test_bad_arguments_fail_before_any_request(tmp_path: Path) -> None:
     with small_site() as site:
         bad_domain = crawl("-a", "domain=example.com/path", cwd=tmp_path)
-        bad_setting = crawl("-a", f"domain={site.base}", "-s", "SITEMAPAUDIT_MAX_REDIRECTS=many", cwd=tmp_path)
+        bad_setting = crawl(
+            "-a", f"domain={site.base}", "-s", "SITEMAPAUDIT_MAX_REDIRECTS=many", cwd=tmp_path
+        )
         missing = crawl(cwd=tmp_path)
         assert site.hits == {}
     assert bad_domain.returncode == 2
-    assert "domain" in bad_domain.stderr and "example.com/path" in bad_domain.stderr
+    assert "domain" in bad_domain.stderr
+    assert "example.com/path" in bad_domain.stderr
     assert "Traceback" not in bad_domain.stderr
     assert bad_setting.returncode == 2
     assert "SITEMAPAUDIT_MAX_REDIRECTS" in bad_setting.stderr

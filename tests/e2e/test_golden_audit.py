@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,9 +19,7 @@ def golden(tmp_path_factory: pytest.TempPathFactory) -> Any:
     site.routes.update(routes(f"127.0.0.1:{site.port}"))  # type: ignore[arg-type]
     with site:
         report = tmp_path_factory.mktemp("golden") / "report.jsonl"
-        records, crawler = pytest_twisted.blockon(
-            deferred_from_coro(run_audit(site.base, report))
-        )
+        records, crawler = pytest_twisted.blockon(deferred_from_coro(run_audit(site.base, report)))
         yield site, records, crawler
 
 
@@ -113,7 +110,7 @@ def test_url_record_fields(golden: Any) -> None:
 
 
 def test_broken_sitemap_keeps_urls_read_before_the_error(golden: Any) -> None:
-    site, records, _ = golden
+    _, records, _ = golden
     broken = next(r for r in by_record(records, "sitemap") if r["url"].endswith("/broken.xml"))
     assert any("line 5" in e for e in broken["errors"]), broken["errors"]
     assert broken["url_count"] == 2

@@ -19,7 +19,11 @@ FILLER = "<p>" + "lorem ipsum dolor sit amet " * 40 + "</p>\n"
 def big_page(head: str, size: int = 200_000, *, random_text: bool = False) -> str:
     head_block = f"<head><title>t</title>{head}" + "<meta name='x' content='y'>" * 120 + "</head>"
     # Random text does not compress, so a gzip-encoded page stays large on the wire.
-    body = random.Random(7).randbytes(size // 2).hex() if random_text else FILLER * (size // len(FILLER))
+    body = (
+        random.Random(7).randbytes(size // 2).hex()
+        if random_text
+        else FILLER * (size // len(FILLER))
+    )
     return f"<!DOCTYPE html><html>{head_block}<body>{body}</body></html>"
 
 
@@ -37,9 +41,14 @@ def site_routes() -> dict[str, Any]:
             gzip_encoding=True,
             trickle=NET,
         ),
-        "/small": Page(body="<html><head><meta name=robots content=noindex></head><body>x</body></html>"),
-        "/pdf": Page(body=b"%PDF" + b"0" * 300_000, content_type="application/pdf",
-                     headers=[("X-Robots-Tag", "noindex")]),
+        "/small": Page(
+            body="<html><head><meta name=robots content=noindex></head><body>x</body></html>"
+        ),
+        "/pdf": Page(
+            body=b"%PDF" + b"0" * 300_000,
+            content_type="application/pdf",
+            headers=[("X-Robots-Tag", "noindex")],
+        ),
     }
     listed = urlset(*(url("{base}" + path) for path in pages))
     return {

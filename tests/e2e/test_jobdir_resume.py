@@ -38,11 +38,32 @@ def resumable_site() -> TestSite:
 
 def start_audit(base: str, jobdir: Path, report: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-m", "scrapy", "crawl", "audit", "-a", f"domain={base}",
-         "-O", str(report), "-s", f"JOBDIR={jobdir}", "-s", "DOWNLOAD_DELAY=0",
-         "-s", "AUTOTHROTTLE_ENABLED=0", "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=4",
-         "-s", "TELNETCONSOLE_ENABLED=0", "-L", "WARNING"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        [
+            sys.executable,
+            "-m",
+            "scrapy",
+            "crawl",
+            "audit",
+            "-a",
+            f"domain={base}",
+            "-O",
+            str(report),
+            "-s",
+            f"JOBDIR={jobdir}",
+            "-s",
+            "DOWNLOAD_DELAY=0",
+            "-s",
+            "AUTOTHROTTLE_ENABLED=0",
+            "-s",
+            "CONCURRENT_REQUESTS_PER_DOMAIN=4",
+            "-s",
+            "TELNETCONSOLE_ENABLED=0",
+            "-L",
+            "WARNING",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
 
 
@@ -75,7 +96,10 @@ def test_killed_audit_resumes_with_nothing_missing_or_twice(tmp_path: Path) -> N
     assert set(urls.values()) == {1}
     assert all(r["issues"] == [] and r["status"] == 200 for r in records if r["record"] == "url")
     assert sorted(r["url"].rsplit("/", 1)[-1] for r in records if r["record"] == "sitemap") == [
-        "index.xml", "s0.xml", "s1.xml", "s2.xml",
+        "index.xml",
+        "s0.xml",
+        "s1.xml",
+        "s2.xml",
     ]
     assert records[-1]["record"] == "summary"
     assert records[-1]["urls_listed"] == 3 * PER_SITEMAP

@@ -98,8 +98,12 @@ async def test_an_unchanged_sitemap_answers_304_and_its_entries_are_reused(tmp_p
     assert sitemaps["s.xml"]["url_count"] == 3
     assert sitemaps["index.xml"]["not_modified"] is True
     assert sitemaps["index.xml"]["child_count"] == 1
-    first_urls = {r["url"]: (r["lastmod"], r["issues"], r["sitemaps"]) for r in by_record(first, "url")}
-    second_urls = {r["url"]: (r["lastmod"], r["issues"], r["sitemaps"]) for r in by_record(second, "url")}
+    first_urls = {
+        r["url"]: (r["lastmod"], r["issues"], r["sitemaps"]) for r in by_record(first, "url")
+    }
+    second_urls = {
+        r["url"]: (r["lastmod"], r["issues"], r["sitemaps"]) for r in by_record(second, "url")
+    }
     assert second_urls == first_urls
     assert first_urls[f"{site.base}/a"][1] == ["lastmod_unverifiable", "duplicate"]
     assert {r["change"] for r in by_record(second, "diff")} == {"finding_persisting"}
@@ -130,8 +134,14 @@ async def test_incremental_runs_recheck_what_changed_and_carry_the_rest(tmp_path
                 ),
                 content_type=XML,
             ),
-            stable: Page(body="<html><head></head></html>", headers=[("Last-Modified", "Mon, 01 Jan 2024 00:00:00 GMT")]),
-            "/edited": Page(body="<html><head></head></html>", headers=[("Last-Modified", "Mon, 01 Jan 2024 00:00:00 GMT")]),
+            stable: Page(
+                body="<html><head></head></html>",
+                headers=[("Last-Modified", "Mon, 01 Jan 2024 00:00:00 GMT")],
+            ),
+            "/edited": Page(
+                body="<html><head></head></html>",
+                headers=[("Last-Modified", "Mon, 01 Jan 2024 00:00:00 GMT")],
+            ),
             "/broken": Page(status=404),
             "/new": page(),
         }

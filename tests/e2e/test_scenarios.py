@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -126,11 +127,13 @@ async def test_sitemap_argument_replaces_discovery(tmp_path: Path) -> None:
         }
     )
     with site:
-        records = (await run_audit(
-                    site.base,
-                    tmp_path / "r.jsonl",
-                    sitemap=f"{site.base}/one.xml, {site.base}/two.xml",
-                ))[0]
+        records = (
+            await run_audit(
+                site.base,
+                tmp_path / "r.jsonl",
+                sitemap=f"{site.base}/one.xml, {site.base}/two.xml",
+            )
+        )[0]
     sitemaps = {r["url"]: r["found_via"] for r in by_record(records, "sitemap")}
     assert sitemaps == {f"{site.base}/one.xml": "argument", f"{site.base}/two.xml": "argument"}
     assert site.hits["/ignored.xml"] == 0
@@ -191,14 +194,16 @@ async def test_crawl_delay_spaces_requests(tmp_path: Path) -> None:
                 body="User-agent: *\nCrawl-delay: 0.4\nSitemap: {base}/s.xml\n",
                 content_type="text/plain",
             ),
-            "/s.xml": Page(body=urlset(*(url(f"{{base}}/p{i}") for i in range(4))), content_type=XML),
+            "/s.xml": Page(
+                body=urlset(*(url(f"{{base}}/p{i}") for i in range(4))), content_type=XML
+            ),
             **{f"/p{i}": page() for i in range(4)},
         }
     )
     with site:
         await audit(site, tmp_path)
     times = sorted(t for t, path in site.log if path.startswith("/p"))
-    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(times)]
     assert len(times) == 4
     assert min(gaps) >= 0.35
 
@@ -225,8 +230,12 @@ async def test_depth_and_count_caps_end_fan_out_with_findings(tmp_path: Path) ->
     wide = TestSite(
         {
             "/robots.txt": Page(body="Sitemap: {base}/root.xml\n", content_type="text/plain"),
-            "/root.xml": Page(body=index(*(f"{{base}}/s{i}.xml" for i in range(6))), content_type=XML),
-            **{f"/s{i}.xml": Page(body=urlset(url("{base}/a")), content_type=XML) for i in range(6)},
+            "/root.xml": Page(
+                body=index(*(f"{{base}}/s{i}.xml" for i in range(6))), content_type=XML
+            ),
+            **{
+                f"/s{i}.xml": Page(body=urlset(url("{base}/a")), content_type=XML) for i in range(6)
+            },
             "/a": page(),
         }
     )
@@ -257,14 +266,14 @@ async def test_homepage_redirect_is_followed_for_discovery(tmp_path: Path) -> No
 
 
 HREFLANG_NS = (
-    'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
-    'xmlns:xhtml="http://www.w3.org/1999/xhtml"'
+    'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml"'
 )
 
 
 def alt_url(loc: str, *alternates: tuple[str, str]) -> str:
     links = "".join(
-        f'<xhtml:link rel="alternate" hreflang="{lang}" href="{href}"/>' for lang, href in alternates
+        f'<xhtml:link rel="alternate" hreflang="{lang}" href="{href}"/>'
+        for lang, href in alternates
     )
     return f"<url><loc>{loc}</loc>{links}</url>"
 

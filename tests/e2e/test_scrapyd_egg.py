@@ -32,11 +32,26 @@ execute(["scrapy", "crawl", "audit", *sys.argv[2:]])
 def build_egg(tmp_path: Path) -> Path:
     source = tmp_path / "src"
     shutil.copytree(
-        ROOT, source, ignore=shutil.ignore_patterns(".git", ".venv", "reports", "tests", "bench", "*.egg-info", "build", "dist", "__pycache__")
+        ROOT,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".git",
+            ".venv",
+            "reports",
+            "tests",
+            "bench",
+            "*.egg-info",
+            "build",
+            "dist",
+            "__pycache__",
+        ),
     )
     subprocess.run(
         [sys.executable, "setup.py", "-q", "bdist_egg", "-d", str(tmp_path / "eggs")],
-        cwd=source, check=True, capture_output=True, timeout=120,
+        cwd=source,
+        check=True,
+        capture_output=True,
+        timeout=120,
     )
     (egg,) = (tmp_path / "eggs").glob("*.egg")
     return egg
@@ -57,9 +72,26 @@ def test_the_egg_runs_an_audit_with_its_schemas(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("SCRAPY_SETTINGS_MODULE", "PYTHONPATH")}
     with site:
         done = subprocess.run(
-            [sys.executable, "-c", RUNNER, str(egg), "-a", f"domain={site.base}", "-O", "out.jsonl",
-             "-s", "DOWNLOAD_DELAY=0", "-s", "AUTOTHROTTLE_ENABLED=0"],
-            cwd=workdir, capture_output=True, text=True, timeout=120, env=env, check=False,
+            [
+                sys.executable,
+                "-c",
+                RUNNER,
+                str(egg),
+                "-a",
+                f"domain={site.base}",
+                "-O",
+                "out.jsonl",
+                "-s",
+                "DOWNLOAD_DELAY=0",
+                "-s",
+                "AUTOTHROTTLE_ENABLED=0",
+            ],
+            cwd=workdir,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+            check=False,
         )
     assert done.returncode == 0, done.stderr[-3000:]
     assert ".egg" in done.stderr

@@ -20,9 +20,22 @@ VALID = urlset(url("https://e.com/a", "2024-05-01"), url("https://e.com/b"))
 
 def validate(*args: str, timeout: float = 60) -> tuple[int, list[dict[str, Any]], str]:
     done = subprocess.run(
-        [sys.executable, "-m", "scrapy", "validate", *args,
-         "-s", "DOWNLOAD_DELAY=0", "-s", "AUTOTHROTTLE_ENABLED=0"],
-        cwd=ROOT, capture_output=True, text=True, timeout=timeout, check=False,
+        [
+            sys.executable,
+            "-m",
+            "scrapy",
+            "validate",
+            *args,
+            "-s",
+            "DOWNLOAD_DELAY=0",
+            "-s",
+            "AUTOTHROTTLE_ENABLED=0",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
     )
     records = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
     return done.returncode, records, done.stderr
@@ -39,7 +52,10 @@ def test_a_valid_file_exits_0(tmp_path: Path) -> None:
 
 
 def test_an_invalid_gzip_file_exits_1_with_positions(tmp_path: Path) -> None:
-    bad = urlset(url("https://e.com/a", "2004-12-23T18:00+00:00"), "<url><changefreq>Daily</changefreq></url>")
+    bad = urlset(
+        url("https://e.com/a", "2004-12-23T18:00+00:00"),
+        "<url><changefreq>Daily</changefreq></url>",
+    )
     path = tmp_path / "bad.xml.gz"
     path.write_bytes(gzip.compress(bad.encode()))
     code, records, stderr = validate(str(path))
@@ -59,12 +75,15 @@ def test_bad_usage_exits_2(tmp_path: Path) -> None:
 
 HOSTILE = {
     "xxe.xml": (
-        '<?xml version="1.0"?>\n<!DOCTYPE urlset [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n'
-        f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://e.com/&x;</loc></url></urlset>'
-    ).encode(),
+        b'<?xml version="1.0"?>\n<!DOCTYPE urlset [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n'
+        b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://e.com/&x;</loc></url></urlset>'
+    ),
     "laughs.xml": (
         '<?xml version="1.0"?>\n<!DOCTYPE lolz [<!ENTITY lol "lol">'
-        + "".join(f'<!ENTITY lol{i} "{("&lol" + str(i - 1) + ";") * 10 if i > 1 else "&lol;" * 10}">' for i in range(1, 10))
+        + "".join(
+            f'<!ENTITY lol{i} "{("&lol" + str(i - 1) + ";") * 10 if i > 1 else "&lol;" * 10}">'
+            for i in range(1, 10)
+        )
         + ']>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://e.com/&lol9;</loc></url></urlset>'
     ).encode(),
     "bomb.xml.gz": gzip.compress(b"<urlset>" + b" " * 120_000_000 + b"</urlset>", 9),
@@ -76,12 +95,15 @@ HOSTILE = {
 }
 
 
-@pytest.mark.parametrize(("name", "code"), [
-    ("xxe.xml", "xml_entities"),
-    ("laughs.xml", "xml_entities"),
-    ("bomb.xml.gz", "too_large"),
-    ("line.xml", "too_many_urls"),
-])
+@pytest.mark.parametrize(
+    ("name", "code"),
+    [
+        ("xxe.xml", "xml_entities"),
+        ("laughs.xml", "xml_entities"),
+        ("bomb.xml.gz", "too_large"),
+        ("line.xml", "too_many_urls"),
+    ],
+)
 def test_hostile_files_get_a_finding_and_a_clean_exit(tmp_path: Path, name: str, code: str) -> None:
     path = tmp_path / name
     path.write_bytes(HOSTILE[name])
@@ -104,7 +126,9 @@ def test_urls_are_read_through_the_crawl_and_children_followed(tmp_path: Path) -
         code, records, stderr = validate(f"{site.base}/index.xml")
     assert code == 1, stderr  # b.xml's lastmod also breaks the XSD: an error
     assert {r["url"] for r in records if r["record"] == "sitemap"} == {
-        f"{site.base}/index.xml", f"{site.base}/a.xml", f"{site.base}/b.xml"
+        f"{site.base}/index.xml",
+        f"{site.base}/a.xml",
+        f"{site.base}/b.xml",
     }
     urls = {r["url"]: r for r in records if r["record"] == "url"}
     assert urls[f"{site.base}/p2"]["issues"] == ["lastmod_invalid"]

@@ -17,7 +17,11 @@ LM_2024 = "Wed, 01 May 2024 10:00:00 GMT"
 
 
 def urlset(*entries: str) -> str:
-    return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset {NS}>\n' + "\n".join(entries) + "\n</urlset>\n"
+    return (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset {NS}>\n'
+        + "\n".join(entries)
+        + "\n</urlset>\n"
+    )
 
 
 def url(loc: str, lastmod: str | None = None) -> str:
@@ -27,7 +31,9 @@ def url(loc: str, lastmod: str | None = None) -> str:
 
 def index(*locs: str) -> str:
     items = "\n".join(f"  <sitemap><loc>{loc}</loc></sitemap>" for loc in locs)
-    return f'<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex {NS}>\n{items}\n</sitemapindex>\n'
+    return (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex {NS}>\n{items}\n</sitemapindex>\n'
+    )
 
 
 def html(head: str = "", body: str = "<p>hello</p>") -> str:
@@ -88,13 +94,16 @@ BROKEN = (
 
 RSS = """<?xml version="1.0"?>
 <rss version="2.0"><channel><title>t</title><link>{base}/</link>
-<item><title>a</title><link>{base}/rss-item</link><pubDate>Wed, 01 May 2024 10:00:00 GMT</pubDate></item>
+<item><title>a</title><link>{base}/rss-item</link>
+<pubDate>Wed, 01 May 2024 10:00:00 GMT</pubDate></item>
 </channel></rss>
 """
 
 ATOM = """<?xml version="1.0" encoding="utf-8"?>
-<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title><id>x</id><updated>2024-05-01T10:00:00Z</updated>
-<entry><title>a</title><id>y</id><link href="{base}/atom-entry"/><updated>2024-05-01T10:00:00Z</updated></entry>
+<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title><id>x</id>
+<updated>2024-05-01T10:00:00Z</updated>
+<entry><title>a</title><id>y</id><link href="{base}/atom-entry"/>
+<updated>2024-05-01T10:00:00Z</updated></entry>
 </feed>
 """
 
@@ -149,7 +158,9 @@ def routes(host: str) -> dict[str, object]:
         "/html.xml": page(),
         "/empty.xml": Page(body=urlset(), content_type=XML),
         "/query.xml?page=1": Page(body=urlset(url("{base}/query-page")), content_type="text/html"),
-        "/encoded.xml": Page(body=urlset(url("{base}/encoded-page")), content_type=XML, gzip_encoding=True),
+        "/encoded.xml": Page(
+            body=urlset(url("{base}/encoded-page")), content_type=XML, gzip_encoding=True
+        ),
         "/sub/scoped.xml": Page(
             body=urlset(url("{base}/sub/inside"), url("{base}/outside")), content_type=XML
         ),
@@ -161,7 +172,9 @@ def routes(host: str) -> dict[str, object]:
         # pages
         "/ok": ok,
         "/ok-tz": ok,
-        "/lastmod-dateonly": Page(body=html(), headers=[("Last-Modified", "Wed, 01 May 2024 23:30:00 GMT")]),
+        "/lastmod-dateonly": Page(
+            body=html(), headers=[("Last-Modified", "Wed, 01 May 2024 23:30:00 GMT")]
+        ),
         "/a&b": page(),
         "/redirect": Page(status=301, headers=[("Location", "/redirect-hop")]),
         "/redirect-hop": Page(status=302, headers=[("Location", "{base}/ok")]),
@@ -186,8 +199,11 @@ def routes(host: str) -> dict[str, object]:
         "/lastmod-none": page(),
         "/dup": page(),
         LONG: page(),
-        "/pdf": Page(body=b"%PDF-1.4 noindex", content_type="application/pdf",
-                     headers=[("X-Robots-Tag", "noindex")]),
+        "/pdf": Page(
+            body=b"%PDF-1.4 noindex",
+            content_type="application/pdf",
+            headers=[("X-Robots-Tag", "noindex")],
+        ),
         "/gz-page": page(),
         "/fake-gz-page": page(),
         "/deep-page": page(),

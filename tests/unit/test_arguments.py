@@ -37,7 +37,9 @@ def test_bad_arguments(kwargs: dict[str, str], match: str) -> None:
 
 
 def test_good_arguments() -> None:
-    args = parse_arguments(domain="http://127.0.0.1:8080", sitemap="http://127.0.0.1:8080/a.xml", fetch_urls="no")
+    args = parse_arguments(
+        domain="http://127.0.0.1:8080", sitemap="http://127.0.0.1:8080/a.xml", fetch_urls="no"
+    )
     assert args.origin.url == "http://127.0.0.1:8080"
     assert args.sitemaps == ("http://127.0.0.1:8080/a.xml",)
     assert args.fetch_urls is False

@@ -54,7 +54,10 @@ def test_a_clean_page_has_no_findings() -> None:
         ({"status": 404}, "http_error"),
         ({"status": 503}, "http_error"),
         ({"fetched": False, "status": None, "error": "TimeoutError"}, "fetch_failed"),
-        ({"redirect_chain": [{"url": U, "status": 301}], "final_url": "https://e.com/q"}, "redirect"),
+        (
+            {"redirect_chain": [{"url": U, "status": 301}], "final_url": "https://e.com/q"},
+            "redirect",
+        ),
         ({"redirect_chain": [{"url": U, "status": 302}], "redirect_loop": True}, "redirect_loop"),
         ({"noindex": ["meta:robots"]}, "noindex"),
         ({"canonical": "https://e.com/other", "canonical_source": "link"}, "canonical_mismatch"),
@@ -66,7 +69,10 @@ def test_a_clean_page_has_no_findings() -> None:
         ({"listed": 2}, "duplicate"),
         ({"lastmod": "2024-02-30"}, "lastmod_invalid"),
         ({"lastmod": "2024-06-01T10:00"}, "lastmod_invalid"),
-        ({"lastmod": "2025-01-01", "last_modified": "Sat, 01 Jun 2024 10:00:00 GMT"}, "lastmod_future"),
+        (
+            {"lastmod": "2025-01-01", "last_modified": "Sat, 01 Jun 2024 10:00:00 GMT"},
+            "lastmod_future",
+        ),
         (
             {"lastmod": "2024-01-01T00:00:00Z", "last_modified": "Wed, 01 May 2024 10:00:00 GMT"},
             "lastmod_mismatch",
@@ -92,8 +98,11 @@ def test_each_url_check_fires(kwargs: dict[str, Any], code: str) -> None:
         {"canonical": "HTTPS://E.COM:443/p#frag", "canonical_source": "link"},
         {"lastmod": "2024-05-01T12:00:00+02:00", "last_modified": "Wed, 01 May 2024 10:00:00 GMT"},
         {"lastmod": "2024-05-01", "last_modified": "Thu, 02 May 2024 03:00:00 GMT"},
-        {"lastmod": "Wed, 01 May 2024 10:00:00 GMT", "fmt": "rfc822",
-         "last_modified": "Wed, 01 May 2024 10:00:00 GMT"},
+        {
+            "lastmod": "Wed, 01 May 2024 10:00:00 GMT",
+            "fmt": "rfc822",
+            "last_modified": "Wed, 01 May 2024 10:00:00 GMT",
+        },
         {"lastmod": "2024-05-01T10:30:00Z", "last_modified": "Wed, 01 May 2024 10:00:00 GMT"},
     ],
 )
@@ -102,7 +111,9 @@ def test_false_alarm_twins_stay_clean(kwargs: dict[str, Any]) -> None:
 
 
 def test_lastmod_of_an_error_page_is_not_judged() -> None:
-    issues = url_issues(lastmod="2020-01-01", status=404, last_modified="Wed, 01 May 2024 10:00:00 GMT")
+    issues = url_issues(
+        lastmod="2020-01-01", status=404, last_modified="Wed, 01 May 2024 10:00:00 GMT"
+    )
     assert issues == ["http_error"]
 
 

@@ -11,8 +11,12 @@ def entry(loc: str, lastmod: str | None = None) -> NewEntry:
 
 def test_listings_are_merged_per_url(tmp_path: Path) -> None:
     inv = Inventory(tmp_path / "i.sqlite3")
-    inv.add_entries("https://e.com/b.xml", [entry("https://e.com/1", "2024-01-01"), entry("https://e.com/2")])
-    inv.add_entries("https://e.com/a.xml", [entry("https://e.com/1", "2023-01-01"), entry("https://e.com/1")])
+    inv.add_entries(
+        "https://e.com/b.xml", [entry("https://e.com/1", "2024-01-01"), entry("https://e.com/2")]
+    )
+    inv.add_entries(
+        "https://e.com/a.xml", [entry("https://e.com/1", "2023-01-01"), entry("https://e.com/1")]
+    )
     taken = inv.take_new(10)
     assert [t[1] for t in taken] == ["https://e.com/1", "https://e.com/2"]
     inv.listings_complete()
@@ -21,7 +25,10 @@ def test_listings_are_merged_per_url(tmp_path: Path) -> None:
     assert listing.times_listed == 3
     assert listing.lastmod == "2024-01-01"
     assert inv.take_new(10) == []
-    assert [x.url for x in inv.listings([taken[1][0], taken[0][0]])] == ["https://e.com/2", "https://e.com/1"]
+    assert [x.url for x in inv.listings([taken[1][0], taken[0][0]])] == [
+        "https://e.com/2",
+        "https://e.com/1",
+    ]
 
 
 def test_urls_are_handed_out_once_in_listing_order(tmp_path: Path) -> None:

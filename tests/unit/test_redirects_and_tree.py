@@ -8,7 +8,9 @@ ORIGIN = parse_origin("https://e.com")
 
 
 def hop(state: RedirectState, url: str, status: int, location: str | None) -> str | None:
-    return next_hop(state, url=url, status=status, location=location, origin=ORIGIN, max_redirects=3)
+    return next_hop(
+        state, url=url, status=status, location=location, origin=ORIGIN, max_redirects=3
+    )
 
 
 def test_hops_are_recorded_and_relative_locations_resolved() -> None:
@@ -37,7 +39,8 @@ def test_too_many_hops_is_a_loop() -> None:
 def test_other_hosts_and_schemes_are_not_followed() -> None:
     state = RedirectState()
     assert hop(state, "https://e.com/a", 301, "https://evil.example/") is None
-    assert state.stopped and "another host" in state.stopped
+    assert state.stopped
+    assert "another host" in state.stopped
     state = RedirectState()
     assert hop(state, "https://e.com/a", 301, "file:///etc/passwd") is None
     assert state.stopped

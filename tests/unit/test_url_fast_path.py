@@ -8,8 +8,36 @@ from hypothesis import strategies as st
 from sitemapaudit.urls import _COMMON_URL_RE, _valid_loc
 
 PIECES = st.sampled_from(
-    ["http://", "https://", "HTTP://", "a", "b-", "-", ".", "1", "x", "/", "?", "#", "%", "@",
-     ":", "80", "[", "]", " ", "\\", "é", "_", "~", "&", "=", "com", "..", "\t"]
+    [
+        "http://",
+        "https://",
+        "HTTP://",
+        "a",
+        "b-",
+        "-",
+        ".",
+        "1",
+        "x",
+        "/",
+        "?",
+        "#",
+        "%",
+        "@",
+        ":",
+        "80",
+        "[",
+        "]",
+        " ",
+        "\\",
+        "é",
+        "_",
+        "~",
+        "&",
+        "=",
+        "com",
+        "..",
+        "\t",
+    ]
 )
 
 
