@@ -11,7 +11,7 @@ from typing import Any
 
 from sitemapaudit.history import HistoryStore, diff_runs
 
-SIZE = 200_000
+SIZE = 100_000
 SHIFT = 5_000
 SITEMAPS = 40
 
