@@ -57,7 +57,14 @@ ROOT_SEARCH_LIMIT = 1_048_576
 _BIG_LINE = 65535
 # Completed children of an open record are dropped once it holds more than this many.
 _RECORD_PRUNE_THRESHOLD = 256
+# XInclude elements (both namespaces of the specification's drafts); never processed.
+_XINCLUDE_TAGS = (
+    "{http://www.w3.org/2001/XInclude}include",
+    "{http://www.w3.org/2003/XInclude}include",
+)
 _MAX_NAMES_SHOWN = 5
+# Entries without a location listed one by one; past this, they are only counted.
+MAX_MISSING_LOC_LISTED = 1000
 
 
 class _Role(IntEnum):
@@ -251,6 +258,9 @@ class SitemapReader:
         self._complete = False
         self._line_offset = 0
         self._column_offset = 0
+        self._xinclude_seen = False
+        self._missing_locs = 0
+        self._record_name = ""
 
     def __iter__(self) -> Iterator[UrlEntry | ChildEntry]:
         if self._iterated:
@@ -280,6 +290,12 @@ class SitemapReader:
                     "the document is neither XML nor a text list of URLs (its first line does "
                     "not start with http:// or https://)"
                 )
+            if self._stream.gzip_layers:
+                # Reading may have stopped before the end of the gzip data (a refused or broken
+                # document): the rest is still decompressed, within the read limit, so that a
+                # corrupt stream is reported as gzip_invalid rather than only by its symptoms.
+                for _ in chunks:
+                    pass
         finally:
             close = getattr(chunks, "close", None)
             if close is not None:
@@ -405,7 +421,7 @@ class SitemapReader:
         layout = found.layout
         roles = _Roles(layout, found.tag)
         role_cache = roles.cache
-        parser = _new_parser(events=("start", "end"), tag=roles.tags)
+        parser = _new_parser(events=("start", "end"), tag=[*roles.tags, *_XINCLUDE_TAGS])
         read_events: Callable[[], Iterator[tuple[str, Any]]] = parser.read_events
         stream = self._stream
         line_offset = self._line_offset
@@ -487,6 +503,8 @@ class SitemapReader:
                             yield UrlEntry(loc, lastmod, line, lastmod_format)
                     continue
                 if role is other_role:
+                    if tag in _XINCLUDE_TAGS:
+                        self._xinclude(element)
                     continue
                 parent = element.getparent()
                 if parent is not owner:
@@ -537,8 +555,25 @@ class SitemapReader:
     def _line(self, line: int | None) -> int | None:
         return None if line is None else line + self._line_offset
 
+    def _xinclude(self, element: Any) -> None:
+        if self._xinclude_seen:
+            return
+        self._xinclude_seen = True
+        href = (element.get("href") or "").strip()
+        self.problems.append(
+            Problem(
+                "xml_entities",
+                f"the document uses XInclude (<include href={href!r}>), which is not processed",
+                self._line(_source_line(element)),
+            )
+        )
+
     def _missing_loc(self, layout: _Layout, saw_loc: bool, line: int | None) -> None:
+        self._missing_locs += 1
+        if self._missing_locs > MAX_MISSING_LOC_LISTED:
+            return
         record = layout.record
+        self._record_name = record
         if layout.kind is SitemapKind.ATOM:
             message = f'<{record}> has no <link> with an href (rel="alternate" or no rel)'
         elif saw_loc:
@@ -599,6 +634,15 @@ class SitemapReader:
                 )
             )
         self.problems[:0] = leading
+        unlisted = self._missing_locs - MAX_MISSING_LOC_LISTED
+        if unlisted > 0:
+            self.problems.append(
+                Problem(
+                    "missing_loc",
+                    f"{unlisted:,} more <{self._record_name}> entries without a location are "
+                    f"not listed (only the first {MAX_MISSING_LOC_LISTED:,} are)",
+                )
+            )
         at_least = "at least " if stream.truncated else ""
         if self.kind is SitemapKind.SITEMAPINDEX:
             if self.child_count > PROTOCOL_MAX_ENTRIES:

@@ -25,7 +25,7 @@ from lxml import etree
 
 from sitemapaudit.sitemap.records import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_ENTRIES, Problem
 from sitemapaudit.validation.extensions import check_extensions, unknown_namespaces
-from sitemapaudit.validation.schemas import SITEMAP_NS
+from sitemapaudit.validation.schemas import SITEMAP_NS, EmptyResolver
 from sitemapaudit.validation.xsd import (
     ITEM_TAGS,
     MAX_SCHEMA_PROBLEMS,
@@ -419,7 +419,7 @@ def scan_unescaped(text: str) -> list[Problem]:
 
 
 def _parser() -> etree.XMLParser:
-    return etree.XMLParser(
+    parser = etree.XMLParser(
         resolve_entities=False,
         no_network=True,
         load_dtd=False,
@@ -427,6 +427,8 @@ def _parser() -> etree.XMLParser:
         huge_tree=False,
         collect_ids=False,
     )
+    parser.resolvers.add(EmptyResolver())
+    return parser
 
 
 def _count_entries_text(text: str, item: str) -> int:

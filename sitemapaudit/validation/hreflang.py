@@ -25,7 +25,7 @@ from typing import Final
 
 from lxml import etree
 
-from sitemapaudit.validation.schemas import XHTML_NS
+from sitemapaudit.validation.schemas import XHTML_NS, EmptyResolver
 
 _ALNUM = "[a-z0-9]"
 _LANGUAGE = r"(?:[a-z]{2,3}(?:-[a-z]{3}){0,3}|[a-z]{4}|[a-z]{5,8})"
@@ -107,6 +107,7 @@ def iter_alternates(data: bytes) -> Iterator[tuple[str, list[tuple[str, str]]]]:
         load_dtd=False,
         remove_comments=True,
     )
+    events.resolvers.add(EmptyResolver())
     try:
         for _event, element in events:
             parent = element.getparent()

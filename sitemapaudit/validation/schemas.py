@@ -133,6 +133,20 @@ def schema_files() -> SchemaFiles:
     )
 
 
+class EmptyResolver(etree.Resolver):
+    """Answers every request for an external DTD or entity with empty content.
+
+    With ``load_dtd=False`` libxml2 still opens an external DTD (or the file of a parameter
+    entity) when a document refers to an entity it does not declare; a parser carrying this
+    resolver reads nothing from the file system (``no_network`` keeps it off the network).
+    """
+
+    def resolve(  # type: ignore[override]
+        self, system_url: str | None, public_id: str | None, context: Any
+    ) -> Any:
+        return self.resolve_string(b"", context)
+
+
 class _ShippedSchemaResolver(etree.Resolver):
     """Answer every schema import and include from the shipped bytes, and nothing else."""
 

@@ -1,4 +1,4 @@
-"""Diffing two runs of 200,000 URLs each streams from SQLite in small, bounded memory."""
+"""Diffing two runs of 100,000 URLs each streams from SQLite in small, bounded memory."""
 
 from __future__ import annotations
 
@@ -86,6 +86,6 @@ def test_diff_of_two_large_runs_in_bounded_memory(tmp_path: Path) -> None:
         "lastmod_backwards": sum(1 for i in both if i % 250 == 1),
     }
     assert order == list(dict.fromkeys(order))
-    print(f"\n200k diff: {elapsed:.2f} s, peak traced memory {peak / 1e6:.2f} MB")
+    print(f"\n100k diff: {elapsed:.2f} s, peak traced memory {peak / 1e6:.2f} MB")
     assert peak < 10_000_000
     assert elapsed < 15
