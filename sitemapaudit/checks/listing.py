@@ -9,8 +9,14 @@ from sitemapaudit.facts import UrlFacts
 class RuleCheck(UrlCheck):
     """Base for checks whose evidence is a URL rule broken when the URL was listed."""
 
+    detail = ""
+
     def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
-        return [] if self.code in facts.rules else None
+        if self.code not in facts.rules:
+            return None
+        return [
+            self.detail.format(url=facts.url, sitemap=facts.sitemaps[0] if facts.sitemaps else "")
+        ]
 
 
 class InvalidUrl(RuleCheck):
@@ -18,6 +24,7 @@ class InvalidUrl(RuleCheck):
 
     code = "invalid_url"
     severity = Severity.ERROR
+    detail = "{url!r} is not an absolute http(s) URL; not requested"
 
 
 class UrlTooLong(RuleCheck):
@@ -25,6 +32,7 @@ class UrlTooLong(RuleCheck):
 
     code = "url_too_long"
     severity = Severity.ERROR
+    detail = "longer than the limit; not requested"
 
 
 class UrlOffHost(RuleCheck):
@@ -32,6 +40,7 @@ class UrlOffHost(RuleCheck):
 
     code = "off_host"
     severity = Severity.ERROR
+    detail = "on another host than the audited one; not requested"
 
 
 class OutOfScope(RuleCheck):
@@ -39,6 +48,7 @@ class OutOfScope(RuleCheck):
 
     code = "out_of_scope"
     severity = Severity.WARNING
+    detail = "outside the directory of {sitemap}"
 
 
 class Duplicate(UrlCheck):

@@ -391,7 +391,15 @@ def _outcome(state: RedirectState) -> FetchOutcome:
 
 
 def _reason(failure: Failure) -> str:
-    value = failure.value
+    """A short, readable reason: Twisted wraps connection failures in a list of failures."""
+    value: BaseException | None = failure.value
+    assert value is not None
+    # Scrapy re-raises Twisted's failures as DownloadFailedError(str(...)) from the original.
+    while (cause := value.__cause__) is not None:
+        value = cause
+    reasons = getattr(value, "reasons", None)
+    if reasons and isinstance(reasons[0], Failure) and reasons[0].value is not None:
+        value = reasons[0].value
     name = type(value).__name__
     text = str(value).strip()
     return f"{name}: {text}" if text else name
