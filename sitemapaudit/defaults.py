@@ -114,6 +114,12 @@ SETTINGS: dict[str, tuple[Any, str, str]] = {
         "float",
         "Seconds between progress lines (URLs done, queued, rate, ETA); 0 turns them off.",
     ),
+    "SITEMAPAUDIT_UNTHROTTLED": (
+        False,
+        "bool",
+        "For your own site or a staging copy: no delays, no AutoThrottle, 64 concurrent "
+        "requests, Crawl-delay ignored (settings given with `-s` still win).",
+    ),
     "SITEMAPAUDIT_DISABLED_CHECKS": (
         [],
         "list",

@@ -33,6 +33,9 @@ RETRY_HTTP_CODES = [500, 502, 503, 504, 522, 524, 408, 429]
 # A URL that fails for good is a finding in the report, not a log line per URL.
 RETRY_GIVE_UP_LOG_LEVEL = "DEBUG"
 COOKIES_ENABLED = False
+# The audit's callbacks yield one item at most: Scrapy's default of 100 parallel item tasks per
+# response only costs scheduling overhead.
+CONCURRENT_ITEMS = 1
 
 # The audit evaluates robots.txt itself (RFC 9309 semantics, Crawl-delay, findings instead of
 # silent drops), follows redirects hop by hop itself and reports every status code.

@@ -15,7 +15,7 @@ from scrapy.settings import BaseSettings
 from twisted.python.failure import Failure
 
 from sitemapaudit.arguments import parse_arguments
-from sitemapaudit.config import AuditConfig
+from sitemapaudit.config import AuditConfig, parse_bool
 from sitemapaudit.crawl.pages import outcome_from_response
 from sitemapaudit.crawl.redirects import RedirectState, next_hop
 from sitemapaudit.crawl.run import AuditRun, PageAction
@@ -26,6 +26,15 @@ from sitemapaudit.headonly import META_KEY as HEAD_ONLY_META
 from sitemapaudit.report.records import SummaryRecord
 
 SUMMARY_URL = "data:,summary"
+
+# SITEMAPAUDIT_UNTHROTTLED: as fast as the machine and the site allow.
+UNTHROTTLED: dict[str, Any] = {
+    "DOWNLOAD_DELAY": 0,
+    "AUTOTHROTTLE_ENABLED": False,
+    "CONCURRENT_REQUESTS": 64,
+    "CONCURRENT_REQUESTS_PER_DOMAIN": 64,
+    "SITEMAPAUDIT_HONOR_CRAWL_DELAY": False,
+}
 
 
 class AuditSpider(Spider):
@@ -59,6 +68,9 @@ class AuditSpider(Spider):
     @classmethod
     def update_settings(cls, settings: BaseSettings) -> None:
         super().update_settings(settings)
+        if parse_bool("SITEMAPAUDIT_UNTHROTTLED", settings.get("SITEMAPAUDIT_UNTHROTTLED", False)):
+            for name, value in UNTHROTTLED.items():
+                settings.set(name, value, priority="spider")
         report_dir = settings.get("SITEMAPAUDIT_REPORT_DIR", "reports")
         if not settings.getdict("FEEDS") and report_dir:
             uri = f"{report_dir}/%(report_name)s.jsonl"

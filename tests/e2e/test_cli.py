@@ -84,3 +84,17 @@ def test_bad_arguments_fail_before_any_request(tmp_path: Path) -> None:
     assert "SITEMAPAUDIT_MAX_REDIRECTS" in bad_setting.stderr
     assert missing.returncode == 2
     assert "domain argument is required" in missing.stderr
+
+
+def test_the_unthrottled_preset_is_applied_and_cmdline_settings_still_win() -> None:
+    from scrapy.settings import Settings
+
+    from sitemapaudit.spiders.audit import AuditSpider
+
+    settings = Settings({"SITEMAPAUDIT_UNTHROTTLED": "true"})
+    settings.set("CONCURRENT_REQUESTS", 8, priority="cmdline")
+    AuditSpider.update_settings(settings)
+    assert settings.getfloat("DOWNLOAD_DELAY") == 0
+    assert settings.getbool("AUTOTHROTTLE_ENABLED") is False
+    assert settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN") == 64
+    assert settings.getint("CONCURRENT_REQUESTS") == 8
