@@ -82,6 +82,9 @@ SCHEDULER_DISK_QUEUE = "scrapy.squeues.FifoMemoryQueue"
 FEED_EXPORT_ENCODING = "utf-8"
 # Spreadsheet and browser formats for FEEDS / -o, e.g. -o urls.csv:urls_csv -o audit.xlsx:xlsx
 FEED_EXPORTERS = {
+    "jsonlines": "sitemapaudit.report.jsonlines.ReportJsonLinesItemExporter",
+    "jsonl": "sitemapaudit.report.jsonlines.ReportJsonLinesItemExporter",
+    "jl": "sitemapaudit.report.jsonlines.ReportJsonLinesItemExporter",
     "urls_csv": "sitemapaudit.report.exporters.UrlCsvItemExporter",
     "sitemaps_csv": "sitemapaudit.report.exporters.SitemapCsvItemExporter",
     "changes_csv": "sitemapaudit.report.exporters.ChangesCsvItemExporter",
@@ -91,3 +94,4 @@ FEED_EXPORTERS = {
 TELNETCONSOLE_ENABLED = False
 REMOTE_CONTROL_ENABLED = False
 LOG_LEVEL = "INFO"
+LOG_FORMATTER = "sitemapaudit.logformatter.AuditLogFormatter"

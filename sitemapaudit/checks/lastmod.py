@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime, timedelta
 
 from sitemapaudit.checks.base import CheckContext, Severity, UrlCheck
@@ -19,6 +20,7 @@ from sitemapaudit.page.dates import (
 _EARLIEST_ZONE = timedelta(hours=14)
 
 
+@functools.lru_cache(maxsize=4096)
 def listed_lastmod(lastmod: str | None, lastmod_format: str) -> Lastmod | None:
     """The listed lastmod parsed strictly (W3C Datetime, or RFC 822 for RSS), or ``None``."""
     if lastmod is None:

@@ -114,6 +114,7 @@ class AuditRun:
         self._ready: deque[PageAction | UrlFacts] = deque()
         self._notes = False
         self._blocked_flags: dict[int, bool] = {}
+        self._scopes: dict[str, str] = {}
         self._skipped_children: list[SitemapFacts] = []
         self.audit_time = datetime.now(UTC)
         self.hreflang = HreflangGraph(Path(self._work_dir) / "hreflang.sqlite3")
@@ -505,6 +506,13 @@ class AuditRun:
         codes = loc_problems(loc, max_length=self.config.max_url_length)
         if codes:
             return tuple(codes)
+        # Most locs start with their (fetched, so on-origin) sitemap's directory, character
+        # for character: on the origin and in scope without parsing them.
+        scope = self._scopes.get(sitemap_url)
+        if scope is None:
+            scope = self._scopes[sitemap_url] = sitemap_url[: sitemap_url.rfind("/") + 1]
+        if "://" in scope and loc.startswith(scope) and "?" not in scope:
+            return ()
         if not self.origin.owns(loc):
             return ("off_host",)
         if not in_sitemap_scope(loc, sitemap_url):
