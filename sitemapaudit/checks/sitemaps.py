@@ -78,7 +78,7 @@ class GzipInvalid(ProblemCheck):
 
 
 class XmlEntities(ProblemCheck):
-    """The document declares entities or an external DTD; nothing is expanded or loaded."""
+    """The document declares entities, an external DTD or an XInclude; nothing is loaded."""
 
     code = "xml_entities"
     severity = Severity.ERROR

@@ -8,7 +8,11 @@ import lxml.html
 
 from sitemapaudit.page.head import document_base, document_head, parse_html, rel_tokens
 from sitemapaudit.page.links import parse_link_header
+from sitemapaudit.sitemap.body import GZIP_MAGIC, BodyStream
 from sitemapaudit.urls import resolve
+
+# Decompressed bytes of a gzip home page that are read.
+HOMEPAGE_READ_LIMIT = 10 * 1024 * 1024
 
 
 def homepage_sitemaps(
@@ -19,7 +23,8 @@ def homepage_sitemaps(
     ``<link rel="sitemap" href="...">`` elements anywhere in the HTML come first
     (``"html-link"``; ``rel`` is a case-insensitive token list, ``<base href>`` honoured),
     then ``Link`` header values with ``rel="sitemap"`` (``"link-header"``, resolved against
-    ``base_url``). A URL found twice keeps its first place.
+    ``base_url``). A URL found twice keeps its first place. A gzip body (recognised by its
+    magic bytes) is unpacked first, up to ``HOMEPAGE_READ_LIMIT`` bytes.
     """
     found: list[tuple[str, str]] = []
     seen: set[str] = set()
@@ -29,6 +34,8 @@ def homepage_sitemaps(
             seen.add(url)
             found.append((url, via))
 
+    if body.startswith(GZIP_MAGIC):
+        body = b"".join(BodyStream(body, limit=HOMEPAGE_READ_LIMIT))
     root = parse_html(body) if body else None
     if root is not None:
         base = document_base(document_head(root), base_url)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from protego import Protego
 
+from sitemapaudit.sitemap.body import GZIP_MAGIC, BodyStream
 from sitemapaudit.urls import resolve
 
 # Google reads the first 500 KiB of a robots.txt and ignores the rest.
@@ -101,11 +102,15 @@ def robots_policy(
     ``status`` is the final HTTP status, ``None`` when the file could not be fetched at all.
     For a 2xx only the first ``max_bytes`` bytes are read (a line cut at that limit is
     dropped), the rules are parsed with Protego and the sitemaps with :func:`sitemap_lines`.
+    A gzip body (recognised by its magic bytes, as a server sends it with
+    ``Content-Encoding: gzip``) is unpacked first, reading at most ``max_bytes`` of it.
     """
     if status is None or status == 429 or not 200 <= status < 500:
         return RobotsPolicy("disallow_all", status, (), None, None, user_agent)
     if status >= 300:
         return RobotsPolicy("allow_all", status, (), None, None, user_agent)
+    if body.startswith(GZIP_MAGIC):
+        body = b"".join(BodyStream(body, limit=max_bytes + 1))
     truncated = len(body) > max_bytes
     text = decode_robots(body[:max_bytes])
     if truncated:

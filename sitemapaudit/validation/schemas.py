@@ -144,7 +144,7 @@ class EmptyResolver(etree.Resolver):
     def resolve(  # type: ignore[override]
         self, system_url: str | None, public_id: str | None, context: Any
     ) -> Any:
-        return self.resolve_string(b"", context)
+        return self.resolve_string(b"", context, base_url=None)
 
 
 class _ShippedSchemaResolver(etree.Resolver):
