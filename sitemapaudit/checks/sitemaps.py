@@ -112,6 +112,13 @@ class SitemapOffHost(ProblemCheck):
     severity = Severity.ERROR
 
 
+class SitemapRedirectLoop(ProblemCheck):
+    """The sitemap's redirects revisit a URL or exceed SITEMAPAUDIT_MAX_REDIRECTS hops."""
+
+    code = "redirect_loop"
+    severity = Severity.ERROR
+
+
 class IndexTooDeep(ProblemCheck):
     """Children of this index are deeper than SITEMAPAUDIT_MAX_INDEX_DEPTH; not fetched."""
 
@@ -149,6 +156,7 @@ STRUCTURE_CHECKS: tuple[type[SitemapCheck], ...] = (
     NestedIndex,
     SitemapOffHost,
     ChildInvalidUrl,
+    SitemapRedirectLoop,
     IndexTooDeep,
     SitemapLimit,
 )

@@ -47,15 +47,18 @@ def read_sitemap(
     A document up to the protocol's 50 MiB is decompressed once and also validated; a larger
     one is only streamed (it is ``too_large`` whatever else is wrong with it).
     """
-    stream = BodyStream(body, limit=PROTOCOL_MAX_BYTES + 1)
-    parts = list(stream)
-    if stream.truncated:
-        del parts
+    stream = BodyStream(body, limit=min(PROTOCOL_MAX_BYTES, read_limit) + 1)
+    buffer = bytearray()
+    for chunk in stream:
+        buffer += chunk
+    data: bytes | None = None
+    if stream.truncated or stream.problems:
+        # Too large to validate, or broken gzip: only stream it (the reader reports both).
+        del buffer
         reader = SitemapReader(body, read_limit=read_limit)
-        data = None
     else:
-        data = b"".join(parts)
-        del parts
+        data = bytes(buffer)
+        del buffer
         reader = SitemapReader(data, read_limit=read_limit)
 
     def url_entries() -> Iterator[NewEntry]:
@@ -76,9 +79,12 @@ def read_sitemap(
     facts.bytes = reader.bytes
     facts.url_count = reader.url_count
     facts.child_count = reader.child_count
-    facts.problems.extend(stream.problems if data is not None else ())
     facts.problems.extend(reader.problems)
-    if data is None and not any(p.code == "too_large" for p in facts.problems):
+    if (
+        stream.truncated
+        and reader.bytes > PROTOCOL_MAX_BYTES
+        and not any(p.code == "too_large" for p in facts.problems)
+    ):
         facts.problems.append(
             Problem(
                 "too_large",

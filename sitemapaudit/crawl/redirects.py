@@ -36,7 +36,12 @@ def next_hop(
     """
     if status not in REDIRECT_STATUSES or not location:
         return None
-    target = urljoin(url, location.strip())
+    try:
+        target = urljoin(url, location.strip())
+    except ValueError:
+        state.chain.append({"url": url, "status": status, "location": location})
+        state.stopped = f"not followed: the Location {location!r} is not a usable URL"
+        return None
     state.chain.append({"url": url, "status": status, "location": target})
     visited = {normalize_url(hop["url"]) for hop in state.chain}
     if normalize_url(target) in visited or len(state.chain) > max_redirects:

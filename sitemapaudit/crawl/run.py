@@ -305,7 +305,12 @@ class AuditRun:
 
     # -- sitemaps --------------------------------------------------------------------------
     def sitemap_failed(
-        self, ref: SitemapRef, *, status: int | None = None, error: str | None = None
+        self,
+        ref: SitemapRef,
+        *,
+        status: int | None = None,
+        error: str | None = None,
+        problems: list[Problem] | None = None,
     ) -> SitemapFacts | None:
         """A sitemap that could not be fetched (error) or answered with an error status.
 
@@ -324,6 +329,7 @@ class AuditRun:
             fetched=status is not None,
             status=status,
             error=error,
+            problems=list(problems or []),
         )
         self.stats.inc_value("sitemapaudit/sitemaps/failed")
         logger.warning("sitemap %s failed: %s", ref.url, error or f"HTTP {status}")

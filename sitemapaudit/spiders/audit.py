@@ -24,6 +24,7 @@ from sitemapaudit.discovery.homepage import homepage_sitemaps
 from sitemapaudit.facts import FetchOutcome, SitemapFacts
 from sitemapaudit.headonly import META_KEY as HEAD_ONLY_META
 from sitemapaudit.report.records import SummaryRecord
+from sitemapaudit.sitemap.records import Problem
 
 SUMMARY_URL = "data:,summary"
 
@@ -200,7 +201,10 @@ class AuditSpider(Spider):
             yield from self._sitemaps(children)
             return
         if response.status >= 300:
-            yield from _present(self.run.sitemap_failed(ref, status=response.status))
+            problems = _redirect_problems(response.meta["redirects"])
+            yield from _present(
+                self.run.sitemap_failed(ref, status=response.status, problems=problems)
+            )
             return
         self.run.remember_validators(
             ref.url, _header(response, "ETag"), _header(response, "Last-Modified")
@@ -317,11 +321,7 @@ class AuditSpider(Spider):
             errback=errback,
             priority=priority,
             dont_filter=True,
-            meta={
-                "dont_redirect": True,
-                "redirects": RedirectState(),
-                "download_maxsize": self.config.robots_max_bytes * 20,
-            },
+            meta={"dont_redirect": True, "redirects": RedirectState()},
         )
 
     def _sitemap_request(self, ref: SitemapRef) -> Request:
@@ -375,6 +375,19 @@ class AuditSpider(Spider):
 def _header(response: Response, name: str) -> str | None:
     value = response.headers.get(name)
     return value.decode("latin-1") if value else None
+
+
+def _redirect_problems(state: RedirectState) -> list[Problem]:
+    """What an unfollowed redirect of a sitemap means, as findings on the sitemap."""
+    if state.loop:
+        return [
+            Problem("redirect_loop", f"redirects in a loop or past the hop limit: {state.chain}")
+        ]
+    if state.stopped and "another host" in state.stopped:
+        return [Problem("off_host", f"redirects to another host, {state.stopped}")]
+    if state.stopped:
+        return [Problem("invalid_url", f"redirect {state.stopped}")]
+    return []
 
 
 def _present(facts: SitemapFacts | None) -> list[SitemapFacts]:

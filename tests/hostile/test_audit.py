@@ -293,12 +293,6 @@ async def test_size_and_shape_attacks_are_bounded_and_reported(
     assert len(by_record(records, "url")) == 5
 
 
-@pytest.mark.xfail(
-    reason="spiders/audit.py requests robots.txt with download_maxsize = 20 x "
-    "SITEMAPAUDIT_ROBOTS_MAX_BYTES; a larger robots.txt is cancelled and read as unreachable "
-    "(disallow_all) instead of being read up to the limit",
-    strict=True,
-)
 @deferred_f_from_coro_f
 async def test_robots_txt_of_10_mib_is_read_up_to_its_limit(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
@@ -572,11 +566,6 @@ async def test_other_hosts_are_never_requested(
     assert_accounted(records, set(urls))
 
 
-@pytest.mark.xfail(
-    reason="spiders/audit.py parse_sitemap: a sitemap whose redirect is not followed (another "
-    "host, a non-http target, a loop) becomes a record with its 3xx status and no finding",
-    strict=True,
-)
 @deferred_f_from_coro_f
 async def test_sitemap_redirect_to_another_host_is_reported(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
@@ -595,11 +584,6 @@ async def test_sitemap_redirect_to_another_host_is_reported(
     assert sitemap["issues"] == ["off_host"]
 
 
-@pytest.mark.xfail(
-    reason="crawl/redirects.py next_hop raises ValueError on an unparseable Location; "
-    "spiders/audit.py parse_page lets it escape, so the URL gets no record",
-    strict=True,
-)
 @deferred_f_from_coro_f
 async def test_a_page_redirecting_to_an_unparseable_location_is_accounted_for(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
@@ -618,12 +602,6 @@ async def test_a_page_redirecting_to_an_unparseable_location_is_accounted_for(
     assert_no_errors(caplog, crawler)
 
 
-@pytest.mark.xfail(
-    reason="crawl/redirects.py next_hop raises ValueError on an unparseable Location; in "
-    "spiders/audit.py parse_sitemap (via _hop) the sitemap is never marked finished, so the "
-    "audit never ends (here it is stopped by CLOSESPIDER_TIMEOUT)",
-    strict=True,
-)
 @deferred_f_from_coro_f
 async def test_a_sitemap_redirecting_to_an_unparseable_location_does_not_hang_the_audit(
     tmp_path: Path, caplog: pytest.LogCaptureFixture

@@ -80,16 +80,7 @@ def test_url_rules_on_hostile_locations(loc: str, codes: list[str], owned: bool)
         assert decision is (Decision.FETCH if owned else Decision.OFF_HOST)
 
 
-NEXT_HOP_CRASH = pytest.mark.xfail(
-    reason="crawl/redirects.py next_hop: urljoin raises ValueError on an unparseable "
-    "Location such as 'http://[::1/'",
-    raises=ValueError,
-    strict=True,
-)
-UNPARSEABLE = {"http://[::1/", "http://[not-an-ip]/"}
-REDIRECT_CASES = [
-    pytest.param(*case, marks=NEXT_HOP_CRASH) if case[0] in UNPARSEABLE else case for case in CASES
-]
+REDIRECT_CASES = CASES
 
 
 @pytest.mark.parametrize(("target", "codes", "owned"), REDIRECT_CASES)
