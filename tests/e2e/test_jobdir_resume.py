@@ -85,6 +85,7 @@ def test_killed_audit_resumes_with_nothing_missing_or_twice(tmp_path: Path) -> N
         before = page_hits(site)
         assert 60 <= sum(before.values()) < 3 * PER_SITEMAP
 
+        assert first.returncode != 0, "the first audit ended before it was killed"
         second = start_audit(site.base, jobdir, tmp_path / "second.jsonl")
         _, stderr = second.communicate(timeout=120)
         assert second.returncode == 0, stderr.decode()[-3000:]
@@ -106,6 +107,9 @@ def test_killed_audit_resumes_with_nothing_missing_or_twice(tmp_path: Path) -> N
     # Resumed, not restarted: pages done before the kill are not requested again (only those
     # in flight at the kill may be), and no page was requested more than twice in all.
     requested_again = sum((after - before).values())
-    assert requested_again <= 3 * PER_SITEMAP - sum(before.values()) + 16
-    assert max(after.values()) <= 2
+    assert requested_again <= 3 * PER_SITEMAP - sum(before.values()) + 32, (
+        requested_again,
+        sum(before.values()),
+    )
+    assert max(after.values()) <= 2, after.most_common(3)
     assert all(after[f"/p/{i}/{j}"] >= 1 for i in range(3) for j in range(PER_SITEMAP))
