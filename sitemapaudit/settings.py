@@ -66,6 +66,7 @@ DOWNLOADER_MIDDLEWARES = {
 EXTENSIONS = {
     "sitemapaudit.headonly.HeadOnlyDownloads": 500,
     "sitemapaudit.progress.ProgressLog": 510,
+    "sitemapaudit.readlimit.SitemapReadLimit": 520,
 }
 
 ITEM_PIPELINES = {

@@ -16,6 +16,7 @@ from sitemapaudit.sitemap.body import BodyStream
 from sitemapaudit.sitemap.parse import SitemapReader
 from sitemapaudit.sitemap.records import (
     PROTOCOL_MAX_BYTES,
+    PROTOCOL_MAX_ENTRIES,
     ChildEntry,
     Problem,
     SitemapKind,
@@ -91,7 +92,10 @@ def read_sitemap(
                 f"over {PROTOCOL_MAX_BYTES:,} bytes uncompressed (the protocol's limit)",
             )
         )
-    if data is not None and reader.kind in VALIDATED_KINDS:
+    over_limit = max(reader.url_count, reader.child_count) > PROTOCOL_MAX_ENTRIES
+    if data is not None and reader.kind in VALIDATED_KINDS and not over_limit:
+        # (Schema validation builds the whole tree; a document past the entry limit is
+        # already invalid, and its tree could be many times its size.)
         facts.problems.extend(
             validate_document(data, now=now, near_limit_fraction=near_limit_fraction)
         )

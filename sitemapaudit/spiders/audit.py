@@ -23,6 +23,7 @@ from sitemapaudit.crawl.tree import SitemapRef
 from sitemapaudit.discovery.homepage import homepage_sitemaps
 from sitemapaudit.facts import FetchOutcome, SitemapFacts
 from sitemapaudit.headonly import META_KEY as HEAD_ONLY_META
+from sitemapaudit.readlimit import META_KEY as READ_LIMIT_META
 from sitemapaudit.report.records import SummaryRecord
 from sitemapaudit.sitemap.records import Problem
 
@@ -338,6 +339,10 @@ class AuditSpider(Spider):
                 "sitemap_ref": ref,
                 "redirects": RedirectState(),
                 "previous_run": previous_run,
+                # Read up to SITEMAPAUDIT_SITEMAP_READ_LIMIT (SitemapReadLimit stops it there)
+                # and report it, rather than let Scrapy cancel it on its announced size.
+                READ_LIMIT_META: 0,
+                "download_maxsize": 0,
             },
         )
 

@@ -311,11 +311,6 @@ async def test_robots_txt_of_10_mib_is_read_up_to_its_limit(
     assert {r["url"]: r["issues"] for r in by_record(records, "url")} == {f"{site.base}/a": []}
 
 
-@pytest.mark.xfail(
-    reason="a sitemap larger than DOWNLOAD_MAXSIZE is cancelled by Scrapy and reported as "
-    "fetch_failed with no entries, instead of being read up to the read limit (too_large)",
-    strict=True,
-)
 @deferred_f_from_coro_f
 async def test_sitemap_larger_than_the_download_limit_is_too_large_not_failed(
     tmp_path: Path, caplog: pytest.LogCaptureFixture

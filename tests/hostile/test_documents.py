@@ -393,11 +393,6 @@ def test_millions_of_entries_without_loc_are_counted_not_listed() -> None:
     assert missing[-1].message.startswith("299,000 more <url> entries")
 
 
-@pytest.mark.xfail(
-    reason="validation builds the whole document tree (with a Python proxy per element) "
-    "for any document up to 50 MiB: about 800 bytes per entry",
-    strict=True,
-)
 def test_intake_of_a_large_index_stays_within_a_memory_budget(tmp_path: Path) -> None:
     body = sitemapindex(f"http://a.co/{i}" for i in range(100_000))
     with bounded_resident(seconds=30, megabytes=40):
