@@ -1,0 +1,76 @@
+"""The periodic progress line; private and link-local targets are never requested."""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+import pytest
+from scrapy.utils.defer import deferred_f_from_coro_f
+
+from tests.support.crawl import by_record, run_audit
+from tests.support.golden_site import XML, index, page, url, urlset
+from tests.support.server import Page, TestSite
+
+
+def slow(site: TestSite, path: str) -> Page:
+    time.sleep(0.1)
+    return Page(body="<html><head></head></html>")
+
+
+@deferred_f_from_coro_f
+async def test_a_progress_line_says_how_far_the_audit_is(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+            "/s.xml": Page(
+                body=urlset(*(url(f"{{base}}/p{i}") for i in range(12))), content_type=XML
+            ),
+            **{f"/p{i}": slow for i in range(12)},
+        }
+    )
+    caplog.set_level(logging.INFO, logger="sitemapaudit.progress")
+    with site:
+        await run_audit(
+            site.base,
+            tmp_path / "r.jsonl",
+            settings={"SITEMAPAUDIT_PROGRESS_INTERVAL": 0.25, "CONCURRENT_REQUESTS_PER_DOMAIN": 2},
+        )
+    lines = [r.getMessage() for r in caplog.records if r.name == "sitemapaudit.progress"]
+    assert lines, "no progress line"
+    assert any(" of 12 URL(s) done" in line and "URL/s, ETA" in line for line in lines), lines
+
+
+@deferred_f_from_coro_f
+async def test_private_and_link_local_targets_are_reported_not_requested(tmp_path: Path) -> None:
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/index.xml\n", content_type="text/plain"),
+            "/index.xml": Page(
+                body=index("{base}/s.xml", "http://169.254.169.254/latest/meta-data/"),
+                content_type=XML,
+            ),
+            "/s.xml": Page(
+                body=urlset(url("{base}/hop"), url("http://10.0.0.1/admin"), url("http://[::1]/x")),
+                content_type=XML,
+            ),
+            "/hop": Page(status=302, headers=[("Location", "http://192.168.1.1/router")]),
+            "/ok": page(),
+        }
+    )
+    with site:
+        records, crawler = await run_audit(site.base, tmp_path / "r.jsonl")
+    sitemaps = {r["url"]: r["issues"] for r in by_record(records, "sitemap")}
+    assert sitemaps["http://169.254.169.254/latest/meta-data/"] == ["off_host"]
+    urls = {r["url"]: r for r in by_record(records, "url")}
+    assert urls["http://10.0.0.1/admin"]["issues"] == ["off_host"]
+    assert urls["http://[::1]/x"]["issues"] == ["off_host"]
+    hop = urls[f"{site.base}/hop"]
+    assert hop["issues"] == ["redirect"]
+    assert hop["status"] == 302
+    assert any("another host" in e for e in hop["errors"])
+    # Every request went to the test site: the only host the downloader ever saw.
+    assert crawler.stats.get_value("downloader/request_count") == sum(site.hits.values()) + 1
