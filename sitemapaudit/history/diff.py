@@ -24,6 +24,7 @@ from sitemapaudit.page.dates import (
     parse_http_date,
     parse_rfc822_date,
     parse_w3c_datetime,
+    period_end,
 )
 
 CHANGES: dict[str, str] = {
@@ -378,17 +379,6 @@ def parse_lastmod(text: str) -> Lastmod | None:
         return None
 
 
-def _period_end(lastmod: Lastmod) -> datetime:
-    start = lastmod.value
-    if lastmod.precision == "year":
-        return start.replace(year=start.year + 1, month=1, day=1)
-    if lastmod.precision == "month":
-        if start.month == 12:
-            return start.replace(year=start.year + 1, month=1, day=1)
-        return start.replace(month=start.month + 1, day=1)
-    return start + timedelta(days=1)
-
-
 def went_backwards(old: str, new: str) -> bool:
     """Whether lastmod ``new`` is earlier than ``old`` without any doubt.
 
@@ -409,7 +399,7 @@ def went_backwards(old: str, new: str) -> bool:
             old_start -= _EARLIEST_OFFSET
         if not new_value.date_only:
             return new_value.value < old_start
-        new_end = _period_end(new_value)
+        new_end = period_end(new_value)
         if widen:
             new_end += _LATEST_OFFSET
     except (OverflowError, ValueError):

@@ -139,7 +139,8 @@ def lastmod_delta(lastmod: Lastmod, last_modified: datetime) -> float:
     return (_aware(last_modified) - lastmod.value).total_seconds()
 
 
-def _period_end(lastmod: Lastmod) -> datetime:
+def period_end(lastmod: Lastmod) -> datetime:
+    """The end of the period a lastmod names (the next day, month or year; a datetime: +1 day)."""
     start = lastmod.value
     if lastmod.precision == "year":
         return start.replace(year=start.year + 1, month=1, day=1)
@@ -162,7 +163,7 @@ def lastmod_matches(lastmod: Lastmod, last_modified: datetime, *, tolerance_s: f
         return abs(lastmod_delta(lastmod, last_modified)) <= tolerance_s
     instant = _aware(last_modified)
     try:
-        end = _period_end(lastmod)
+        end = period_end(lastmod)
     except (ValueError, OverflowError):
         return instant >= lastmod.value - _EARLIEST_OFFSET
     try:

@@ -226,15 +226,7 @@ class AuditSpider(Spider):
     def parse_page(self, response: Response) -> Iterator[Any]:
         state: RedirectState = response.meta["redirects"]
         url_id: int = response.meta["url_id"]
-        location = response.headers.get("Location")
-        target = next_hop(
-            state,
-            url=response.url,
-            status=response.status,
-            location=location.decode("latin-1") if location else None,
-            origin=self.origin,
-            max_redirects=self.config.max_redirects,
-        )
+        target = self._next_target(response)
         if target is not None:
             yield self._page_request(url_id, target, state)
             return
@@ -360,18 +352,20 @@ class AuditSpider(Spider):
             },
         )
 
-    def _hop(self, response: Response) -> Request | None:
-        """The next hop of a redirected robots.txt, homepage or sitemap request, if any."""
-        state: RedirectState = response.meta["redirects"]
-        location = response.headers.get("Location")
-        target = next_hop(
-            state,
+    def _next_target(self, response: Response) -> str | None:
+        """Record the response in its request's redirect chain; the URL to request next."""
+        return next_hop(
+            response.meta["redirects"],
             url=response.url,
             status=response.status,
-            location=location.decode("latin-1") if location else None,
+            location=_header(response, "Location"),
             origin=self.origin,
             max_redirects=self.config.max_redirects,
         )
+
+    def _hop(self, response: Response) -> Request | None:
+        """The next hop of a redirected robots.txt, homepage or sitemap request, if any."""
+        target = self._next_target(response)
         if target is None:
             return None
         return response.request.replace(url=target)  # type: ignore[union-attr]
