@@ -59,6 +59,19 @@ def _fraction(name: str, value: Any) -> float:
     return number
 
 
+_REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+
+
+def _redis_url(value: Any) -> str:
+    text = str(value or "").strip()
+    if text and not text.startswith(_REDIS_SCHEMES):
+        raise ConfigError(
+            "SITEMAPAUDIT_DISTRIBUTED must be a Redis URL such as redis://127.0.0.1:6379/0 "
+            f"(or empty), got {value!r}"
+        )
+    return text
+
+
 @dataclass(frozen=True, slots=True)
 class AuditConfig:
     """Every ``SITEMAPAUDIT_*`` setting, typed. Build it with :meth:`from_settings`."""
@@ -89,6 +102,8 @@ class AuditConfig:
     incremental: bool
     recheck_nights: int
     work_dir: str
+    distributed: str
+    worker_timeout: float
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any] | Any) -> AuditConfig:
@@ -149,7 +164,18 @@ class AuditConfig:
             incremental=parse_bool("SITEMAPAUDIT_INCREMENTAL", get("SITEMAPAUDIT_INCREMENTAL")),
             recheck_nights=integer("SITEMAPAUDIT_RECHECK_NIGHTS", 1),
             work_dir=str(get("SITEMAPAUDIT_WORK_DIR") or ""),
-        )
+            distributed=_redis_url(get("SITEMAPAUDIT_DISTRIBUTED")),
+            worker_timeout=real("SITEMAPAUDIT_WORKER_TIMEOUT", 2.0),
+        ).checked()
+
+    def checked(self) -> AuditConfig:
+        """Combinations of settings that cannot work together fail here, naming them."""
+        if self.distributed and self.incremental:
+            raise ConfigError(
+                "SITEMAPAUDIT_INCREMENTAL cannot be combined with SITEMAPAUDIT_DISTRIBUTED: the "
+                "incremental policy reads each worker's own history store while crawling"
+            )
+        return self
 
     def with_fetch_urls(self, fetch_urls: bool) -> AuditConfig:
         """A copy with ``fetch_urls`` overridden (the ``fetch_urls`` spider argument)."""

@@ -155,6 +155,19 @@ SETTINGS: dict[str, tuple[Any, str, str]] = {
         "With the incremental policy, every URL is requested again at least once in this many "
         "nightly runs (a deterministic rotation by URL).",
     ),
+    "SITEMAPAUDIT_DISTRIBUTED": (
+        "",
+        "str",
+        "A Redis URL (`redis://host:port/db`): this process joins the audit of the same origin "
+        "that other processes run on that Redis (shared queue, duplicate filter and URL state, "
+        "cluster-wide rate limit). Empty: a single-process audit, no Redis needed.",
+    ),
+    "SITEMAPAUDIT_WORKER_TIMEOUT": (
+        15.0,
+        "float",
+        "With `SITEMAPAUDIT_DISTRIBUTED`: seconds without a heartbeat after which a worker "
+        "counts as gone and the work it held is queued again.",
+    ),
     "SITEMAPAUDIT_WORK_DIR": (
         "",
         "str",

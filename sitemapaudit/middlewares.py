@@ -79,7 +79,8 @@ class CrawlDelayMiddleware:
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
         config = AuditConfig.from_settings(crawler.settings)
-        self.enabled = config.honor_crawl_delay
+        # A distributed audit paces each host for the whole cluster instead (ratelimit.py).
+        self.enabled = config.honor_crawl_delay and not config.distributed
         self.max_delay = config.max_crawl_delay
         self._next: dict[str, float] = {}
 

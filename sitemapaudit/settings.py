@@ -61,12 +61,16 @@ DOWNLOADER_MIDDLEWARES = {
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
     "sitemapaudit.middlewares.RetryAfterMiddleware": 550,
     "sitemapaudit.middlewares.CrawlDelayMiddleware": 560,
+    # Only with SITEMAPAUDIT_DISTRIBUTED: one pace per host for the whole cluster.
+    "sitemapaudit.distributed.ratelimit.ClusterRateLimit": 565,
 }
 
 EXTENSIONS = {
     "sitemapaudit.headonly.HeadOnlyDownloads": 500,
     "sitemapaudit.progress.ProgressLog": 510,
     "sitemapaudit.readlimit.SitemapReadLimit": 520,
+    # Only with SITEMAPAUDIT_DISTRIBUTED: heartbeat, re-queueing, who writes the report.
+    "sitemapaudit.distributed.worker.DistributedWorker": 530,
 }
 
 ITEM_PIPELINES = {

@@ -7,11 +7,12 @@ reader and the validator) come back in a :class:`SitemapFacts`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
+from typing import Protocol
 
 from sitemapaudit.facts import SitemapFacts
-from sitemapaudit.inventory import Inventory, NewEntry
+from sitemapaudit.inventory import NewEntry
 from sitemapaudit.sitemap.body import BodyStream
 from sitemapaudit.sitemap.parse import SitemapReader
 from sitemapaudit.sitemap.records import (
@@ -22,7 +23,7 @@ from sitemapaudit.sitemap.records import (
     SitemapKind,
     UrlEntry,
 )
-from sitemapaudit.validation import HreflangGraph, iter_alternates, validate_document
+from sitemapaudit.validation import iter_alternates, validate_document
 
 # In stored listings, the lastmod format of a child sitemap of an index.
 CHILD_FORMAT = "sitemap"
@@ -30,17 +31,35 @@ CHILD_FORMAT = "sitemap"
 VALIDATED_KINDS = (SitemapKind.URLSET, SitemapKind.SITEMAPINDEX)
 
 
+class EntrySink(Protocol):
+    """Where the URL entries of a sitemap go (the inventory, local or shared)."""
+
+    def add_entries(
+        self, sitemap_url: str, entries: Iterable[NewEntry], batch: int = ...
+    ) -> int: ...
+
+
+class AlternateSink(Protocol):
+    """Where the hreflang alternates of the sitemaps go (see ``HreflangGraph``)."""
+
+    def add(self, loc: str, alternates: Iterable[tuple[str, str]], sitemap: str) -> None: ...
+
+    def flush(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
 def read_sitemap(
     body: bytes,
     facts: SitemapFacts,
     *,
-    inventory: Inventory,
+    inventory: EntrySink,
     rules: Callable[[str], tuple[str, ...]],
     on_child: Callable[[str], None],
     read_limit: int,
     now: datetime,
     near_limit_fraction: float,
-    hreflang: HreflangGraph | None = None,
+    hreflang: AlternateSink | None = None,
     on_listing: Callable[[str, str | None, str], None] | None = None,
 ) -> SitemapFacts:
     """Read ``body`` (as downloaded) into ``facts``; entries go to ``inventory`` as they stream.

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from sitemapaudit.config import AuditConfig
-from sitemapaudit.crawl.intake import CHILD_FORMAT, read_sitemap
+from sitemapaudit.crawl.intake import CHILD_FORMAT, AlternateSink, read_sitemap
 from sitemapaudit.crawl.tree import ChildProblems, Decision, SitemapRef, SitemapTree
 from sitemapaudit.discovery.robots import RobotsPolicy, robots_policy
 from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFacts
@@ -63,10 +63,13 @@ class Discovery:
 
 @dataclass(slots=True)
 class PageAction:
-    """A listed URL to request."""
+    """A listed URL to request (``blocked``: robots.txt disallows it; ``retry``: it was handed
+    out before by a worker that is gone)."""
 
     url_id: int
     url: str
+    blocked: bool = False
+    retry: bool = False
 
 
 @dataclass(slots=True)
@@ -95,29 +98,23 @@ class AuditRun:
         self.config = config
         self.stats = stats
         self.sitemap_args = sitemap_args or []
-        self.tree = SitemapTree(
-            origin,
-            max_depth=config.max_index_depth,
-            max_sitemaps=config.max_sitemaps,
-            max_url_length=config.max_url_length,
-        )
+        self.tree = self._make_tree()
         self.discovery = Discovery(homepage_done=bool(self.sitemap_args))
         self.robots: RobotsPolicy | None = None
         self.totals = RunTotals()
         self._work_dir, self._own_work_dir = _work_dir(
             config.work_dir or (str(Path(jobdir) / "sitemapaudit") if jobdir else "")
         )
-        self.inventory = Inventory(Path(self._work_dir) / "inventory.sqlite3")
+        self.inventory: Inventory = self._make_inventory()
         self._sitemaps_outstanding = 0
         self._wake = asyncio.Event()
         self._queue: deque[tuple[int, str, tuple[str, ...], str | None]] = deque()
-        self._ready: deque[PageAction | UrlFacts] = deque()
+        self._ready: deque[PageAction | UrlFacts | SitemapFacts] = deque()
         self._notes = False
-        self._blocked_flags: dict[int, bool] = {}
         self._scopes: dict[str, str] = {}
         self._skipped_children: list[SitemapFacts] = []
         self.audit_time = datetime.now(UTC)
-        self.hreflang = HreflangGraph(Path(self._work_dir) / "hreflang.sqlite3")
+        self.hreflang: AlternateSink = self._make_hreflang()
         self._final = False
         self.history: HistoryStore | None = None
         self.history_run = 0
@@ -133,6 +130,21 @@ class AuditRun:
         self.resumed = bool(self.inventory.sitemap_urls())
         if self.resumed:
             self._resume()
+
+    # -- where the state lives (a distributed audit keeps it in Redis) ----------------------
+    def _make_tree(self) -> SitemapTree:
+        return SitemapTree(
+            self.origin,
+            max_depth=self.config.max_index_depth,
+            max_sitemaps=self.config.max_sitemaps,
+            max_url_length=self.config.max_url_length,
+        )
+
+    def _make_inventory(self) -> Inventory:
+        return Inventory(Path(self._work_dir) / "inventory.sqlite3")
+
+    def _make_hreflang(self) -> AlternateSink:
+        return HreflangGraph(Path(self._work_dir) / "hreflang.sqlite3")
 
     # -- lifecycle -----------------------------------------------------------------------
     def _resume(self) -> None:
@@ -199,6 +211,7 @@ class AuditRun:
 
     def _listings_complete(self) -> None:
         """Every sitemap is read: settle what needs all of them (hreflang reciprocity)."""
+        assert isinstance(self.hreflang, HreflangGraph)
         self.inventory.listings_complete()
         count = self.inventory.add_url_notes(
             (page, message) for page, _href, message in self.hreflang.not_reciprocal()
@@ -486,10 +499,12 @@ class AuditRun:
         skipped: list[SitemapFacts],
     ) -> None:
         depth = parent.depth + 1
-        decision = self.tree.consider(loc, depth=depth)
+        decision = self.tree.consider(loc, depth=depth, parent=parent.url)
         if decision is Decision.FETCH:
             refs.append(self._pending(SitemapRef(loc, "index", parent.url, depth)))
             self._sitemaps_outstanding += 1
+        elif decision is Decision.KNOWN:
+            pass
         elif decision is Decision.OFF_HOST:
             skipped.append(
                 _skipped(loc, "index", parent.url, "off_host", "on another host, not fetched")
@@ -526,7 +541,7 @@ class AuditRun:
         return ()
 
     # -- pages -----------------------------------------------------------------------------
-    def next_action(self) -> PageAction | UrlFacts | None:
+    def next_action(self) -> PageAction | UrlFacts | SitemapFacts | None:
         """The next URL to request, or a finished URL's facts to emit, or ``None`` for now."""
         if self._ready:
             return self._ready.popleft()
@@ -549,9 +564,8 @@ class AuditRun:
                 if carried is not None:
                     self._settle(url_id, {"blocked": False, "outcome": carried}, settled, final)
                     continue
-                self._blocked_flags[url_id] = blocked
                 self._ready.extend(self._facts_batch(settled))
-                self._ready.append(PageAction(url_id, url))
+                self._ready.append(PageAction(url_id, url, blocked))
                 return self._ready.popleft()
             self._settle(url_id, {"blocked": blocked, "outcome": _NOT_FETCHED}, settled, final)
         if not settled and final:
@@ -601,9 +615,8 @@ class AuditRun:
             carried_over=True,
         ).to_json()
 
-    def fetch_finished(self, url_id: int, outcome: FetchOutcome) -> UrlFacts | None:
+    def fetch_finished(self, url_id: int, outcome: FetchOutcome, blocked: bool) -> UrlFacts | None:
         """Record a fetched URL's outcome; returns its facts when they can be emitted now."""
-        blocked = self._blocked_flags.pop(url_id, False)
         self.totals.urls_fetched += int(outcome.fetched)
         stored = {"blocked": blocked, "outcome": outcome.to_json()}
         self.wake()
@@ -611,6 +624,10 @@ class AuditRun:
             return self._facts_batch([(url_id, stored)])[0]
         self.inventory.finish(url_id, stored)
         return None
+
+    def notes(self) -> list[str]:
+        """Notes for the summary (robots.txt that could not be read...)."""
+        return list(self.totals.notes)
 
     def changes(self) -> tuple[int | None, Iterator[dict[str, Any]]]:
         """The previous run of this origin, and the diff records against it."""

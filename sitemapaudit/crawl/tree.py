@@ -16,6 +16,8 @@ class Decision(StrEnum):
     INVALID = "invalid"
     TOO_DEEP = "too_deep"
     CAPPED = "capped"
+    # Already registered by this same parent (a parent read again after its reader died).
+    KNOWN = "known"
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +51,7 @@ class SitemapTree:
     def seen(self, url: str) -> bool:
         return normalize_url(url) in self._seen
 
-    def consider(self, url: str, *, depth: int) -> Decision:
+    def consider(self, url: str, *, depth: int, parent: str | None = None) -> Decision:
         """Classify one reference; a FETCH decision counts it against the cap."""
         if loc_problems(url, max_length=self.max_url_length):
             return Decision.INVALID

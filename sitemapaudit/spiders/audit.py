@@ -21,6 +21,8 @@ from sitemapaudit.crawl.redirects import RedirectState, next_hop
 from sitemapaudit.crawl.run import AuditRun, PageAction
 from sitemapaudit.crawl.tree import SitemapRef
 from sitemapaudit.discovery.homepage import homepage_sitemaps
+from sitemapaudit.distributed.run import SharedAuditRun
+from sitemapaudit.distributed.state import SharedAudit, connect
 from sitemapaudit.facts import FetchOutcome, SitemapFacts
 from sitemapaudit.headonly import META_KEY as HEAD_ONLY_META
 from sitemapaudit.readlimit import META_KEY as READ_LIMIT_META
@@ -28,6 +30,16 @@ from sitemapaudit.report.records import SummaryRecord
 from sitemapaudit.sitemap.records import Problem
 
 SUMMARY_URL = "data:,summary"
+
+# SITEMAPAUDIT_DISTRIBUTED: scrapy-redis's shared queue and duplicate filter, kept until the
+# report is written (the worker that writes it removes the audit's keys); only that worker
+# writes a report file.
+DISTRIBUTED: dict[str, Any] = {
+    "SCHEDULER": "sitemapaudit.distributed.scheduler.AuditScheduler",
+    "DUPEFILTER_CLASS": "sitemapaudit.distributed.scheduler.ExactUrlDupeFilter",
+    "SCHEDULER_PERSIST": True,
+    "FEED_STORE_EMPTY": False,
+}
 
 # SITEMAPAUDIT_UNTHROTTLED: as fast as the machine and the site allow.
 UNTHROTTLED: dict[str, Any] = {
@@ -73,6 +85,9 @@ class AuditSpider(Spider):
         if parse_bool("SITEMAPAUDIT_UNTHROTTLED", settings.get("SITEMAPAUDIT_UNTHROTTLED", False)):
             for name, value in UNTHROTTLED.items():
                 settings.set(name, value, priority="spider")
+        if settings.get("SITEMAPAUDIT_DISTRIBUTED"):
+            settings.setdict(DISTRIBUTED, priority="spider")
+            settings.set("REDIS_URL", settings.get("SITEMAPAUDIT_DISTRIBUTED"), priority="spider")
         report_dir = settings.get("SITEMAPAUDIT_REPORT_DIR", "reports")
         if not settings.getdict("FEEDS") and report_dir:
             uri = f"{report_dir}/%(report_name)s.jsonl"
@@ -86,13 +101,23 @@ class AuditSpider(Spider):
         if spider.fetch_urls_arg is not None:
             config = config.with_fetch_urls(spider.fetch_urls_arg)
         spider.config = config
-        spider.run = AuditRun(
-            spider.origin,
-            config,
-            _CrawlerStats(crawler),
-            sitemap_args=spider.sitemap_args,
-            jobdir=crawler.settings.get("JOBDIR") or None,
-        )
+        if config.distributed:
+            spider.run = SharedAuditRun(
+                spider.origin,
+                config,
+                _CrawlerStats(crawler),
+                SharedAudit(connect(config.distributed), spider.origin.url),
+                sitemap_args=spider.sitemap_args,
+            )
+            spider.summary_sent = True  # the worker that writes the report sends it itself
+        else:
+            spider.run = AuditRun(
+                spider.origin,
+                config,
+                _CrawlerStats(crawler),
+                sitemap_args=spider.sitemap_args,
+                jobdir=crawler.settings.get("JOBDIR") or None,
+            )
         crawler.signals.connect(spider.on_idle, signal=signals.spider_idle)
         for signal in (signals.item_scraped, signals.item_dropped, signals.item_error):
             crawler.signals.connect(spider.on_item_done, signal=signal)
@@ -101,28 +126,59 @@ class AuditSpider(Spider):
 
     # -- start: discovery first, then the inventory drained as the downloader has room ---------
     async def start(self) -> AsyncIterator[Any]:
-        yield self._get(
-            self.origin.url + "/robots.txt", self.parse_robots, self.robots_failed, priority=100
-        )
+        if isinstance(self.run, SharedAuditRun):
+            async for item in self._start_shared(self.run):
+                yield item
+            return
+        for request in self.recovery_requests(["robots"], []):
+            yield request
         for facts in self.run.resumed_sitemap_facts():
             self.start_items += 1
             yield facts
         for ref in self.run.resumed_refs:
             yield self._sitemap_request(ref)
-        if self.sitemap_args:
-            for ref in self.run.argument_refs():
-                yield self._sitemap_request(ref)
-        else:
+        for request in self.recovery_requests(["arguments", "homepage"], []):
+            yield request
+        async for item in self._drain():
+            yield item
+
+    async def _start_shared(self, run: SharedAuditRun) -> AsyncIterator[Any]:
+        """A worker of a distributed audit: the first one discovers; all of them take URLs
+        from the shared inventory; the one that writes the report sends the records last."""
+        if run.claim_discovery():
+            for request in self.recovery_requests(["robots", "arguments", "homepage"], []):
+                yield request
+        async for item in self._drain():
+            yield item
+        if run.writer:
+            for record in self._summary_items():
+                await self._process(record)
+            run.finish()
+
+    def recovery_requests(self, discovery: list[str], refs: list[SitemapRef]) -> Iterator[Request]:
+        """Discovery requests (``robots``, ``arguments``, ``homepage``) and sitemap requests."""
+        if "robots" in discovery:
+            yield self._get(
+                self.origin.url + "/robots.txt", self.parse_robots, self.robots_failed, priority=100
+            )
+        if self.sitemap_args and "arguments" in discovery:
+            refs = [*refs, *self.run.argument_refs()]
+        elif not self.sitemap_args and "homepage" in discovery:
             yield self._get(
                 self.origin.url + "/", self.parse_homepage, self.homepage_failed, priority=90
             )
+        for ref in refs:
+            yield self._sitemap_request(ref)
+
+    async def _drain(self) -> AsyncIterator[Any]:
+        """Hand out the inventory as the downloader has room; send settled records on."""
         while not self.run.start_done():
             engine = self.crawler.engine
             action = None if engine is None or engine.needs_backout() else self.run.next_action()
             if action is None:
                 await self.run.wait()
             elif isinstance(action, PageAction):
-                yield self._page_request(action.url_id, action.url, RedirectState())
+                yield self._first_request(action)
             else:
                 await self._process(action)
         # Return only once the items yielded here are through the pipelines, so that the
@@ -157,12 +213,12 @@ class AuditSpider(Spider):
         # A redirect chain that does not end (RFC 9309: after 5 hops) counts as "not found".
         status = 404 if 300 <= response.status < 400 else response.status
         refs, skipped = self.run.robots_received(status, response.body, response.url)
-        yield from skipped
+        yield from self._live(skipped)
         yield from self._sitemaps(refs)
 
     def robots_failed(self, failure: Failure) -> Iterator[Any]:
         refs, skipped = self.run.robots_received(None, b"", self.origin.url + "/robots.txt")
-        yield from skipped
+        yield from self._live(skipped)
         yield from self._sitemaps(refs)
 
     def parse_homepage(self, response: Response) -> Iterator[Any]:
@@ -174,12 +230,12 @@ class AuditSpider(Spider):
             homepage_sitemaps(response.body, response.url, links) if response.status < 400 else []
         )
         refs, skipped = self.run.homepage_received(found)
-        yield from skipped
+        yield from self._live(skipped)
         yield from self._sitemaps(refs)
 
     def homepage_failed(self, failure: Failure) -> Iterator[Any]:
         refs, skipped = self.run.homepage_received([])
-        yield from skipped
+        yield from self._live(skipped)
         yield from self._sitemaps(refs)
 
     def _sitemaps(self, refs: list[SitemapRef]) -> Iterator[Request]:
@@ -197,13 +253,13 @@ class AuditSpider(Spider):
         previous_run = response.meta.get("previous_run")
         if response.status == 304 and previous_run is not None:
             facts, children = self.run.reuse_sitemap(ref, previous_run)
-            yield from _present(facts)
-            yield from self.run.take_skipped_children()
+            yield from self._present(facts)
+            yield from self._live(self.run.take_skipped_children())
             yield from self._sitemaps(children)
             return
         if response.status >= 300:
             problems = _redirect_problems(response.meta["redirects"])
-            yield from _present(
+            yield from self._present(
                 self.run.sitemap_failed(ref, status=response.status, problems=problems)
             )
             return
@@ -211,13 +267,13 @@ class AuditSpider(Spider):
             ref.url, _header(response, "ETag"), _header(response, "Last-Modified")
         )
         facts, children = self.run.read_sitemap(ref, response.status, response.body)
-        yield from _present(facts)
-        yield from self.run.take_skipped_children()
+        yield from self._present(facts)
+        yield from self._live(self.run.take_skipped_children())
         yield from self._sitemaps(children)
 
     def sitemap_failed(self, failure: Failure) -> Iterator[Any]:
         request = failure.request  # type: ignore[attr-defined]
-        yield from _present(
+        yield from self._present(
             self.run.sitemap_failed(request.meta["sitemap_ref"], error=_reason(failure))
         )
         yield from self._sitemaps([])
@@ -228,7 +284,7 @@ class AuditSpider(Spider):
         url_id: int = response.meta["url_id"]
         target = self._next_target(response)
         if target is not None:
-            yield self._page_request(url_id, target, state)
+            yield self._page_request(url_id, target, state, response.meta["blocked"])
             return
         outcome = outcome_from_response(
             url=response.url,
@@ -238,7 +294,7 @@ class AuditSpider(Spider):
             outcome=_outcome(state),
             user_agent=self.config.robots_user_agent,
         )
-        facts = self.run.fetch_finished(url_id, outcome)
+        facts = self.run.fetch_finished(url_id, outcome, response.meta["blocked"])
         if facts is not None:
             yield facts
 
@@ -247,7 +303,7 @@ class AuditSpider(Spider):
         outcome = _outcome(request.meta["redirects"])
         outcome.error = _reason(failure)
         outcome.final_url = request.url
-        facts = self.run.fetch_finished(request.meta["url_id"], outcome)
+        facts = self.run.fetch_finished(request.meta["url_id"], outcome, request.meta["blocked"])
         if facts is not None:
             yield facts
 
@@ -263,6 +319,9 @@ class AuditSpider(Spider):
         raise DontCloseSpider
 
     def emit_summary(self, response: Response) -> Iterator[Any]:
+        yield from self._summary_items()
+
+    def _summary_items(self) -> Iterator[Any]:
         previous, changes = self.run.changes()
         yield from changes
         robots = self.run.robots
@@ -276,7 +335,7 @@ class AuditSpider(Spider):
                 "sitemaps": len(robots.sitemaps) if robots else 0,
                 "crawl_delay": robots.crawl_delay if robots else None,
             },
-            notes=list(self.run.totals.notes),
+            notes=self.run.notes(),
             settings=self.config.shaping_settings(),
             fail_on={"policy": self.fail_on.policy, "failed": False},
             changes={"previous_run": previous, "counts": {}},
@@ -294,10 +353,21 @@ class AuditSpider(Spider):
     def on_closed(self, reason: str) -> None:
         self.run.close()
         report = self.crawler.settings.get("SITEMAPAUDIT_DEFAULT_REPORT")
-        if report:
+        if isinstance(self.run, SharedAuditRun) and not self.run.writer:
+            self.logger.info("Another worker of the distributed audit writes the report")
+            print("sitemapaudit: another worker of this distributed audit writes the report")
+        elif report:
             path = Path(report % {"report_name": self.report_name}).resolve()
             self.logger.info("Report written to %s", path)
             print(f"sitemapaudit: report written to {path}")
+
+    def _present(self, facts: SitemapFacts | None) -> list[SitemapFacts]:
+        return self._live([] if facts is None else [facts])
+
+    def _live(self, facts: list[SitemapFacts]) -> list[SitemapFacts]:
+        """Sitemap records to send now; in a distributed audit they are kept in Redis and the
+        worker that writes the report sends them."""
+        return [] if isinstance(self.run, SharedAuditRun) else facts
 
     # -- requests -------------------------------------------------------------------------------
     def _get(
@@ -338,7 +408,14 @@ class AuditSpider(Spider):
             },
         )
 
-    def _page_request(self, url_id: int, url: str, state: RedirectState) -> Request:
+    def _first_request(self, action: PageAction) -> Request:
+        request = self._page_request(action.url_id, action.url, RedirectState(), action.blocked)
+        if self.config.distributed and not action.retry:
+            # The cluster's shared duplicate filter sees each listed URL's first request.
+            return request.replace(dont_filter=False)
+        return request
+
+    def _page_request(self, url_id: int, url: str, state: RedirectState, blocked: bool) -> Request:
         return Request(
             url,
             callback=self.parse_page,
@@ -347,6 +424,7 @@ class AuditSpider(Spider):
             meta={
                 "dont_redirect": True,
                 "url_id": url_id,
+                "blocked": blocked,
                 "redirects": state,
                 HEAD_ONLY_META: True,
             },
@@ -387,10 +465,6 @@ def _redirect_problems(state: RedirectState) -> list[Problem]:
     if state.stopped:
         return [Problem("invalid_url", f"redirect {state.stopped}")]
     return []
-
-
-def _present(facts: SitemapFacts | None) -> list[SitemapFacts]:
-    return [] if facts is None else [facts]
 
 
 class _CrawlerStats:

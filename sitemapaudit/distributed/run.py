@@ -1,0 +1,417 @@
+"""The bookkeeping of one worker in a distributed audit: :class:`AuditRun` on shared state.
+
+The decisions are the single-process ones; what changes is where they are kept. Discovery
+flags, the sitemap tree, the inventory, robots.txt and hreflang alternates live in Redis, and
+no worker emits URL records while crawling: each stores the outcome of the URLs it fetched,
+and when every URL has one, one worker (the first to claim it) builds every record from the
+shared state and writes the whole report.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from sitemapaudit.config import AuditConfig
+from sitemapaudit.crawl.intake import AlternateSink
+from sitemapaudit.crawl.run import (
+    NOT_FETCHABLE,
+    AuditRun,
+    PageAction,
+    Stats,
+    sitemap_facts_from_json,
+)
+from sitemapaudit.crawl.tree import Decision, SitemapRef, SitemapTree
+from sitemapaudit.discovery.robots import robots_policy
+from sitemapaudit.distributed.inventory import SharedInventory
+from sitemapaudit.distributed.state import SharedAudit
+from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFacts
+from sitemapaudit.history.store import HistoryStore
+from sitemapaudit.inventory import Inventory
+from sitemapaudit.urls import Origin, loc_problems, normalize_url
+from sitemapaudit.validation import HreflangGraph
+
+logger = logging.getLogger(__name__)
+
+_BATCH = 500
+_NOT_FETCHED = FetchOutcome().to_json()
+
+
+class SharedSitemapTree(SitemapTree):
+    """The sitemap tree of the whole cluster: seen sitemaps and the cap are counted in Redis."""
+
+    def __init__(self, shared: SharedAudit, inventory: SharedInventory, **limits: Any) -> None:
+        super().__init__(**limits)
+        self.shared = shared
+        self.inventory = inventory
+        self._mine: set[str] = set()
+
+    def __len__(self) -> int:
+        return self.shared.sitemaps_seen()
+
+    def consider(self, url: str, *, depth: int, parent: str | None = None) -> Decision:
+        """The single-process decision, with "seen" and the cap counted for the cluster."""
+        if loc_problems(url, max_length=self.max_url_length):
+            return Decision.INVALID
+        key = normalize_url(url)
+        first = self.shared.seen_by(key)
+        if first is not None:
+            return self._again(key, url, first, parent)
+        if not self.origin.owns(url):
+            self._register(key, parent)
+            return Decision.OFF_HOST
+        if depth > self.max_depth:
+            return Decision.TOO_DEEP
+        if not self.shared.count_scheduled(self.max_sitemaps):
+            return Decision.CAPPED
+        first = self._register(key, parent)
+        if first is not None:
+            self.shared.uncount_scheduled()
+            return self._again(key, url, first, parent)
+        return Decision.FETCH
+
+    def _register(self, key: str, parent: str | None) -> str | None:
+        first = self.shared.register_sitemap(key, parent)
+        if first is None:
+            self._mine.add(key)
+        return first
+
+    def _again(self, key: str, url: str, first: str, parent: str | None) -> Decision:
+        """Seen before. By this worker, or by another parent: a repeat. By the same parent in
+        another worker: the parent is read again because its first reader left, and the
+        child is fetched only if that reader did not get to register it."""
+        if key in self._mine or first != (parent or "") or not self.origin.owns(url):
+            return Decision.SEEN
+        return Decision.KNOWN if self.inventory.is_settled(url) else Decision.FETCH
+
+
+class SharedAlternates:
+    """hreflang alternates of the sitemaps this worker reads, sent to Redis in batches."""
+
+    def __init__(self, shared: SharedAudit) -> None:
+        self.shared = shared
+        self._rows: list[str] = []
+
+    def add(self, loc: str, alternates: Iterable[tuple[str, str]], sitemap: str) -> None:
+        self._rows.append(json.dumps([loc, list(alternates), sitemap]))
+        if len(self._rows) >= 2000:
+            self.flush()
+
+    def flush(self) -> None:
+        self.shared.add_alternates(self._rows)
+        self._rows = []
+
+    def close(self) -> None:
+        self.flush()
+
+
+class SharedAuditRun(AuditRun):
+    """One worker's view of a distributed audit."""
+
+    def __init__(
+        self,
+        origin: Origin,
+        config: AuditConfig,
+        stats: Stats,
+        shared: SharedAudit,
+        *,
+        sitemap_args: list[str] | None = None,
+    ) -> None:
+        self.shared = shared
+        self.history_path = config.history_path
+        # Conditional requests and history belong to the worker that writes the report.
+        local = replace(config, history_path="", conditional_sitemaps=False)
+        super().__init__(origin, local, stats, sitemap_args=sitemap_args)
+        self.config = local
+        self.writer = False
+        self._emitting: Iterator[SitemapFacts | UrlFacts] | None = None
+        self._notes_store: Inventory | None = None
+        self._robots_loaded = False
+        if shared.created:
+            logger.info("opened distributed audit %s as worker %s", shared.prefix, shared.worker)
+        else:
+            logger.info("joined distributed audit %s as worker %s", shared.prefix, shared.worker)
+
+    @property
+    def shared_inventory(self) -> SharedInventory:
+        assert isinstance(self.inventory, SharedInventory)
+        return self.inventory
+
+    def _make_tree(self) -> SitemapTree:
+        return SharedSitemapTree(
+            self.shared,
+            self._make_inventory(),
+            origin=self.origin,
+            max_depth=self.config.max_index_depth,
+            max_sitemaps=self.config.max_sitemaps,
+            max_url_length=self.config.max_url_length,
+        )
+
+    def _make_inventory(self) -> SharedInventory:  # type: ignore[override]
+        if not hasattr(self, "_shared_inventory"):
+            self._shared_inventory = SharedInventory(self.shared.client, self.shared.prefix)
+        return self._shared_inventory
+
+    def _make_hreflang(self) -> AlternateSink:
+        return SharedAlternates(self.shared)
+
+    def close(self) -> None:
+        if self._notes_store is not None:
+            self._notes_store.close()
+        self.shared.leave()
+        super().close()
+
+    # -- discovery: one worker requests robots.txt and the homepage --------------------------
+    def claim_discovery(self) -> bool:
+        return self.shared.claim("discovery")
+
+    def robots_received(
+        self, status: int | None, body: bytes, url: str
+    ) -> tuple[list[SitemapRef], list[SitemapFacts]]:
+        refs, skipped = super().robots_received(status, body, url)
+        assert self.robots is not None
+        self.shared.store_robots(status, body, url)
+        for note in self.totals.notes:
+            self.shared.add_note(note)
+        if not self.sitemap_args:
+            self.shared.add_found(len(self.robots.sitemaps))
+        self._robots_loaded = True
+        self.shared.flag("robots_done")
+        return refs, skipped
+
+    def homepage_received(
+        self, found: list[tuple[str, str]]
+    ) -> tuple[list[SitemapRef], list[SitemapFacts]]:
+        refs, skipped = super().homepage_received(found)
+        self.shared.add_found(len(found))
+        self.shared.flag("homepage_done")
+        return refs, skipped
+
+    def argument_refs(self) -> list[SitemapRef]:
+        refs = super().argument_refs()
+        self.shared.flag("homepage_done")
+        return refs
+
+    def common_path_refs(self) -> list[SitemapRef]:
+        flags = self.shared.flags()
+        if not _needs_common_paths(flags) or not self.shared.claim("common_paths"):
+            return []
+        self.discovery.found = 0
+        self.discovery.robots_done = self.discovery.homepage_done = True
+        refs = super().common_path_refs()
+        self.shared.flag("common_paths_tried")
+        return refs
+
+    def load_robots(self) -> bool:
+        """robots.txt as the discovering worker stored it (every worker evaluates it)."""
+        if self._robots_loaded:
+            return True
+        stored = self.shared.robots()
+        if stored is None:
+            return False
+        status, body, url = stored
+        # The same evaluation as the discovering worker; its stats are that worker's.
+        self.robots = robots_policy(
+            status,
+            body,
+            url,
+            user_agent=self.config.robots_user_agent,
+            max_bytes=self.config.robots_max_bytes,
+        )
+        self._robots_loaded = True
+        return True
+
+    # -- progress of the whole cluster ---------------------------------------------------------
+    @property
+    def listings_final(self) -> bool:
+        if self._final:
+            return True
+        flags = self.shared.flags()
+        final = (
+            "robots_done" in flags
+            and "homepage_done" in flags
+            and not _needs_common_paths(flags)
+            and self.shared_inventory.pending_count() == 0
+        )
+        if final:
+            self._final = True
+        return final
+
+    def complete(self) -> bool:
+        """Every sitemap is read and every listed URL has its outcome."""
+        inventory = self.shared_inventory
+        return (
+            self.listings_final
+            and not inventory.has_new()
+            and inventory.outcome_count() >= inventory.url_count()
+        )
+
+    def has_local_work(self) -> bool:
+        return bool(self._queue or self._ready)
+
+    def start_done(self) -> bool:
+        if self.writer:
+            return self._emitting is None and not self._ready
+        return self.shared.finished()
+
+    # -- pages ---------------------------------------------------------------------------------
+    def next_action(self) -> PageAction | UrlFacts | SitemapFacts | None:
+        if self._ready:
+            return self._ready.popleft()
+        if self.writer:
+            return self._next_record()
+        if not self.load_robots() or (not self.config.fetch_urls and not self.listings_final):
+            return None
+        assert self.robots is not None
+        inventory = self.shared_inventory
+        while True:
+            if not self._queue:
+                self._queue = deque(inventory.take_new(_BATCH))
+                if not self._queue:
+                    return None
+            url_id, url, rules, _lastmod = self._queue.popleft()
+            fetchable = NOT_FETCHABLE.isdisjoint(rules)
+            blocked = fetchable and not self.robots.can_fetch(url)
+            if blocked:
+                self.stats.inc_value("sitemapaudit/urls/robots_blocked")
+            if self.config.fetch_urls and fetchable and (not blocked or self.config.fetch_blocked):
+                return PageAction(url_id, url, blocked, retry=url_id in inventory.retries)
+            inventory.finish(url_id, {"blocked": blocked, "outcome": _NOT_FETCHED})
+
+    def fetch_finished(self, url_id: int, outcome: FetchOutcome, blocked: bool) -> UrlFacts | None:
+        self.totals.urls_fetched += int(outcome.fetched)
+        self.inventory.finish(url_id, {"blocked": blocked, "outcome": outcome.to_json()})
+        self.wake()
+        return None
+
+    # -- writing the report: one worker, once everything is in ---------------------------------
+    def try_to_write(self) -> bool:
+        """Claim the report once the audit is complete; ``True`` when this worker writes it."""
+        if self.writer or not self.complete():
+            return self.writer
+        if not self.shared.lock("writer", self.config.worker_timeout):
+            return False
+        self.writer = True
+        logger.info("every URL of %s is done: this worker writes the report", self.origin.url)
+        self._open_history()
+        self._collect_notes()
+        self._emitting = self._records()
+        return True
+
+    def _open_history(self) -> None:
+        if not self.history_path:
+            return
+        Path(self.history_path).parent.mkdir(parents=True, exist_ok=True)
+        self.history = HistoryStore(self.history_path)
+        self.history_run = self.history.begin_run(
+            self.origin.url, self.audit_time.strftime("%Y-%m-%dT%H:%M:%SZ")
+        )
+
+    def _collect_notes(self) -> None:
+        """hreflang reciprocity over the alternates every worker sent."""
+        graph = HreflangGraph(Path(self._work_dir) / "hreflang.sqlite3")
+        for loc, alternates, sitemap in self.shared.alternates():
+            graph.add(loc, alternates, sitemap)
+        store = Inventory(Path(self._work_dir) / "notes.sqlite3")
+        count = store.add_url_notes(
+            (page, message) for page, _href, message in graph.not_reciprocal()
+        )
+        graph.close()
+        self._notes_store = store
+        self._notes = count > 0
+        if count:
+            self.stats.inc_value("sitemapaudit/hreflang/not_reciprocal", count)
+
+    def _records(self) -> Iterator[SitemapFacts | UrlFacts]:
+        for data in self.shared_inventory.done_sitemaps():
+            if data:
+                yield sitemap_facts_from_json(data)
+        inventory = self.shared_inventory
+        total = inventory.url_count()
+        for start in range(1, total + 1, _BATCH):
+            ids = list(range(start, min(start + _BATCH, total + 1)))
+            stored = inventory.outcomes(ids)
+            items = [
+                (i, s or {"blocked": False, "outcome": _NOT_FETCHED})
+                for i, s in zip(ids, stored, strict=True)
+            ]
+            yield from self._facts_batch(items)
+
+    def _next_record(self) -> SitemapFacts | UrlFacts | None:
+        if self._emitting is None:
+            return None
+        item = next(self._emitting, None)
+        if item is None:
+            self._emitting = None
+        return item
+
+    def _facts_batch(self, items: list[tuple[int, dict[str, Any]]]) -> list[UrlFacts]:
+        if not items:
+            return []
+        self.totals.urls_emitted += len(items)
+        listings = self.inventory.listings([url_id for url_id, _ in items])
+        notes = self._notes_store if self._notes else None
+        return [
+            UrlFacts(
+                url=listing.url,
+                sitemaps=list(listing.sitemaps),
+                lastmod=listing.lastmod,
+                lastmod_format=listing.lastmod_format,
+                times_listed=listing.times_listed,
+                rules=list(listing.rules),
+                robots_blocked=bool(stored["blocked"]),
+                outcome=FetchOutcome.from_json(stored["outcome"]),
+                hreflang=notes.url_notes(listing.url) if notes is not None else [],
+            )
+            for listing, (_, stored) in zip(listings, items, strict=True)
+        ]
+
+    def notes(self) -> list[str]:
+        return self.shared.notes() or list(self.totals.notes)
+
+    def finish(self) -> None:
+        """The report is written: the audit is over for every worker."""
+        self.shared.finish()
+
+    # -- recovery: the work of workers that are gone ----------------------------------------
+    def lost_work(self) -> tuple[list[str], list[SitemapRef]]:
+        """What to request again now that the cluster stands still without being done:
+        discovery requests (``"robots"``, ``"homepage"``) and sitemaps; URLs without an
+        outcome go back to the shared list of URLs to hand out."""
+        flags = self.shared.flags()
+        discovery = []
+        if "robots_done" not in flags:
+            discovery.append("robots")
+        if "homepage_done" not in flags:
+            if self.sitemap_args:
+                discovery.append("arguments")
+            else:
+                discovery.append("homepage")
+        refs = [SitemapRef(**ref) for ref in self.shared_inventory.pending_sitemaps()]
+        if _needs_common_paths(flags):
+            # The worker that claimed the common paths left before registering them.
+            self.shared.release("common_paths")
+            refs.extend(self.common_path_refs())
+        inventory = self.shared_inventory
+        if inventory.outcome_count() < inventory.url_count():
+            lost = list(inventory.without_outcome())
+            inventory.requeue(lost)
+            if lost:
+                logger.warning("%d URL(s) held by workers that left are queued again", len(lost))
+        for ref in refs:
+            logger.warning("sitemap %s held by a worker that left is queued again", ref.url)
+        return discovery, refs
+
+
+def _needs_common_paths(flags: dict[str, str]) -> bool:
+    return (
+        "robots_done" in flags
+        and "homepage_done" in flags
+        and int(flags.get("found", 0)) == 0
+        and "common_paths_tried" not in flags
+    )

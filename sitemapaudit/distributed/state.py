@@ -1,0 +1,239 @@
+"""The state of one distributed audit in Redis, apart from the URL inventory.
+
+Keys live under ``sitemapaudit:<origin>:<n>``, where ``n`` numbers the audits of an origin:
+workers started while audit ``n`` is unfinished join it; the first worker started after it
+finished opens ``n + 1``. Everything here is plain redis-py (no Scrapy).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import socket
+import uuid
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, cast
+
+import redis
+
+from sitemapaudit.errors import ConfigError
+
+# Join the unfinished audit of an origin, or open the next one. KEYS[1]: the origin's base key.
+_JOIN = """
+local base = KEYS[1]
+local current = redis.call('GET', base .. ':current')
+if current and redis.call('EXISTS', base .. ':' .. current .. ':finished') == 0 then
+  return {current, 0}
+end
+local n = redis.call('INCR', base .. ':seq')
+redis.call('SET', base .. ':current', n)
+return {tostring(n), 1}
+"""
+
+# Keep a lock only if this worker holds it. KEYS[1]: lock; ARGV: owner, milliseconds.
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+"""
+
+
+def connect(url: str) -> redis.Redis:
+    """A client for ``SITEMAPAUDIT_DISTRIBUTED``; an unreachable server fails at start."""
+    try:
+        client = redis.Redis.from_url(
+            url, decode_responses=True, socket_timeout=30, socket_connect_timeout=10
+        )
+        client.ping()
+    except (redis.RedisError, ValueError) as exc:
+        raise ConfigError(f"SITEMAPAUDIT_DISTRIBUTED: cannot use Redis at {url!r}: {exc}") from exc
+    return client
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterView:
+    """What the cluster is doing, as seen by one worker's sweep check."""
+
+    live: dict[str, str]
+    gone: list[str]
+    queued_requests: int
+    new_urls: int
+    progress: int
+
+    @property
+    def quiet(self) -> bool:
+        """No live worker holds work and nothing is queued."""
+        return (
+            all(state == "idle" for state in self.live.values())
+            and self.queued_requests == 0
+            and self.new_urls == 0
+        )
+
+
+class SharedAudit:
+    """One distributed audit: its keys and every shared fact other than the inventory."""
+
+    def __init__(self, client: redis.Redis, origin: str, worker: str | None = None) -> None:
+        self.client = client
+        self.base = f"sitemapaudit:{origin}"
+        number, created = cast(list[Any], client.eval(_JOIN, 1, self.base))
+        self.number = int(number)
+        self.created = bool(int(created))
+        self.prefix = f"{self.base}:{self.number}"
+        self.worker = worker or worker_name()
+        self._renew = client.register_script(_RENEW)
+        client.sadd(self.key("workers"), self.worker)
+
+    def key(self, name: str) -> str:
+        return f"{self.prefix}:{name}"
+
+    # -- discovery ------------------------------------------------------------------------------
+    def claim(self, name: str) -> bool:
+        """Whether this worker is the first to claim ``name`` (discovery, common paths...)."""
+        return bool(self.client.hsetnx(self.key("claims"), name, self.worker))
+
+    def release(self, name: str) -> None:
+        self.client.hdel(self.key("claims"), name)
+
+    def flag(self, name: str) -> None:
+        self.client.hset(self.key("flags"), name, "1")
+
+    def flags(self) -> dict[str, str]:
+        return cast(dict[str, str], self.client.hgetall(self.key("flags")))
+
+    def add_found(self, count: int) -> None:
+        if count:
+            self.client.hincrby(self.key("flags"), "found", count)
+
+    def store_robots(self, status: int | None, body: bytes, url: str) -> None:
+        data = {"status": status, "body": base64.b64encode(body).decode(), "url": url}
+        self.client.set(self.key("robots"), json.dumps(data))
+
+    def robots(self) -> tuple[int | None, bytes, str] | None:
+        raw = self.client.get(self.key("robots"))
+        if raw is None:
+            return None
+        data = json.loads(cast(str, raw))
+        return data["status"], base64.b64decode(data["body"]), str(data["url"])
+
+    def add_note(self, note: str) -> None:
+        self.client.sadd(self.key("notes"), note)
+
+    def notes(self) -> list[str]:
+        return sorted(cast(set[str], self.client.smembers(self.key("notes"))))
+
+    # -- the sitemap tree -----------------------------------------------------------------------
+    def seen_by(self, key: str) -> str | None:
+        """Who registered a sitemap URL first (``""`` for discovery), ``None`` if nobody."""
+        return cast(str | None, self.client.hget(self.key("seen"), key))
+
+    def uncount_scheduled(self) -> None:
+        self.client.decr(self.key("scheduled"))
+
+    def register_sitemap(self, key: str, parent: str | None) -> str | None:
+        """Register a sitemap URL (normalized) as seen; ``None`` if new, else who saw it first."""
+        marker = parent or ""
+        if self.client.hsetnx(self.key("seen"), key, marker):
+            return None
+        return cast(str | None, self.client.hget(self.key("seen"), key))
+
+    def count_scheduled(self, limit: int) -> bool:
+        """Count one more sitemap against the cap; ``False`` (and not counted) past it."""
+        if int(self.client.incr(self.key("scheduled"))) <= limit:
+            return True
+        self.client.decr(self.key("scheduled"))
+        return False
+
+    def sitemaps_seen(self) -> int:
+        return int(self.client.hlen(self.key("seen")))
+
+    # -- hreflang alternates, replayed by the worker that writes the report --------------------
+    def add_alternates(self, rows: list[str]) -> None:
+        if rows:
+            self.client.rpush(self.key("hreflang"), *rows)
+
+    def alternates(self, chunk: int = 5000) -> Iterator[tuple[str, list[tuple[str, str]], str]]:
+        start = 0
+        while True:
+            rows = cast(
+                list[str], self.client.lrange(self.key("hreflang"), start, start + chunk - 1)
+            )
+            for row in rows:
+                loc, alternates, sitemap = json.loads(row)
+                yield loc, [(a[0], a[1]) for a in alternates], sitemap
+            if len(rows) < chunk:
+                return
+            start += chunk
+
+    # -- workers --------------------------------------------------------------------------------
+    def heartbeat(self, state: str, ttl: float) -> None:
+        pipe = self.client.pipeline(transaction=False)
+        pipe.set(self.key(f"worker:{self.worker}"), state, px=int(ttl * 1000))
+        pipe.sadd(self.key("workers"), self.worker)
+        pipe.execute()
+
+    def leave(self) -> None:
+        pipe = self.client.pipeline(transaction=False)
+        pipe.delete(self.key(f"worker:{self.worker}"))
+        pipe.srem(self.key("workers"), self.worker)
+        pipe.execute()
+
+    def view(self, queue_key: str) -> ClusterView:
+        workers = sorted(cast(set[str], self.client.smembers(self.key("workers"))))
+        pipe = self.client.pipeline(transaction=False)
+        for worker in workers:
+            pipe.get(self.key(f"worker:{worker}"))
+        pipe.zcard(queue_key)
+        pipe.llen(self.key("new"))
+        pipe.get(self.key("progress"))
+        *states, queued, new, progress = pipe.execute()
+        live = {w: s for w, s in zip(workers, states, strict=True) if s is not None}
+        gone = [w for w, s in zip(workers, states, strict=True) if s is None]
+        return ClusterView(live, gone, int(queued), int(new), int(progress or 0))
+
+    def forget(self, workers: Iterable[str]) -> None:
+        names = list(workers)
+        if names:
+            self.client.srem(self.key("workers"), *names)
+
+    def bump(self) -> None:
+        """Something moved (the sweep waits for the cluster to stand still)."""
+        self.client.incr(self.key("progress"))
+
+    # -- locks: the sweep, and the worker that writes the report --------------------------------
+    def lock(self, name: str, ttl: float) -> bool:
+        return bool(self.client.set(self.key(name), self.worker, nx=True, px=int(ttl * 1000)))
+
+    def renew(self, name: str, ttl: float) -> bool:
+        return bool(self._renew(keys=[self.key(name)], args=[self.worker, int(ttl * 1000)]))
+
+    def holder(self, name: str) -> str | None:
+        return cast(str | None, self.client.get(self.key(name)))
+
+    def finished(self) -> bool:
+        return bool(self.client.exists(self.key("finished")))
+
+    def finish(self) -> None:
+        """Mark the audit finished and drop its data (the flag itself expires after a day)."""
+        self.client.set(self.key("finished"), self.worker, ex=86_400)
+        keep = {self.key("finished")}
+        batch: list[str] = []
+        for key in self.client.scan_iter(match=f"{_glob_escape(self.prefix)}:*", count=1000):
+            if key not in keep:
+                batch.append(cast(str, key))
+            if len(batch) >= 500:
+                self.client.unlink(*batch)
+                batch = []
+        if batch:
+            self.client.unlink(*batch)
+
+
+def _glob_escape(text: str) -> str:
+    return "".join("\\" + c if c in "*?[]\\" else c for c in text)
