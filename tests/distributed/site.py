@@ -64,7 +64,7 @@ def routes(urls: int = 2400, sitemaps: int = 4, delay: float = 0.01) -> dict[str
             f'<?xml version="1.0" encoding="UTF-8"?>\n'
             f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" {NS_XHTML}>\n'
             f"  <url><loc>{{base}}/p/0</loc><lastmod>{LASTMOD}</lastmod>"
-            f'{ALT.format(lang="de", href="/p/10")}</url>\n'
+            f"{ALT.format(lang='de', href='/p/10')}</url>\n"
             f"  <url><loc>{{base}}/p/10</loc><lastmod>{LASTMOD}</lastmod></url>\n"
             f"  <url><loc>https://elsewhere.example/x</loc></url>\n"
             "</urlset>\n"

@@ -1,0 +1,123 @@
+"""Several ``scrapy crawl audit`` processes on one Redis audit one site together.
+
+The site has 2,000 pages that take 40 ms each to answer. The reference is a single-process
+audit of the same site; the cluster's merged report must equal it record for record.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.distributed.cluster import logs, normalized, run_workers, start_worker, stat
+from tests.distributed.site import routes
+from tests.support.server import TestSite
+
+PAGES = 2000
+DELAY = 0.04
+PER_WORKER = 2  # concurrent requests per worker in the cluster runs
+
+
+def page_paths(site: TestSite) -> list[str]:
+    return [p for p in site.hits if p.startswith(("/p/", "/moved/"))]
+
+
+def allowed_pages(site: TestSite) -> set[str]:
+    """Pages robots.txt allows (it disallows /p/7...; /moved/7... are only reached from there)."""
+    return {
+        path
+        for path in site.routes
+        if path.startswith(("/p/", "/moved/")) and not path.split("/")[2].startswith("7")
+    }
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
+    """A single-process audit of the site (no Redis), the yardstick of the cluster runs."""
+    directory = tmp_path_factory.mktemp("single")
+    with TestSite(routes(PAGES, 4, DELAY)) as site:
+        reports = run_workers(
+            site.base, directory, 1, {"CONCURRENT_REQUESTS_PER_DOMAIN": "16"}, timeout=120
+        )
+        assert max(site.hits.values()) == 1
+    assert len(reports) == 1
+    return normalized(reports[0], site.base)
+
+
+def cluster_settings(redis_url: str, **extra: str) -> dict[str, str]:
+    return {
+        "SITEMAPAUDIT_DISTRIBUTED": redis_url,
+        "CONCURRENT_REQUESTS_PER_DOMAIN": str(PER_WORKER),
+        **extra,
+    }
+
+
+def test_three_workers_write_the_single_process_report_requesting_each_url_once(
+    redis_url: str, reference: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    with TestSite(routes(PAGES, 4, DELAY)) as site:
+        reports = run_workers(site.base, tmp_path, 3, cluster_settings(redis_url))
+        # Counted on the server: nothing was requested twice in the whole cluster.
+        assert max(site.hits.values()) == 1, [p for p, n in site.hits.items() if n > 1][:10]
+        assert set(page_paths(site)) == allowed_pages(site)
+        times = [t for t, path in site.log if path.startswith(("/p/", "/moved/"))]
+        pages = len(page_paths(site))
+    # One worker wrote the report; the others wrote none.
+    assert len(reports) == 1, logs(tmp_path)
+    assert normalized(reports[0], site.base) == reference
+    # Every worker requested a share of the pages...
+    shares = [stat(tmp_path / f"worker{i}.log", "downloader/request_count") for i in range(3)]
+    assert sum(shares) == sum(site.hits.values())
+    assert min(shares) >= pages // 10, shares
+    # ...at once: one process with PER_WORKER concurrent requests needs at least
+    # pages * DELAY / PER_WORKER seconds for these pages; the cluster took much less.
+    span = max(times) - min(times)
+    serial_floor = pages * DELAY / PER_WORKER
+    print(f"cluster: {pages} pages in {span:.1f} s; one worker needs >= {serial_floor:.1f} s")
+    assert span < 0.75 * serial_floor
+
+
+def test_a_worker_killed_mid_audit_loses_nothing(
+    redis_url: str, reference: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    settings = cluster_settings(redis_url, SITEMAPAUDIT_WORKER_TIMEOUT="3")
+    with TestSite(routes(PAGES, 4, DELAY)) as site:
+        workers = [
+            start_worker(site.base, tmp_path / f"part{i}.jsonl", settings, tmp_path / f"w{i}.log")
+            for i in range(3)
+        ]
+        deadline = time.monotonic() + 60
+        while len(page_paths(site)) < PAGES // 4 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        victim = workers[0]
+        victim.send_signal(signal.SIGKILL)
+        victim.wait(timeout=10)
+        for worker in workers[1:]:
+            assert worker.wait(timeout=180) == 0, logs(tmp_path)
+        # Every page was requested; the ones the dead worker held, again by the others.
+        assert set(page_paths(site)) == allowed_pages(site)
+    reports = [p for p in sorted(tmp_path.glob("part[12].jsonl")) if p.stat().st_size]
+    assert len(reports) == 1, logs(tmp_path)
+    assert normalized(reports[0], site.base) == reference
+    assert "queued again" in logs(tmp_path)
+
+
+def test_the_pace_of_a_host_holds_for_the_whole_cluster(redis_url: str, tmp_path: Path) -> None:
+    delay = 0.1
+    settings = cluster_settings(
+        redis_url,
+        DOWNLOAD_DELAY=str(delay),
+        RANDOMIZE_DOWNLOAD_DELAY="0",
+        CONCURRENT_REQUESTS_PER_DOMAIN="4",
+    )
+    with TestSite(routes(40, 2, 0.0)) as site:
+        run_workers(site.base, tmp_path, 3, settings)
+        times = sorted(t for t, _path in site.log)
+    # Requests of three workers, yet one host's requests start at least `delay` apart
+    # (three independent per-process delays would allow three times the rate).
+    assert len(times) > 40
+    assert times[-1] - times[0] >= 0.9 * delay * (len(times) - 1)

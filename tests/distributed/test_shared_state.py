@@ -1,0 +1,153 @@
+"""The shared state of a distributed audit, against a real Redis (no crawler)."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from sitemapaudit.config import AuditConfig
+from sitemapaudit.crawl.tree import Decision
+from sitemapaudit.distributed.inventory import SharedInventory
+from sitemapaudit.distributed.ratelimit import HostPace
+from sitemapaudit.distributed.run import SharedSitemapTree
+from sitemapaudit.distributed.state import SharedAudit, connect
+from sitemapaudit.errors import ConfigError
+from sitemapaudit.inventory import NewEntry
+from sitemapaudit.urls import parse_origin
+
+
+def origin_url() -> str:
+    return f"https://{uuid.uuid4().hex[:10]}.example"
+
+
+def audit(url: str, origin: str) -> SharedAudit:
+    return SharedAudit(connect(url), origin)
+
+
+def entries(*locs: str, lastmod: str | None = "2024-01-01") -> list[NewEntry]:
+    return [NewEntry(loc, lastmod, "w3c", ()) for loc in locs]
+
+
+def test_workers_join_the_unfinished_audit_and_a_finished_one_is_not_joined(
+    redis_url: str,
+) -> None:
+    origin = origin_url()
+    first, second = audit(redis_url, origin), audit(redis_url, origin)
+    assert first.created
+    assert not second.created
+    assert first.prefix == second.prefix
+    first.flag("robots_done")
+    first.finish()
+    assert second.finished()
+    assert second.flags() == {}  # the audit's data is gone, only the flag stays
+    third = audit(redis_url, origin)
+    assert third.created
+    assert third.number == first.number + 1
+
+
+def test_listings_are_shared_and_a_sitemap_read_again_is_not_counted_twice(
+    redis_url: str,
+) -> None:
+    shared = audit(redis_url, origin_url())
+    a = SharedInventory(shared.client, shared.prefix)
+    b = SharedInventory(connect(redis_url), shared.prefix)
+    a.sitemap_reading("https://s/1.xml")
+    a.add_entries("https://s/1.xml", entries("https://x/a", "https://x/b", "https://x/a"))
+    # A worker reads half of sitemap 2, then is gone; another reads it again, whole.
+    b.sitemap_reading("https://s/2.xml")
+    b.add_entries("https://s/2.xml", entries("https://x/b"))
+    a.sitemap_reading("https://s/2.xml")
+    a.add_entries("https://s/2.xml", entries("https://x/b", "https://x/c", lastmod=None))
+    a.sitemap_done("https://s/1.xml", {})
+    a.sitemap_done("https://s/2.xml", {})
+    assert a.url_count() == 3
+    first, second, third = b.listings([1, 2, 3])
+    assert (first.url, first.times_listed, first.sitemaps) == (
+        "https://x/a",
+        2,
+        ("https://s/1.xml",),
+    )
+    assert second.url == "https://x/b"
+    assert second.sitemaps == ("https://s/1.xml", "https://s/2.xml")
+    assert second.times_listed == 2
+    assert (third.lastmod, third.times_listed) == (None, 1)
+
+
+def test_each_url_is_handed_out_once_and_lost_ones_come_back_marked(redis_url: str) -> None:
+    shared = audit(redis_url, origin_url())
+    a = SharedInventory(shared.client, shared.prefix)
+    b = SharedInventory(connect(redis_url), shared.prefix)
+    a.sitemap_reading("https://s/1.xml")
+    a.add_entries("https://s/1.xml", entries(*(f"https://x/{i}" for i in range(10))))
+    taken = [*a.take_new(4), *b.take_new(4), *a.take_new(4), *b.take_new(4)]
+    assert sorted(t[0] for t in taken) == list(range(1, 11))
+    for url_id, *_ in taken[:7]:
+        a.finish(url_id, {"blocked": False})
+    lost = list(b.without_outcome())
+    assert lost == sorted(t[0] for t in taken[7:])
+    b.requeue(lost)
+    again = a.take_new(10)
+    assert [t[0] for t in again] == lost
+    assert a.retries == set(lost)
+
+
+def tree(shared: SharedAudit, **limits: int) -> SharedSitemapTree:
+    return SharedSitemapTree(
+        shared,
+        SharedInventory(shared.client, shared.prefix),
+        origin=parse_origin("https://e.com"),
+        max_depth=limits.get("max_depth", 3),
+        max_sitemaps=limits.get("max_sitemaps", 3),
+        max_url_length=2048,
+    )
+
+
+def test_the_sitemap_tree_is_the_clusters(redis_url: str) -> None:
+    origin = origin_url()
+    one, two = tree(audit(redis_url, origin)), tree(audit(redis_url, origin))
+    index = "https://e.com/index.xml"
+    assert one.consider(index, depth=0) is Decision.FETCH
+    # Discovery done again by another worker: not queued yet, so fetched; once queued, known.
+    assert two.consider(index, depth=0) is Decision.FETCH
+    one.inventory.sitemap_pending(index, {})
+    assert two.consider(index, depth=0) is Decision.KNOWN
+    assert one.consider("https://e.com/a.xml", depth=1, parent=index) is Decision.FETCH
+    # Listed twice by the index in one read: a repeat, as in a single process.
+    assert one.consider("https://e.com/a.xml", depth=1, parent=index) is Decision.SEEN
+    # The index read again by another worker (its first reader left): a child that was
+    # registered but never queued is fetched; one that is queued is known.
+    assert two.consider("https://e.com/a.xml", depth=1, parent=index) is Decision.FETCH
+    two.inventory.sitemap_pending("https://e.com/a.xml", {})
+    assert two.consider("https://e.com/a.xml", depth=1, parent=index) is Decision.KNOWN
+    # Listed by another parent: a repeat.
+    assert two.consider("https://e.com/a.xml", depth=1, parent="https://e.com/b.xml") is (
+        Decision.SEEN
+    )
+    assert two.consider("https://other.com/x.xml", depth=1, parent=index) is Decision.OFF_HOST
+    assert two.consider("https://e.com/deep.xml", depth=4, parent=index) is Decision.TOO_DEEP
+    assert two.consider("https://e.com/b.xml", depth=1, parent=index) is Decision.FETCH
+    assert one.consider("https://e.com/c.xml", depth=1, parent=index) is Decision.CAPPED
+    assert len(one) == len(two) == 4
+
+
+def test_the_pace_of_a_host_is_shared_by_every_client(redis_url: str) -> None:
+    host = f"{uuid.uuid4().hex}.example"
+    paces = [HostPace(connect(redis_url)) for _ in range(3)]
+    waits = [pace.reserve(host, 0.5) for pace in paces]
+    # Reserved back to back: each start is half a second after the one before.
+    assert waits[0] <= 0.05
+    assert 0.4 <= waits[1] <= 0.55
+    assert 0.9 <= waits[2] <= 1.05
+    assert paces[0].reserve(f"other-{host}", 0.5) <= 0.05
+
+
+def test_bad_distributed_settings_fail_at_start_naming_the_setting() -> None:
+    with pytest.raises(ConfigError, match="SITEMAPAUDIT_DISTRIBUTED"):
+        AuditConfig.from_settings({"SITEMAPAUDIT_DISTRIBUTED": "localhost:6379"})
+    with pytest.raises(ConfigError, match="SITEMAPAUDIT_INCREMENTAL"):
+        AuditConfig.from_settings(
+            {"SITEMAPAUDIT_DISTRIBUTED": "redis://127.0.0.1:1/0", "SITEMAPAUDIT_INCREMENTAL": True}
+        )
+    with pytest.raises(ConfigError, match="SITEMAPAUDIT_DISTRIBUTED"):
+        connect("redis://127.0.0.1:1/0")
