@@ -40,6 +40,10 @@ class Check(Generic[F]):
     code: ClassVar[str]
     severity: ClassVar[Severity]
     record: ClassVar[str]
+    needs_response: ClassVar[bool] = False
+    """True for a URL check whose finding needs something a request showed: its ``run`` returns
+    ``None`` whenever the facts' outcome is an unrequested ``FetchOutcome()``, so record
+    building may skip it for URLs that were not requested."""
 
     def run(self, facts: F, ctx: CheckContext) -> list[str] | None:
         raise NotImplementedError

@@ -11,6 +11,7 @@ class UrlHttpError(UrlCheck):
 
     code = "http_error"
     severity = Severity.ERROR
+    needs_response = True
 
     def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
         status = facts.outcome.status
@@ -24,6 +25,7 @@ class UrlFetchFailed(UrlCheck):
 
     code = "fetch_failed"
     severity = Severity.ERROR
+    needs_response = True
 
     def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
         return [facts.outcome.error] if facts.outcome.error else None
@@ -34,6 +36,7 @@ class Redirect(UrlCheck):
 
     code = "redirect"
     severity = Severity.WARNING
+    needs_response = True
 
     def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
         outcome = facts.outcome
@@ -50,6 +53,7 @@ class RedirectLoop(UrlCheck):
 
     code = "redirect_loop"
     severity = Severity.ERROR
+    needs_response = True
 
     def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
         return [] if facts.outcome.redirect_loop else None

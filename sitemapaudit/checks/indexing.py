@@ -12,6 +12,7 @@ class NoIndex(UrlCheck):
 
     code = "noindex"
     severity = Severity.ERROR
+    needs_response = True
 
     def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
         if facts.outcome.noindex:
@@ -36,6 +37,7 @@ class CanonicalMismatch(UrlCheck):
 
     code = "canonical_mismatch"
     severity = Severity.WARNING
+    needs_response = True
 
     def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
         outcome = facts.outcome

@@ -49,9 +49,11 @@ def usable_last_modified(outcome: FetchOutcome, generated_window: float) -> date
 
 def delta_seconds(facts: UrlFacts, generated_window: float) -> float | None:
     """Last-Modified minus lastmod, in seconds, when both are known and meaningful."""
-    lastmod = listed_lastmod(facts.lastmod, facts.lastmod_format)
     modified = usable_last_modified(facts.outcome, generated_window)
-    if lastmod is None or modified is None:
+    if modified is None:
+        return None
+    lastmod = listed_lastmod(facts.lastmod, facts.lastmod_format)
+    if lastmod is None:
         return None
     return lastmod_delta(lastmod, modified)
 
@@ -92,6 +94,7 @@ class LastmodMismatch(UrlCheck):
 
     code = "lastmod_mismatch"
     severity = Severity.WARNING
+    needs_response = True
 
     def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
         lastmod = listed_lastmod(facts.lastmod, facts.lastmod_format)
@@ -108,6 +111,7 @@ class LastmodUnverifiable(UrlCheck):
 
     code = "lastmod_unverifiable"
     severity = Severity.NOTICE
+    needs_response = True
 
     def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
         outcome = facts.outcome

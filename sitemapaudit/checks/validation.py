@@ -104,7 +104,7 @@ class HreflangNotReciprocal(UrlCheck):
     severity = Severity.WARNING
 
     def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
-        return list(facts.hreflang) or None
+        return list(facts.hreflang) if facts.hreflang else None
 
 
 VALIDATION_SITEMAP_CHECKS = (

@@ -9,10 +9,11 @@ when no error-level finding exists, 1 when one does, 2 for bad usage.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 from collections import defaultdict
-from dataclasses import asdict
+from dataclasses import asdict, fields, is_dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,30 @@ from sitemapaudit.report.build import RecordBuilder
 from sitemapaudit.report.records import SitemapRecord, UrlRecord
 from sitemapaudit.spiders.audit import AuditSpider
 from sitemapaudit.urls import loc_problems, parse_origin
+
+# Lines are written in batches of this many records (and whenever a file or crawl is done).
+_BATCH = 1000
+
+_FIELDS: dict[type[SitemapRecord | UrlRecord], tuple[str, ...]] = {
+    cls: tuple(f.name for f in fields(cls)) for cls in (SitemapRecord, UrlRecord)
+}
+
+
+def _nested(value: object) -> Any:
+    """What ``dataclasses.asdict`` would have made of a dataclass nested in a record."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return asdict(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+# The same text as ``json.dumps(asdict(record), ensure_ascii=False)``, without asdict's deep
+# copy of every value: one reused encoder, and a plain dict of the record's fields.
+_encode = json.JSONEncoder(ensure_ascii=False, default=_nested).encode
+
+
+def record_line(record: SitemapRecord | UrlRecord) -> str:
+    """One JSON Lines line (with its newline) for a record, fields in their declared order."""
+    return _encode({name: getattr(record, name) for name in _FIELDS[type(record)]}) + "\n"
 
 
 class Command(ScrapyCommand):
@@ -79,14 +104,23 @@ class Command(ScrapyCommand):
                 raise UsageError(f"no such file: {arg!r}", print_help=False)
         self.errors = 0
         self.builder = builder
-        for path in files:
-            children: list[str] = []
-            for record in validate_file(path, config, builder, children):
-                self._emit(record)
-            if opts.follow:
-                urls.extend(c for c in children if not loc_problems(c))
-        if urls:
-            self._crawl(urls)
+        self._pending: list[str] = []
+        # Everything loaded so far lives as long as the command: keep the collector from
+        # walking it again and again while the records of a large file come and go.
+        gc.freeze()
+        try:
+            for path in files:
+                children: list[str] = []
+                for record in validate_file(path, config, builder, children):
+                    self._emit(record)
+                self._flush()
+                if opts.follow:
+                    urls.extend(c for c in children if not loc_problems(c))
+            if urls:
+                self._crawl(urls)
+        finally:
+            self._flush()
+            gc.unfreeze()
         self.exitcode = 1 if self.errors else 0
 
     def _crawl(self, urls: list[str]) -> None:
@@ -109,8 +143,17 @@ class Command(ScrapyCommand):
             self._emit(item)
 
     def _emit(self, record: SitemapRecord | UrlRecord) -> None:
-        for code in record.issues:
-            if self.builder.severity.get((record.record, code)) is Severity.ERROR:
-                self.errors += 1
-        sys.stdout.write(json.dumps(asdict(record), ensure_ascii=False) + "\n")
+        if record.issues:
+            severity = self.builder.severity
+            for code in record.issues:
+                if severity.get((record.record, code)) is Severity.ERROR:
+                    self.errors += 1
+        self._pending.append(record_line(record))
+        if len(self._pending) >= _BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._pending:
+            sys.stdout.write("".join(self._pending))
+            self._pending.clear()
         sys.stdout.flush()

@@ -9,8 +9,12 @@ from sitemapaudit.checks.base import Check, CheckContext, Severity
 from sitemapaudit.checks.lastmod import delta_seconds
 from sitemapaudit.checks.registry import enabled_checks
 from sitemapaudit.config import AuditConfig
-from sitemapaudit.facts import SitemapFacts, UrlFacts
+from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFacts
 from sitemapaudit.report.records import SitemapRecord, UrlRecord
+
+# The outcome of a URL that was not requested (``validate``, ``fetch_urls=no``): no check that
+# needs a response can apply to it, and it has no Last-Modified to compare.
+_UNREQUESTED = FetchOutcome()
 
 
 class RecordBuilder:
@@ -18,6 +22,7 @@ class RecordBuilder:
 
     def __init__(self, config: AuditConfig, audit_time: datetime) -> None:
         self.sitemap_checks, self.url_checks = enabled_checks(config)
+        self.offline_url_checks = [c for c in self.url_checks if not c.needs_response]
         self.ctx = CheckContext(config=config, audit_time=audit_time)
         checks: list[Check] = [*self.sitemap_checks, *self.url_checks]  # type: ignore[type-arg]
         self.severity: dict[tuple[str, str], Severity] = {
@@ -42,8 +47,19 @@ class RecordBuilder:
         )
 
     def url_record(self, facts: UrlFacts) -> UrlRecord:
-        issues, errors = _run(self.url_checks, facts, self.ctx)
         outcome = facts.outcome
+        if outcome == _UNREQUESTED:
+            # The checks that need a response all pass, and there is no lastmod delta.
+            issues, errors = _run(self.offline_url_checks, facts, self.ctx)
+            return UrlRecord(
+                url=facts.url,
+                sitemaps=list(facts.sitemaps),
+                lastmod=facts.lastmod,
+                robots_blocked=facts.robots_blocked,
+                issues=issues,
+                errors=errors,
+            )
+        issues, errors = _run(self.url_checks, facts, self.ctx)
         chain = [dict(hop) for hop in outcome.redirect_chain]
         return UrlRecord(
             url=facts.url,
@@ -72,7 +88,8 @@ def _run(checks: Sequence[Check], facts: object, ctx: CheckContext) -> tuple[lis
         details = check.run(facts, ctx)
         if details is None:
             continue
-        if check.code not in issues:
-            issues.append(check.code)
-        errors.extend(f"{check.code}: {detail}" for detail in details)
+        code = check.code
+        if code not in issues:
+            issues.append(code)
+        errors.extend(f"{code}: {detail}" for detail in details)
     return issues, errors

@@ -1,0 +1,168 @@
+"""The short cuts of record building and of ``scrapy validate`` say exactly what the long way says.
+
+Record building skips the checks that need a response for URLs that were not requested, and
+``validate`` serialises records without ``dataclasses.asdict``; each is compared here with the
+way it replaced.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from sitemapaudit.checks.base import CheckContext
+from sitemapaudit.checks.lastmod import delta_seconds, listed_lastmod
+from sitemapaudit.checks.registry import URL_CHECKS
+from sitemapaudit.commands.validate import record_line
+from sitemapaudit.config import AuditConfig
+from sitemapaudit.facts import FetchOutcome, UrlFacts
+from sitemapaudit.report.build import RecordBuilder, _run
+from sitemapaudit.report.records import SitemapRecord, UrlRecord
+
+AUDIT_TIME = datetime(2024, 6, 1, 12, 0, tzinfo=UTC)
+
+LASTMODS = [
+    None,
+    "2024-05-01",
+    "2024-05-01T10:00:00+00:00",
+    "2024-05-01T10:00:00Z",
+    "2031-01-01T00:00:00+02:00",
+    "2031-01-01",
+    "2024-13-01T00:00:00+00:00",
+    "2024-05-01 10:00:00+00:00",
+    "yesterday",
+    "Wed, 01 May 2024 10:00:00 GMT",
+]
+RULES = [[], ["invalid_url"], ["url_too_long", "off_host"], ["out_of_scope"]]
+
+
+def all_facts() -> list[UrlFacts]:
+    facts = []
+    for i, (lastmod, fmt, rules, listed, blocked, hreflang) in enumerate(
+        (lastmod, fmt, rules, listed, blocked, hreflang)
+        for lastmod in LASTMODS
+        for fmt in ("w3c", "rfc822")
+        for rules in RULES
+        for listed in (1, 3)
+        for blocked in (False, True)
+        for hreflang in ([], ["https://e.com/fr does not list it back"])
+    ):
+        facts.append(
+            UrlFacts(
+                url=f"https://e.com/p{i}",
+                sitemaps=["https://e.com/s.xml", "https://e.com/t.xml"][: 1 + i % 2],
+                lastmod=lastmod,
+                lastmod_format=fmt,
+                times_listed=listed,
+                rules=list(rules),
+                robots_blocked=blocked,
+                outcome=FetchOutcome(),
+                hreflang=list(hreflang),
+            )
+        )
+    return facts
+
+
+@pytest.mark.parametrize("check", [c for c in URL_CHECKS if c.needs_response])
+def test_checks_that_need_a_response_pass_every_unrequested_url(check: Any) -> None:
+    ctx = CheckContext(config=AuditConfig.from_settings({}), audit_time=AUDIT_TIME)
+    for facts in all_facts():
+        assert check().run(facts, ctx) is None
+
+
+def test_unrequested_urls_get_the_record_of_every_check() -> None:
+    builder = RecordBuilder(AuditConfig.from_settings({}), AUDIT_TIME)
+    window = builder.ctx.config.generated_date_window
+    seen: set[str] = set()
+    for facts in all_facts():
+        record = builder.url_record(facts)
+        issues, errors = _run(builder.url_checks, facts, builder.ctx)
+        expected = UrlRecord(
+            url=facts.url,
+            sitemaps=list(facts.sitemaps),
+            lastmod=facts.lastmod,
+            lastmod_delta_s=delta_seconds(facts, window),
+            robots_blocked=facts.robots_blocked,
+            issues=issues,
+            errors=errors,
+        )
+        assert record == expected
+        assert record.sitemaps is not facts.sitemaps
+        seen.update(record.issues)
+    assert {"lastmod_invalid", "lastmod_future", "duplicate", "robots_blocked"} <= seen
+
+
+def test_a_requested_url_still_runs_every_check() -> None:
+    builder = RecordBuilder(AuditConfig.from_settings({}), AUDIT_TIME)
+    facts = all_facts()[0]
+    facts.outcome = FetchOutcome(fetched=True, status=404)
+    assert builder.url_record(facts).issues == ["http_error"]
+
+
+def test_listed_lastmod_reads_w3c_and_rfc822() -> None:
+    listed_lastmod.cache_clear()
+    w3c = listed_lastmod("2024-05-01T10:00:00+02:00", "w3c")
+    assert w3c is not None
+    assert w3c.value == datetime(2024, 5, 1, 8, 0, tzinfo=UTC)
+    assert listed_lastmod("2024-05-01T10:00:00+02:00", "rfc822") is None
+    assert listed_lastmod(None, "w3c") is None
+
+
+@dataclass
+class _Hop:
+    url: str
+    status: int
+
+
+def _records() -> list[SitemapRecord | UrlRecord]:
+    return [
+        SitemapRecord(url="/tmp/s.xml", found_via="argument"),
+        SitemapRecord(
+            url="https://e.com/s.xml.gz",
+            found_via="robots.txt",
+            parent="https://e.com/index.xml",
+            kind="urlset",
+            status=200,
+            gzip=True,
+            bytes=123,
+            url_count=2,
+            issues=["schema_invalid"],
+            errors=['schema_invalid: line 3: /urlset/url[2]: "bad" \\ <tab>\t and é ☃ \u2028'],
+            not_modified=True,
+        ),
+        UrlRecord(url="https://e.com/a", sitemaps=["/tmp/s.xml"], lastmod="2024-05-01"),
+        UrlRecord(
+            url='https://e.com/ü?q="x"&y=<z>',
+            sitemaps=["https://e.com/s.xml", "https://e.com/t.xml"],
+            status=301,
+            fetched=True,
+            redirect_chain=[
+                {"url": "https://e.com/a", "status": 301, "location": "/b", "extra": (1, 2)},
+                {"url": "https://e.com/b", "status": 200, "hop": _Hop("x", 1)},
+            ],
+            final_url="https://e.com/b",
+            last_modified="Wed, 01 May 2024 10:00:00 GMT",
+            lastmod_delta_s=-3600.5,
+            noindex=["meta:robots"],
+            canonical="https://e.com/c",
+            issues=["redirect", "noindex"],
+            errors=["redirect: redirects to https://e.com/b in 1 hop(s)"],
+            checked_at="2024-06-01T12:00:00Z",
+            carried_over=True,
+        ),
+        UrlRecord(url="https://e.com/nan", lastmod_delta_s=float("nan")),
+    ]
+
+
+@pytest.mark.parametrize("record", _records())
+def test_record_lines_are_the_asdict_json_lines(record: SitemapRecord | UrlRecord) -> None:
+    assert record_line(record) == json.dumps(asdict(record), ensure_ascii=False) + "\n"
+
+
+def test_record_lines_refuse_what_json_cannot_hold() -> None:
+    with pytest.raises(TypeError):
+        record_line(UrlRecord(url="https://e.com/a", redirect_chain=[{"at": object()}]))
