@@ -38,6 +38,9 @@ from sitemapaudit.validation import HreflangGraph
 
 logger = logging.getLogger(__name__)
 
+# URLs a worker takes from the shared list at a time: small, so that the last ones are spread
+# over the workers rather than left queued in one of them.
+_TAKE = 50
 _BATCH = 500
 _NOT_FETCHED = FetchOutcome().to_json()
 
@@ -271,7 +274,7 @@ class SharedAuditRun(AuditRun):
         inventory = self.shared_inventory
         while True:
             if not self._queue:
-                self._queue = deque(inventory.take_new(_BATCH))
+                self._queue = deque(inventory.take_new(_TAKE))
                 if not self._queue:
                     return None
             url_id, url, rules, _lastmod = self._queue.popleft()

@@ -177,6 +177,8 @@ class SharedAudit:
         pipe = self.client.pipeline(transaction=False)
         pipe.set(self.key(f"worker:{self.worker}"), state, px=int(ttl * 1000))
         pipe.sadd(self.key("workers"), self.worker)
+        # Left behind by a late heartbeat after the audit's keys were removed: gone in a day.
+        pipe.expire(self.key("workers"), 86_400)
         pipe.execute()
 
     def leave(self) -> None:

@@ -195,6 +195,7 @@ def compile_schema(files: dict[str, bytes]) -> tuple[etree.XMLSchema, list[str]]
 _lock = threading.Lock()
 _files: dict[str, bytes] | None = None
 _local = threading.local()
+_compile_lock = threading.Lock()
 
 
 def _shipped_bytes() -> dict[str, bytes]:
@@ -215,6 +216,18 @@ def load_schema() -> etree.XMLSchema:
     """
     schema: etree.XMLSchema | None = getattr(_local, "schema", None)
     if schema is None:
-        schema, _ = compile_schema(_shipped_bytes())
+        files = _shipped_bytes()
+        # Compiling loads the included schemas through libxml2's process-wide loader hook,
+        # which lxml shares between threads: a compilation while other threads parse can
+        # fail to load an include. Compilations take turns, and such a failure is retried.
+        with _compile_lock:
+            for attempt in range(3):
+                try:
+                    schema, _ = compile_schema(files)
+                    break
+                except SchemaLoadError:
+                    if attempt == 2:
+                        raise
         _local.schema = schema
+    assert schema is not None
     return schema
