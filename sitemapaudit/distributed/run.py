@@ -197,6 +197,7 @@ class SharedAuditRun(AuditRun):
 
     def argument_refs(self) -> list[SitemapRef]:
         refs = super().argument_refs()
+        self.shared.add_found(len(self.sitemap_args))
         self.shared.flag("homepage_done")
         return refs
 

@@ -23,9 +23,11 @@ QUICK = {
 
 
 def start_worker(
-    base: str, report: Path, settings: dict[str, str], log: Path
+    base: str, report: Path, settings: dict[str, str], log: Path, **arguments: str
 ) -> subprocess.Popen[bytes]:
     command = [sys.executable, "-m", "scrapy", "crawl", "audit", "-a", f"domain={base}"]
+    for name, value in arguments.items():
+        command += ["-a", f"{name}={value}"]
     for name, value in {**QUICK, **settings}.items():
         command += ["-s", f"{name}={value}"]
     command += ["-O", str(report)]
@@ -35,11 +37,22 @@ def start_worker(
 
 
 def run_workers(
-    base: str, directory: Path, count: int, settings: dict[str, str], timeout: float = 180
+    base: str,
+    directory: Path,
+    count: int,
+    settings: dict[str, str],
+    timeout: float = 180,
+    **arguments: str,
 ) -> list[Path]:
     """Run ``count`` workers to the end; returns the reports that were written."""
     workers = [
-        start_worker(base, directory / f"part{i}.jsonl", settings, directory / f"worker{i}.log")
+        start_worker(
+            base,
+            directory / f"part{i}.jsonl",
+            settings,
+            directory / f"worker{i}.log",
+            **arguments,
+        )
         for i in range(count)
     ]
     for worker in workers:

@@ -121,3 +121,23 @@ def test_the_pace_of_a_host_holds_for_the_whole_cluster(redis_url: str, tmp_path
     # (three independent per-process delays would allow three times the rate).
     assert len(times) > 40
     assert times[-1] - times[0] >= 0.9 * delay * (len(times) - 1)
+
+
+def test_sitemaps_given_as_arguments_are_the_only_ones_read(redis_url: str, tmp_path: Path) -> None:
+    def audit(directory: Path, count: int, settings: dict[str, str]) -> list[dict[str, Any]]:
+        directory.mkdir()
+        with TestSite(routes(400, 4, 0.0)) as site:
+            args = f"{site.base}/sitemap-0.xml,{site.base}/sitemap-lang.xml"
+            reports = run_workers(site.base, directory, count, settings, sitemap=args)
+            assert max(site.hits.values()) == 1
+            assert "/sitemap_index.xml" not in site.hits
+        assert len(reports) == 1
+        return normalized(reports[0], site.base)
+
+    single = audit(tmp_path / "single", 1, {})
+    cluster = audit(tmp_path / "cluster", 2, cluster_settings(redis_url))
+    assert cluster == single
+    assert {r["url"] for r in cluster if r["record"] == "sitemap"} == {
+        "BASE/sitemap-0.xml",
+        "BASE/sitemap-lang.xml",
+    }
