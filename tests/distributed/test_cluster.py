@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from sitemapaudit.history.store import HistoryStore
 from tests.distributed.cluster import logs, normalized, run_workers, start_worker, stat
 from tests.distributed.site import routes
 from tests.support.server import TestSite
@@ -59,8 +60,10 @@ def cluster_settings(redis_url: str, **extra: str) -> dict[str, str]:
 def test_three_workers_write_the_single_process_report_requesting_each_url_once(
     redis_url: str, reference: list[dict[str, Any]], tmp_path: Path
 ) -> None:
+    history = tmp_path / "history.sqlite3"
+    settings = cluster_settings(redis_url, SITEMAPAUDIT_HISTORY_PATH=str(history))
     with TestSite(routes(PAGES, 4, DELAY)) as site:
-        reports = run_workers(site.base, tmp_path, 3, cluster_settings(redis_url))
+        reports = run_workers(site.base, tmp_path, 3, settings)
         # Counted on the server: nothing was requested twice in the whole cluster.
         assert max(site.hits.values()) == 1, [p for p, n in site.hits.items() if n > 1][:10]
         assert set(page_paths(site)) == allowed_pages(site)
@@ -69,6 +72,12 @@ def test_three_workers_write_the_single_process_report_requesting_each_url_once(
     # One worker wrote the report; the others wrote none.
     assert len(reports) == 1, logs(tmp_path)
     assert normalized(reports[0], site.base) == reference
+    # The worker that wrote the report kept the whole run in its history store.
+    with HistoryStore(history) as store:
+        (run,) = store.runs()
+        kept = sorted(r["url"].replace(site.base, "BASE") for r in store.records(run.id))
+    assert run.finished_at is not None
+    assert kept == sorted(r["url"] for r in reference if r["record"] in ("url", "sitemap"))
     # Every worker requested a share of the pages...
     shares = [stat(tmp_path / f"worker{i}.log", "downloader/request_count") for i in range(3)]
     assert sum(shares) == sum(site.hits.values())

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import time
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -10,7 +12,7 @@ from sitemapaudit.config import AuditConfig
 from sitemapaudit.crawl.tree import Decision
 from sitemapaudit.distributed.inventory import SharedInventory
 from sitemapaudit.distributed.ratelimit import HostPace
-from sitemapaudit.distributed.run import SharedSitemapTree
+from sitemapaudit.distributed.run import SharedAuditRun, SharedSitemapTree
 from sitemapaudit.distributed.state import SharedAudit, connect
 from sitemapaudit.errors import ConfigError
 from sitemapaudit.inventory import NewEntry
@@ -151,3 +153,44 @@ def test_bad_distributed_settings_fail_at_start_naming_the_setting() -> None:
         )
     with pytest.raises(ConfigError, match="SITEMAPAUDIT_DISTRIBUTED"):
         connect("redis://127.0.0.1:1/0")
+
+
+class _Stats:
+    def inc_value(self, key: str, count: int = 1, start: int = 0) -> None:
+        pass
+
+
+def worker_run(url: str, origin: str, tmp_path: Path) -> SharedAuditRun:
+    config = AuditConfig.from_settings(
+        {
+            "SITEMAPAUDIT_DISTRIBUTED": url,
+            "SITEMAPAUDIT_WORKER_TIMEOUT": 2,
+            "SITEMAPAUDIT_HISTORY_PATH": "",
+            "SITEMAPAUDIT_WORK_DIR": str(tmp_path / uuid.uuid4().hex),
+        }
+    )
+    return SharedAuditRun(parse_origin(origin), config, _Stats(), audit(url, origin))
+
+
+def test_one_worker_writes_the_report_and_another_takes_over_if_it_dies(
+    redis_url: str, tmp_path: Path
+) -> None:
+    origin = origin_url()
+    first, second = worker_run(redis_url, origin, tmp_path), worker_run(redis_url, origin, tmp_path)
+    assert not first.try_to_write()  # nothing is discovered yet: not complete
+    first.shared.flag("robots_done")
+    first.shared.flag("homepage_done")
+    first.shared.add_found(1)
+    assert first.complete()
+    assert first.try_to_write()
+    assert not second.try_to_write()
+    # The first one dies: its claim is not renewed and lapses after the worker timeout.
+    time.sleep(2.2)
+    assert second.try_to_write()
+    assert not second.start_done()
+    assert list(iter(second.next_action, None)) == []  # nothing was listed
+    assert second.start_done()
+    second.finish()
+    assert first.shared.finished()
+    first.close()
+    second.close()
