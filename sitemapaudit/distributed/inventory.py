@@ -119,6 +119,9 @@ class SharedInventory:
     def pending_count(self) -> int:
         return int(self.client.scard(self.key("pending")))
 
+    def sitemaps_done(self) -> int:
+        return int(self.client.hlen(self.key("facts")))
+
     def is_settled(self, url: str) -> bool:
         """Whether a sitemap is pending or done (known to the audit either way)."""
         pipe = self.client.pipeline(transaction=False)

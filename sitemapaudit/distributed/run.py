@@ -244,7 +244,28 @@ class SharedAuditRun(AuditRun):
         )
         if final:
             self._final = True
+            logger.info(
+                "all sitemaps read: %d distinct URL(s) listed", self.shared_inventory.url_count()
+            )
         return final
+
+    def poll(self) -> None:
+        """Notice (and log) once every sitemap of the cluster is read."""
+        if not self._final:
+            self._final = self.listings_final
+
+    def progress(self) -> dict[str, int]:
+        """The whole cluster's counts for the progress line."""
+        inventory = self.shared_inventory
+        counts = inventory.counts()
+        pending = inventory.pending_count()
+        return {
+            "urls_known": counts["urls"],
+            "urls_done": counts["done"],
+            "urls_queued": counts["new"],
+            "sitemaps_read": inventory.sitemaps_done(),
+            "sitemaps_pending": pending,
+        }
 
     def complete(self) -> bool:
         """Every sitemap is read and every listed URL has its outcome."""

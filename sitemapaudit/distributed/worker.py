@@ -86,6 +86,7 @@ class DistributedWorker:
         engine = self.crawler.engine
         if run is None or engine is None or run.writer:
             return
+        run.poll()
         busy = self._busy()
         self.state = "busy" if busy else "idle"
         # Pull what other workers queued without waiting for the engine's own heartbeat.
