@@ -7,6 +7,7 @@ reader and the validator) come back in a :class:`SitemapFacts`.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import Protocol
@@ -68,16 +69,18 @@ def read_sitemap(
     one is only streamed (it is ``too_large`` whatever else is wrong with it).
     """
     stream = BodyStream(body, limit=min(PROTOCOL_MAX_BYTES, read_limit) + 1)
-    buffer = bytearray()
+    # BytesIO grows one buffer in place and getvalue() hands that buffer over without a copy
+    # (a bytearray plus bytes(bytearray) held the document twice).
+    buffer = io.BytesIO()
     for chunk in stream:
-        buffer += chunk
+        buffer.write(chunk)
     data: bytes | None = None
     if stream.truncated or stream.problems:
         # Too large to validate, or broken gzip: only stream it (the reader reports both).
         del buffer
         reader = SitemapReader(body, read_limit=read_limit)
     else:
-        data = bytes(buffer)
+        data = buffer.getvalue()
         del buffer
         reader = SitemapReader(data, read_limit=read_limit)
 
@@ -113,8 +116,8 @@ def read_sitemap(
         )
     over_limit = max(reader.url_count, reader.child_count) > PROTOCOL_MAX_ENTRIES
     if data is not None and reader.kind in VALIDATED_KINDS and not over_limit:
-        # (Schema validation builds the whole tree; a document past the entry limit is
-        # already invalid, and its tree could be many times its size.)
+        # (A document past the entry limit is already invalid, and is not validated further:
+        # a well-formed one would go chunk by chunk, but a broken one takes its whole text.)
         facts.problems.extend(
             validate_document(data, now=now, near_limit_fraction=near_limit_fraction)
         )

@@ -2,7 +2,9 @@
 
 Document-level checks live here (encoding, namespace, unescaped characters, size limits);
 the XSD run is in :mod:`sitemapaudit.validation.xsd` and the extension rules in
-:mod:`sitemapaudit.validation.extensions`.
+:mod:`sitemapaudit.validation.extensions`. A well-formed urlset or sitemapindex without a
+DOCTYPE is never held as a whole tree: :mod:`sitemapaudit.validation.streaming` runs those
+checks chunk by chunk with the same findings; anything else is parsed whole, as before.
 
 Nothing here touches the network or the file system other than the shipped schemas: the
 document is parsed from bytes with entity resolution, DTD loading and network access off,
@@ -26,6 +28,7 @@ from lxml import etree
 from sitemapaudit.sitemap.records import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_ENTRIES, Problem
 from sitemapaudit.validation.extensions import check_extensions, unknown_namespaces
 from sitemapaudit.validation.schemas import SITEMAP_NS, EmptyResolver
+from sitemapaudit.validation.streaming import StreamResult, stream_document
 from sitemapaudit.validation.xsd import (
     ITEM_TAGS,
     MAX_SCHEMA_PROBLEMS,
@@ -37,6 +40,7 @@ from sitemapaudit.validation.xsd import (
 
 MAX_PROBLEMS_PER_CODE: Final = 1000
 _HEAD_BYTES: Final = 1 << 16
+_UTF8_SLICE: Final = 1 << 18
 
 _NAME_START = (
     r"A-Za-z_:\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF"
@@ -212,6 +216,8 @@ def check_encoding(data: bytes) -> list[Problem]:
                 column,
             )
         ]
+    if _is_utf8(data):
+        return []
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -232,6 +238,18 @@ def check_encoding(data: bytes) -> list[Problem]:
             )
         ]
     return []
+
+
+def _is_utf8(data: bytes) -> bool:
+    """Whether ``data`` is valid UTF-8, decoded a slice at a time (no copy of the whole text)."""
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    try:
+        for start in range(0, len(data), _UTF8_SLICE):
+            decoder.decode(data[start : start + _UTF8_SLICE])
+        decoder.decode(b"", True)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _namespaces(attrs: str) -> dict[str | None, str]:
@@ -457,6 +475,18 @@ def validate_document(
     moment = now or datetime.now(UTC)
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
+    # A well-formed urlset or sitemapindex goes chunk by chunk, in a fraction of the memory of
+    # its whole tree; anything else (or a document with a DOCTYPE) takes the whole tree.
+    streamed = stream_document(data, now=moment)
+    if streamed is not None:
+        return _streamed_problems(data, streamed, near_limit_fraction)
+    return _whole_tree_problems(data, moment, near_limit_fraction)
+
+
+def _whole_tree_problems(
+    data: bytes, moment: datetime, near_limit_fraction: float
+) -> list[Problem]:
+    """:func:`validate_document` on the whole parsed tree (or the text of a broken document)."""
     tree_root: etree._Element | None
     try:
         tree_root = etree.fromstring(data, _parser())
@@ -504,4 +534,29 @@ def validate_document(
     problems = collector.finish()
     if not namespace_problems:
         problems.extend(validate_tree(tree_root, data, limit=MAX_SCHEMA_PROBLEMS))
+    return problems
+
+
+def _streamed_problems(data: bytes, streamed: StreamResult, fraction: float) -> list[Problem]:
+    """:func:`validate_document`'s answer for a document :func:`stream_document` took."""
+    tag = streamed.root.tag
+    assert isinstance(tag, str)
+    head_text = _decode(data[:_HEAD_BYTES], _detect_encoding(data))
+    sniffed, _offset = sniff_root(head_text)
+    if sniffed is not None and sniffed.local == local_name(tag):
+        line, column = sniffed.line, sniffed.column
+    else:
+        line, column = source_line(streamed.root), None
+    root = _Root(local_name(tag), namespace_of(tag), line, column)
+    collector = _Collector()
+    collector.extend(check_encoding(data))
+    namespace_problems = check_namespace(root)
+    collector.extend(namespace_problems)
+    collector.extend(check_limits(streamed.entries, len(data), fraction, root.local))
+    collector.extend(streamed.extension_problems)
+    if namespace_problems:
+        collector.extend(streamed.unknown_problems)
+    problems = collector.finish()
+    if not namespace_problems:
+        problems.extend(streamed.schema_problems)
     return problems

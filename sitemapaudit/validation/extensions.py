@@ -19,7 +19,7 @@ These go beyond what the XSDs can express:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Final
 
@@ -159,26 +159,20 @@ def _images(root: etree._Element, item_tag: str) -> Iterator[Problem]:
             )
 
 
-def _news(root: etree._Element, item_tag: str, now: datetime) -> Iterator[Problem]:
-    count = 0
-    first_line: int | None = None
+def _news(
+    root: etree._Element, item_tag: str, now: datetime, seen: list[int | None]
+) -> Iterator[Problem]:
+    """news_too_old findings; ``seen`` is [count, first line] so far, updated in place."""
     for news in root.iter(_NEWS):
         parent = news.getparent()
         if parent is None or parent.tag != item_tag:
             continue
-        count += 1
-        if first_line is None:
-            first_line = source_line(news)
+        seen[0] = (seen[0] or 0) + 1
+        if seen[1] is None:
+            seen[1] = source_line(news)
         problem = _check_news(news, now)
         if problem is not None:
             yield problem
-    if count > MAX_NEWS_PER_SITEMAP:
-        yield Problem(
-            "news_too_many",
-            f"the sitemap has {count} news:news entries; a news sitemap may list at most "
-            f"{MAX_NEWS_PER_SITEMAP}",
-            first_line,
-        )
 
 
 def _videos(root: etree._Element, item_tag: str) -> Iterator[Problem]:
@@ -261,6 +255,48 @@ def _child_tag(entry: etree._Element, local: str) -> str:
     return f"{{{ns}}}{local}" if ns else local
 
 
+class ExtensionScan:
+    """:func:`check_extensions` over a document given piece by piece.
+
+    Feed containers whose children are consecutive element children of the root, in
+    document order (each is searched like the root would be); :meth:`finish` returns what
+    :func:`check_extensions` returns for the whole document.
+    """
+
+    def __init__(self, root_tag: str, *, now: datetime) -> None:
+        ns = namespace_of(root_tag)
+        self._item_tag = ("{" + ns + "}" if ns else "") + ITEM_TAGS.get(local_name(root_tag), "url")
+        self._now = now
+        self._images: list[Problem] = []
+        self._news: list[Problem] = []
+        self._videos: list[Problem] = []
+        self._links: list[Problem] = []
+        self._news_seen: list[int | None] = [0, None]
+
+    def feed(self, container: etree._Element) -> None:
+        item_tag = self._item_tag
+        self._images.extend(_images(container, item_tag))
+        self._news.extend(_news(container, item_tag, self._now, self._news_seen))
+        self._videos.extend(_videos(container, item_tag))
+        self._links.extend(_links(container, item_tag))
+
+    def finish(self) -> list[Problem]:
+        count, first_line = self._news_seen
+        news = list(self._news)
+        if count is not None and count > MAX_NEWS_PER_SITEMAP:
+            news.append(
+                Problem(
+                    "news_too_many",
+                    f"the sitemap has {count} news:news entries; a news sitemap may list at "
+                    f"most {MAX_NEWS_PER_SITEMAP}",
+                    first_line,
+                )
+            )
+        problems = [*self._images, *news, *self._videos, *self._links]
+        problems.sort(key=lambda problem: problem.line or 0)
+        return problems
+
+
 def check_extensions(root: etree._Element, *, now: datetime) -> list[Problem]:
     """The image, news, video and hreflang findings of a parsed document, ordered by line.
 
@@ -271,16 +307,31 @@ def check_extensions(root: etree._Element, *, now: datetime) -> list[Problem]:
     root_tag = root.tag
     if not isinstance(root_tag, str):
         return []
-    ns = namespace_of(root_tag)
-    item_tag = ("{" + ns + "}" if ns else "") + ITEM_TAGS.get(local_name(root_tag), "url")
-    problems = [
-        *_images(root, item_tag),
-        *_news(root, item_tag, now),
-        *_videos(root, item_tag),
-        *_links(root, item_tag),
-    ]
-    problems.sort(key=lambda problem: problem.line or 0)
-    return problems
+    scan = ExtensionScan(root_tag, now=now)
+    scan.feed(root)
+    return scan.finish()
+
+
+class NamespaceScan:
+    """:func:`unknown_namespaces` over the root's element children given a few at a time."""
+
+    def __init__(self, root_tag: str) -> None:
+        self._own = {namespace_of(root_tag), SITEMAP_NS, None, *EXTENSION_PREFIXES}
+        self._seen: dict[str, tuple[str, int | None]] = {}
+
+    def feed(self, kids: Iterable[etree._Element]) -> None:
+        own, seen = self._own, self._seen
+        for kid in kids:
+            for element in (kid, *kid):
+                tag = element.tag
+                if not isinstance(tag, str):
+                    continue
+                ns = namespace_of(tag)
+                if ns not in own and ns is not None and ns not in seen:
+                    seen[ns] = (element_name(element), source_line(element))
+
+    def problems(self) -> list[Problem]:
+        return [unknown_extension(ns, name, line) for ns, (name, line) in self._seen.items()]
 
 
 def unknown_namespaces(root: etree._Element) -> list[Problem]:
@@ -292,17 +343,6 @@ def unknown_namespaces(root: etree._Element) -> list[Problem]:
     root_tag = root.tag
     if not isinstance(root_tag, str):
         return []
-    own = {namespace_of(root_tag), SITEMAP_NS, None, *EXTENSION_PREFIXES}
-    seen: dict[str, etree._Element] = {}
-    for kid in root:
-        for element in (kid, *kid):
-            tag = element.tag
-            if not isinstance(tag, str):
-                continue
-            ns = namespace_of(tag)
-            if ns not in own and ns is not None and ns not in seen:
-                seen[ns] = element
-    return [
-        unknown_extension(ns, element_name(element), source_line(element))
-        for ns, element in seen.items()
-    ]
+    scan = NamespaceScan(root_tag)
+    scan.feed(root)
+    return scan.problems()

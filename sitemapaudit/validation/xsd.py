@@ -13,6 +13,10 @@ of :mod:`sitemapaudit.validation.schemas`. Two properties of libxml2 shape this 
   elements only) is therefore checked here in Python, and only the children that fit it
   are handed to libxml2, so a misplaced element hides nothing in the following entries.
 
+:func:`validate_tree` works on a whole parsed document; :mod:`sitemapaudit.validation.streaming`
+runs the same chunks one at a time as a pull parser completes them, with the same findings, and
+is what :func:`~sitemapaudit.validation.validate_document` uses for well-formed documents.
+
 Each violation becomes one ``schema_invalid`` :class:`Problem` whose message starts with the
 element's path (``/urlset/url[3]/changefreq``) followed by a plain-language reason. The line
 comes from the parsed tree and the column (1-based) from an expat pass over the bytes that
@@ -494,7 +498,7 @@ def unknown_extension(ns: str, name: str, line: int | None) -> Problem:
 
 
 @dataclass(slots=True)
-class _Chunk:
+class Chunk:
     root: etree._Element
     kids: list[etree._Element]
 
@@ -535,40 +539,56 @@ def _structure(ctx: _Context) -> list[int]:
     assert isinstance(root_tag, str)
     item = "{" + SITEMAP_NS + "}" + ITEM_TAGS[local_name(root_tag)]
     root_name = element_name(ctx.root)
-    item_name = local_name(item)
     keep: list[int] = []
     seen_item = False
     for index, kid in enumerate(ctx.kids):
-        tag = kid.tag
-        assert isinstance(tag, str)
-        if tag == item:
-            seen_item = True
+        reason, seen_item = misplaced_reason(kid, item, root_name, seen_item, ctx.unknown)
+        if reason is None:
             keep.append(index)
-            continue
-        ns = namespace_of(tag)
-        name = element_name(kid)
-        if ns is not None and ns != SITEMAP_NS:
-            if not seen_item:
-                keep.append(index)
-                continue
-            if ns not in EXTENSION_PREFIXES:
-                ctx.unknown.setdefault(ns, (name, source_line(kid)))
-            reason = (
-                f"<{name}> directly inside <{root_name}> after a <{item_name}>: extension "
-                f"elements belong inside <{item_name}>, after its own elements"
-            )
-        elif ns is None:
-            reason = (
-                f"<{name}> has no namespace and is not allowed in <{root_name}>; "
-                f"expected <{item_name}>"
-            )
         else:
-            reason = f"<{name}> is not allowed in <{root_name}>; expected <{item_name}>"
-        ctx.add(_Finding(kid, reason, source_line(kid)))
+            ctx.add(_Finding(kid, reason, source_line(kid)))
     return keep
 
 
-def _chunks(ctx: _Context, keep: list[int]) -> list[_Chunk]:
+def misplaced_reason(
+    kid: etree._Element,
+    item: str,
+    root_name: str,
+    seen_item: bool,
+    unknown: dict[str, tuple[str, int | None]],
+) -> tuple[str | None, bool]:
+    """Check one element child of the root against the root's content model.
+
+    ``item`` is the entry tag (``{sitemap ns}url``) and ``seen_item`` whether an entry came
+    before. Returns why ``kid`` is misplaced (``None`` when it fits and goes to the XSD run)
+    and the new ``seen_item``; an unshipped namespace is recorded in ``unknown``.
+    """
+    tag = kid.tag
+    assert isinstance(tag, str)
+    if tag == item:
+        return None, True
+    item_name = local_name(item)
+    ns = namespace_of(tag)
+    name = element_name(kid)
+    if ns is not None and ns != SITEMAP_NS:
+        if not seen_item:
+            return None, seen_item
+        if ns not in EXTENSION_PREFIXES:
+            unknown.setdefault(ns, (name, source_line(kid)))
+        reason = (
+            f"<{name}> directly inside <{root_name}> after a <{item_name}>: extension "
+            f"elements belong inside <{item_name}>, after its own elements"
+        )
+    elif ns is None:
+        reason = (
+            f"<{name}> has no namespace and is not allowed in <{root_name}>; expected <{item_name}>"
+        )
+    else:
+        reason = f"<{name}> is not allowed in <{root_name}>; expected <{item_name}>"
+    return reason, seen_item
+
+
+def _chunks(ctx: _Context, keep: list[int]) -> list[Chunk]:
     root = ctx.root
     root_tag = root.tag
     assert isinstance(root_tag, str)
@@ -586,7 +606,7 @@ def _chunks(ctx: _Context, keep: list[int]) -> list[_Chunk]:
         has_item = has_item or is_item
     if current or not groups:
         groups.append(current)
-    chunks: list[_Chunk] = []
+    chunks: list[Chunk] = []
     for number, group in enumerate(groups):
         nsmap = cast(Any, root.nsmap)
         attrib = {str(key): str(value) for key, value in root.attrib.items()}
@@ -595,11 +615,11 @@ def _chunks(ctx: _Context, keep: list[int]) -> list[_Chunk]:
             chunk_root.text = root.text
         kids = [ctx.kids[i] for i in group]
         chunk_root.extend(kids)
-        chunks.append(_Chunk(chunk_root, kids))
+        chunks.append(Chunk(chunk_root, kids))
     return chunks
 
 
-def _resolve(chunk: _Chunk, path: str | None) -> tuple[etree._Element | None, bool]:
+def resolve(chunk: Chunk, path: str | None) -> tuple[etree._Element | None, bool]:
     """Find the element a libxml2 node path names inside ``chunk``; also say if it is the root."""
     if not path or not path.startswith("/"):
         return None, False
@@ -632,7 +652,7 @@ def _resolve(chunk: _Chunk, path: str | None) -> tuple[etree._Element | None, bo
     return node, False
 
 
-def _unknown_wildcard(ctx: _Context, chunk: _Chunk, entry: Any) -> bool:
+def unknown_wildcard(unknown: dict[str, tuple[str, int | None]], chunk: Chunk, entry: Any) -> bool:
     """Record a strict-wildcard error for an unshipped namespace; say whether it was one."""
     message = str(entry.message)
     if _STRICT_WILDCARD not in message:
@@ -641,29 +661,29 @@ def _unknown_wildcard(ctx: _Context, chunk: _Chunk, entry: Any) -> bool:
     ns = namespace_of(head.group("elem")) if head else None
     if ns is None or ns in EXTENSION_PREFIXES:
         return False
-    if ns not in ctx.unknown:
-        element, _is_root = _resolve(chunk, entry.path)
+    if ns not in unknown:
+        element, _is_root = resolve(chunk, entry.path)
         if element is not None:
-            ctx.unknown[ns] = (element_name(element), source_line(element))
+            unknown[ns] = (element_name(element), source_line(element))
         else:
             assert head is not None
-            ctx.unknown[ns] = (_readable(head.group("elem")), entry.line or None)
+            unknown[ns] = (_readable(head.group("elem")), entry.line or None)
     return True
 
 
-def _validate_chunks(ctx: _Context, chunks: list[_Chunk]) -> None:
+def _validate_chunks(ctx: _Context, chunks: list[Chunk]) -> None:
     schema = load_schema()
     original_line = source_line(ctx.root)
     for chunk in chunks:
         if schema.validate(chunk.root.getroottree()):
             continue
         for entry in cast(Iterable[Any], schema.error_log):
-            if entry.type == _WILDCARD_ERROR and _unknown_wildcard(ctx, chunk, entry):
+            if entry.type == _WILDCARD_ERROR and unknown_wildcard(ctx.unknown, chunk, entry):
                 continue
             if len(ctx.findings) >= ctx.limit:
                 ctx.total += 1
                 continue
-            element, is_root = _resolve(chunk, entry.path)
+            element, is_root = resolve(chunk, entry.path)
             reason = explain(entry.message, element)
             line: int | None = original_line if is_root else (entry.line or None)
             if element is not None and not is_root:
@@ -758,7 +778,23 @@ def _columns(ctx: _Context, findings: list[_Finding]) -> dict[int, tuple[int, in
     positions: dict[int, tuple[int, int]] = {}
     if not by_ordinal:
         return positions
-    last = max(by_ordinal)
+    found = start_tag_positions(ctx.data, set(by_ordinal))
+    for ordinal_number, element in by_ordinal.items():
+        if ordinal_number in found:
+            for number in wanted[element]:
+                positions[number] = found[ordinal_number]
+    return positions
+
+
+def start_tag_positions(data: bytes, ordinals: set[int]) -> dict[int, tuple[int, int]]:
+    """(line, 1-based column) of the start tags with the given document-order ordinals.
+
+    The root element is ordinal 0. An expat pass over ``data`` that stops after the last
+    wanted start tag (or at an entity declaration, or at an expat error).
+    """
+    if not ordinals:
+        return {}
+    last = max(ordinals)
     parser = pyexpat.ParserCreate()
     parser.SetParamEntityParsing(pyexpat.XML_PARAM_ENTITY_PARSING_NEVER)
     counter = [0]
@@ -767,7 +803,7 @@ def _columns(ctx: _Context, findings: list[_Finding]) -> dict[int, tuple[int, in
     def start(_name: str, _attrs: object) -> None:
         number = counter[0]
         counter[0] = number + 1
-        if number in by_ordinal:
+        if number in ordinals:
             found[number] = (parser.CurrentLineNumber, parser.CurrentColumnNumber + 1)
             if number >= last:
                 raise _FoundError
@@ -778,16 +814,12 @@ def _columns(ctx: _Context, findings: list[_Finding]) -> dict[int, tuple[int, in
     parser.StartElementHandler = start
     parser.EntityDeclHandler = refuse_entities
     try:
-        parser.Parse(ctx.data, True)
+        parser.Parse(data, True)
     except _FoundError:
         pass
     except pyexpat.ExpatError:
         pass
-    for ordinal_number, element in by_ordinal.items():
-        if ordinal_number in found:
-            for number in wanted[element]:
-                positions[number] = found[ordinal_number]
-    return positions
+    return found
 
 
 def _inline_entity_references(root: etree._Element) -> list[Problem]:
