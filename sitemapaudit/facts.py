@@ -6,7 +6,7 @@ by running the enabled checks over them. Nothing here imports Scrapy.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from sitemapaudit.sitemap.records import Problem
@@ -53,7 +53,24 @@ class FetchOutcome:
     carried_over: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        # What dataclasses.asdict gives (fresh lists and dicts), without its generic recursion.
+        return {
+            "fetched": self.fetched,
+            "status": self.status,
+            "error": self.error,
+            "redirect_chain": [dict(hop) for hop in self.redirect_chain],
+            "final_url": self.final_url,
+            "redirect_loop": self.redirect_loop,
+            "redirect_stopped": self.redirect_stopped,
+            "last_modified": self.last_modified,
+            "date": self.date,
+            "content_type": self.content_type,
+            "noindex": list(self.noindex),
+            "canonical": self.canonical,
+            "canonical_source": self.canonical_source,
+            "checked_at": self.checked_at,
+            "carried_over": self.carried_over,
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> FetchOutcome:

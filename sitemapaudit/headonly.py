@@ -31,8 +31,9 @@ class HeadOnlyDownloads:
             raise NotConfigured
         self.min_bytes = config.head_only_min_bytes
         self.stats = crawler.stats
+        self.signals = crawler.signals
+        self._watching = False
         crawler.signals.connect(self.headers_received, signal=signals.headers_received)
-        crawler.signals.connect(self.bytes_received, signal=signals.bytes_received)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -52,6 +53,11 @@ class HeadOnlyDownloads:
             raise StopDownload(fail=False)
         encoding = (headers.get(b"Content-Encoding") or b"").decode("latin-1").strip().lower()
         request.meta[META_KEY] = HeadWatcher(gzip=encoding in ("gzip", "x-gzip"))
+        if not self._watching:
+            # Connected on the first watched download only: every handler of bytes_received
+            # costs a dispatch per chunk of every response, and small pages need none.
+            self._watching = True
+            self.signals.connect(self.bytes_received, signal=signals.bytes_received)
 
     def bytes_received(self, data: bytes, request: Request, **kwargs: Any) -> None:
         watcher = request.meta.get(META_KEY)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,9 +87,30 @@ class Inventory:
         self._db.executescript(_SCHEMA)
         self._cursor = int(self._meta("cursor", "0"))
         self._indexed = self._meta("indexed", "") == "1"
+        # mark_emitted's updates, written in batches (see flush()).
+        self._emitted: list[tuple[int, str | None, int]] = []
+        self._flushed_at = time.monotonic()
 
     def close(self) -> None:
+        self.flush()
         self._db.close()
+
+    def flush(self) -> None:
+        """Write the buffered :meth:`mark_emitted` updates (one transaction)."""
+        if not self._emitted:
+            return
+        rows, self._emitted = self._emitted, []
+        self._flushed_at = time.monotonic()
+        db = self._db
+        db.execute("BEGIN")
+        try:
+            db.executemany(
+                "UPDATE urls SET state = ?, outcome = COALESCE(?, outcome) WHERE id = ?", rows
+            )
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
 
     def _meta(self, key: str, default: str) -> str:
         row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -182,6 +204,7 @@ class Inventory:
     def prepare_resume(self) -> None:
         """After an interrupted audit: hand out again every URL whose record is not settled,
         and emit again every record (the resumed audit's report is complete on its own)."""
+        self.flush()
         db = self._db
         db.execute("UPDATE urls SET state = ? WHERE state = ? AND outcome IS NULL", (NEW, EMITTED))
         db.execute("UPDATE urls SET state = ? WHERE state = ?", (DONE, EMITTED))
@@ -217,6 +240,7 @@ class Inventory:
         return row.fetchone() is not None
 
     def has_done(self) -> bool:
+        self.flush()
         row = self._db.execute("SELECT 1 FROM urls WHERE state = ? LIMIT 1", (DONE,))
         return row.fetchone() is not None
 
@@ -228,14 +252,24 @@ class Inventory:
         )
 
     def mark_emitted(self, items: Sequence[tuple[int, dict[str, Any] | None]]) -> None:
-        """Records are out for these URLs; fetched outcomes are kept for a resumed audit."""
-        self._db.executemany(
-            "UPDATE urls SET state = ?, outcome = COALESCE(?, outcome) WHERE id = ?",
-            [(EMITTED, _fetched_json(outcome), url_id) for url_id, outcome in items],
-        )
+        """Records are out for these URLs; fetched outcomes are kept for a resumed audit.
+
+        The updates are buffered and written once ``_EMIT_SECONDS`` have passed since the
+        last write, or ``_EMIT_BATCH`` are waiting (and before any read of the states and on
+        close): one page at a time, a transaction per page cost more than the page. A crash
+        (SIGKILL) loses only the updates not written yet, of URLs emitted less than
+        ``_EMIT_SECONDS`` after the previous write; a resumed audit requests those again.
+        """
+        self._emitted.extend((EMITTED, _fetched_json(outcome), url_id) for url_id, outcome in items)
+        if (
+            len(self._emitted) >= _EMIT_BATCH
+            or time.monotonic() - self._flushed_at >= _EMIT_SECONDS
+        ):
+            self.flush()
 
     def take_done(self, limit: int) -> list[tuple[int, dict[str, Any] | None]]:
         """Up to ``limit`` finished URLs whose record is not out yet, marked emitted."""
+        self.flush()
         rows = self._db.execute(
             "SELECT id, outcome FROM urls WHERE state = ? ORDER BY id LIMIT ?", (DONE, limit)
         ).fetchall()
@@ -301,6 +335,7 @@ class Inventory:
 
     def counts(self) -> dict[str, int]:
         """Distinct URLs handed out or not, finished, emitted; and the number of listings."""
+        self.flush()
         total = int(self._db.execute("SELECT COUNT(*) FROM urls").fetchone()[0])
         new = int(
             self._db.execute(
@@ -321,6 +356,10 @@ class Inventory:
     def iter_urls(self) -> Iterator[str]:
         for (url,) in self._db.execute("SELECT url FROM urls ORDER BY id"):
             yield str(url)
+
+
+_EMIT_BATCH = 500
+_EMIT_SECONDS = 0.1
 
 
 def _fetched_json(outcome: dict[str, Any] | None) -> str | None:

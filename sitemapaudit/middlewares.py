@@ -10,6 +10,7 @@ from typing import Any, Self
 from scrapy import Request
 from scrapy.crawler import Crawler
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
+from scrapy.exceptions import NotConfigured
 from scrapy.http import Response
 from scrapy.settings import BaseSettings
 from scrapy.utils.httpobj import urlparse_cached
@@ -86,7 +87,11 @@ class CrawlDelayMiddleware:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        return cls(crawler)
+        middleware = cls(crawler)
+        if not middleware.enabled:
+            # Off (e.g. SITEMAPAUDIT_UNTHROTTLED): not called for every request at all.
+            raise NotConfigured
+        return middleware
 
     def _delay(self) -> float:
         run: Any = getattr(self.crawler.spider, "run", None)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import asdict
+from collections import Counter
+from dataclasses import asdict, fields
 from datetime import UTC, datetime
 from typing import Any, Self
 
@@ -18,6 +19,8 @@ from sitemapaudit.report.summary import SummaryCounter
 
 logger = logging.getLogger(__name__)
 
+_STATS_EVERY = 1000
+
 
 class ChecksPipeline:
     """Turns :class:`SitemapFacts` and :class:`UrlFacts` into report records."""
@@ -25,6 +28,10 @@ class ChecksPipeline:
     def __init__(self, crawler: Crawler) -> None:
         self.stats = crawler.stats
         self.builder = RecordBuilder(AuditConfig.from_settings(crawler.settings), datetime.now(UTC))
+        # Record and finding counts for the stats, added to them every _STATS_EVERY records
+        # and at the end (a stats call per record and finding costs more than counting here).
+        self._counts: Counter[tuple[str, str | None]] = Counter()
+        self._pending = 0
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -37,11 +44,27 @@ class ChecksPipeline:
             record = self.builder.url_record(item)
         else:
             return item
-        assert self.stats is not None
-        self.stats.inc_value(f"sitemapaudit/records/{record.record}")
+        counts = self._counts
+        counts[record.record, None] += 1
         for code in record.issues:
-            self.stats.inc_value(f"sitemapaudit/findings/{record.record}/{code}")
+            counts[record.record, code] += 1
+        self._pending += 1
+        if self._pending >= _STATS_EVERY:
+            self._flush_stats()
         return record
+
+    def close_spider(self) -> None:
+        self._flush_stats()
+
+    def _flush_stats(self) -> None:
+        counts, self._counts, self._pending = self._counts, Counter(), 0
+        if self.stats is None:
+            return
+        for (kind, code), count in counts.items():
+            if code is None:
+                self.stats.inc_value(f"sitemapaudit/records/{kind}", count)
+            else:
+                self.stats.inc_value(f"sitemapaudit/findings/{kind}/{code}", count)
 
 
 class SummaryPipeline:
@@ -100,7 +123,19 @@ class HistoryPipeline:
         if history is None or run is None:
             return item
         if isinstance(item, SitemapRecord | UrlRecord):
-            history.add_record(run.history_run, asdict(item))
+            # The store reads a few fields and copies what it keeps: no deep copy needed.
+            history.add_record(run.history_run, _fields(item))
         elif isinstance(item, SummaryRecord):
             history.finish_run(run.history_run, item.finished_at or "", asdict(item))
         return item
+
+
+_FIELD_NAMES = {cls: tuple(f.name for f in fields(cls)) for cls in (SitemapRecord, UrlRecord)}
+
+
+def _fields(record: SitemapRecord | UrlRecord) -> dict[str, Any]:
+    """A record's fields as a dict, sharing their values (``asdict`` copies them deeply)."""
+    names = _FIELD_NAMES.get(type(record))
+    if names is None:
+        return asdict(record)
+    return {name: getattr(record, name) for name in names}

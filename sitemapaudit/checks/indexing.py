@@ -42,6 +42,7 @@ class CanonicalMismatch(UrlCheck):
     def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
         outcome = facts.outcome
         page_url = outcome.final_url or facts.url
-        if outcome.canonical is None or same_url(outcome.canonical, page_url):
+        canonical = outcome.canonical
+        if canonical is None or canonical == page_url or same_url(canonical, page_url):
             return None
         return [f"canonical ({outcome.canonical_source}) is {outcome.canonical}"]

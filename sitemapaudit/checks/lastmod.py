@@ -38,10 +38,18 @@ def usable_last_modified(outcome: FetchOutcome, generated_window: float) -> date
         return None
     if outcome.last_modified is None:
         return None
-    modified = parse_http_date(outcome.last_modified)
+    return _usable(outcome.last_modified, outcome.date, generated_window)
+
+
+@functools.lru_cache(maxsize=1024)
+def _usable(
+    last_modified: str, date_header: str | None, generated_window: float
+) -> datetime | None:
+    """:func:`usable_last_modified` of two header values (several checks ask per record)."""
+    modified = parse_http_date(last_modified)
     if modified is None:
         return None
-    date = parse_http_date(outcome.date) if outcome.date else None
+    date = parse_http_date(date_header) if date_header else None
     if date is not None and abs((date - modified).total_seconds()) <= generated_window:
         return None
     return modified

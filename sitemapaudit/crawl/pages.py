@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import time
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
@@ -15,7 +17,13 @@ HEAD_READ_LIMIT = 2 * 1024 * 1024
 
 
 def now_iso() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """The current UTC time to the second (formatted once per second, not once per page)."""
+    return _format_second(int(time.time()))
+
+
+@functools.lru_cache(maxsize=1)
+def _format_second(second: int) -> str:
+    return datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def page_head_bytes(body: bytes) -> bytes:

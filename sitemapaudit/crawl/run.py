@@ -7,7 +7,6 @@ Python (no Scrapy), so the decisions are testable without a crawler.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import shutil
 import tempfile
@@ -26,7 +25,7 @@ from sitemapaudit.discovery.robots import RobotsPolicy, robots_policy
 from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFacts
 from sitemapaudit.history.diff import diff_runs
 from sitemapaudit.history.store import HistoryStore
-from sitemapaudit.inventory import Inventory, NewEntry
+from sitemapaudit.inventory import Inventory, Listing, NewEntry
 from sitemapaudit.sitemap.records import Problem, SitemapKind
 from sitemapaudit.urls import Origin, in_sitemap_scope, loc_problems
 from sitemapaudit.validation import HreflangGraph
@@ -107,9 +106,11 @@ class AuditRun:
         )
         self.inventory: Inventory = self._make_inventory()
         self._sitemaps_outstanding = 0
-        self._wake = asyncio.Event()
+        self._waiter: asyncio.Future[None] | None = None
         self._queue: deque[tuple[int, str, tuple[str, ...], str | None]] = deque()
         self._ready: deque[PageAction | UrlFacts | SitemapFacts] = deque()
+        # Listings of URLs handed out once the listings were final, read with their batch.
+        self._listings: dict[int, Listing] = {}
         self._notes = False
         self._scopes: dict[str, str] = {}
         self._skipped_children: list[SitemapFacts] = []
@@ -184,13 +185,24 @@ class AuditRun:
             shutil.rmtree(self._work_dir, ignore_errors=True)
 
     def wake(self) -> None:
-        self._wake.set()
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     async def wait(self, timeout: float = 0.5) -> None:
-        """Sleep until something changes (or ``timeout`` passes)."""
-        self._wake.clear()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._wake.wait(), timeout)
+        """Sleep until something changes (or ``timeout`` passes).
+
+        A bare future and a timer: ``start()`` sleeps here once per page handed out, and
+        ``asyncio.wait_for`` on an event costs a task and more per call."""
+        loop = asyncio.get_running_loop()
+        waiter = self._waiter = loop.create_future()
+        timer = loop.call_later(timeout, _release, waiter)
+        try:
+            await waiter
+        finally:
+            timer.cancel()
+            if self._waiter is waiter:
+                self._waiter = None
 
     @property
     def listings_final(self) -> bool:
@@ -554,6 +566,8 @@ class AuditRun:
                 self._queue = deque(self.inventory.take_new(_BATCH))
                 if not self._queue:
                     break
+                if final:
+                    self._prefetch([url_id for url_id, *_ in self._queue])
             url_id, url, rules, lastmod = self._queue.popleft()
             fetchable = NOT_FETCHABLE.isdisjoint(rules)
             blocked = fetchable and not self.robots.can_fetch(url)
@@ -655,7 +669,7 @@ class AuditRun:
             return []
         self.inventory.mark_emitted(items)
         self.totals.urls_emitted += len(items)
-        listings = self.inventory.listings([url_id for url_id, _ in items])
+        listings = self._take_listings([url_id for url_id, _ in items])
         return [
             UrlFacts(
                 url=listing.url,
@@ -670,6 +684,18 @@ class AuditRun:
             )
             for listing, (_, stored) in zip(listings, items, strict=True)
         ]
+
+    def _prefetch(self, url_ids: list[int]) -> None:
+        """Read the listings of a batch of URLs being handed out, in one query."""
+        for listing in self.inventory.listings(url_ids):
+            self._listings[listing.url_id] = listing
+
+    def _take_listings(self, url_ids: list[int]) -> list[Listing]:
+        """The listings of these URLs: prefetched ones, the rest read now."""
+        found = [self._listings.pop(url_id, None) for url_id in url_ids]
+        missing = [url_id for url_id, listing in zip(url_ids, found, strict=True) if not listing]
+        read = {listing.url_id: listing for listing in self.inventory.listings(missing)}
+        return [listing or read[url_id] for url_id, listing in zip(url_ids, found, strict=True)]
 
 
 _BATCH = 500
@@ -693,6 +719,11 @@ class _ListingRecorder:
         if self.batch:
             self.history.add_listings(self.run_id, self.sitemap_url, self.batch)
             self.batch = []
+
+
+def _release(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
 
 
 def sitemap_facts_from_json(data: dict[str, Any]) -> SitemapFacts:

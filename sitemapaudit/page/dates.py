@@ -112,9 +112,33 @@ def parse_http_date(text: str) -> datetime | None:
     return _parse_email_date(text)
 
 
+# The form servers send (RFC 9110's IMF-fixdate), read without email.utils' general parser;
+# anything else, or a date that does not exist, takes the general path.
+_IMF_FIXDATE_RE = re.compile(
+    r"\s*(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), ([0-9]{2}) "
+    r"(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) ([0-9]{4}) "
+    r"([0-9]{2}):([0-9]{2}):([0-9]{2}) GMT\s*"
+)
+_MONTHS = {
+    name: number
+    for number, name in enumerate(
+        ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1
+    )
+}
+
+
 def _parse_email_date(text: str) -> datetime | None:
     if not isinstance(text, str) or not text.strip():
         return None
+    fixdate = _IMF_FIXDATE_RE.fullmatch(text)
+    if fixdate is not None:
+        day, month, year, hour, minute, second = fixdate.groups()
+        try:
+            return datetime(
+                int(year), _MONTHS[month], int(day), int(hour), int(minute), int(second), tzinfo=UTC
+            )
+        except ValueError:
+            pass
     try:
         parsed = parsedate_tz(text.strip())
         if parsed is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import re
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -110,6 +111,19 @@ def decode_html(body: bytes, *, encoding: str | None = None) -> str:
         return data.decode("utf-8", "replace")
 
 
+_PARSERS = threading.local()
+
+
+def _parser() -> lxml.html.HTMLParser:
+    """This thread's HTML parser (building one per page costs as much as a small parse)."""
+    parser: lxml.html.HTMLParser | None = getattr(_PARSERS, "parser", None)
+    if parser is None:
+        parser = _PARSERS.parser = lxml.html.HTMLParser(
+            encoding="utf-8", remove_comments=True, remove_pis=True, no_network=True
+        )
+    return parser
+
+
 def parse_html(body: bytes, *, encoding: str | None = None) -> lxml.html.HtmlElement | None:
     """The root ``<html>`` element of a (possibly partial or broken) HTML document.
 
@@ -119,9 +133,7 @@ def parse_html(body: bytes, *, encoding: str | None = None) -> lxml.html.HtmlEle
     text = decode_html(body, encoding=encoding)
     if not text.strip():
         return None
-    parser = lxml.html.HTMLParser(
-        encoding="utf-8", remove_comments=True, remove_pis=True, no_network=True
-    )
+    parser = _parser()
     try:
         root = lxml.html.document_fromstring(
             text.encode("utf-8", "replace"), parser=parser, ensure_head_body=False
@@ -139,14 +151,21 @@ def document_head(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement | None:
     return None
 
 
-def _elements(head: lxml.html.HtmlElement, tag: str) -> Iterator[lxml.html.HtmlElement]:
-    """The ``tag`` elements of the head, leaving out inert ``<template>`` content."""
+def _elements(
+    head: lxml.html.HtmlElement, tag: str, *, templates: bool = True
+) -> Iterator[lxml.html.HtmlElement]:
+    """The ``tag`` elements of the head, leaving out inert ``<template>`` content
+    (``templates=False``: the caller knows the head holds no ``<template>``)."""
     for element in head.iter(tag):
         if not isinstance(element, lxml.html.HtmlElement):
             continue
-        if any(ancestor.tag == "template" for ancestor in element.iterancestors()):
+        if templates and any(ancestor.tag == "template" for ancestor in element.iterancestors()):
             continue
         yield element
+
+
+def _has_template(head: lxml.html.HtmlElement) -> bool:
+    return next(head.iter("template"), None) is not None
 
 
 def rel_tokens(value: str | None) -> frozenset[str]:
@@ -154,10 +173,10 @@ def rel_tokens(value: str | None) -> frozenset[str]:
     return frozenset(value.lower().split()) if value else frozenset()
 
 
-def document_base(head: lxml.html.HtmlElement | None, url: str) -> str:
+def document_base(head: lxml.html.HtmlElement | None, url: str, *, templates: bool = True) -> str:
     """The base URL of a document: the first ``<base href>`` in its head, else ``url``."""
     if head is not None:
-        for base in _elements(head, "base"):
+        for base in _elements(head, "base", templates=templates):
             href = base.get("href")
             if href is not None:
                 resolved = resolve(url, href)
@@ -187,7 +206,8 @@ def parse_head(
     head = document_head(root) if root is not None else None
     if head is not None:
         agent = user_agent.strip().lower()
-        for meta in _elements(head, "meta"):
+        templates = _has_template(head)
+        for meta in _elements(head, "meta", templates=templates):
             name = (meta.get("name") or "").strip().lower()
             if name not in ("robots", agent):
                 continue
@@ -196,8 +216,8 @@ def parse_head(
                 meta.get("content") or "", user_agent=user_agent
             ):
                 noindex.append(source)
-        base = document_base(head, base_url)
-        for link in _elements(head, "link"):
+        base = document_base(head, base_url, templates=templates)
+        for link in _elements(head, "link", templates=templates):
             if "canonical" in rel_tokens(link.get("rel")):
                 href = link.get("href")
                 resolved = resolve(base, href) if href is not None else None

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
+import gc
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self
@@ -10,7 +11,7 @@ from typing import Any, Self
 from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider
-from scrapy.http import Response
+from scrapy.http import Headers, Response
 from scrapy.settings import BaseSettings
 from twisted.python.failure import Failure
 
@@ -23,7 +24,7 @@ from sitemapaudit.crawl.tree import SitemapRef
 from sitemapaudit.discovery.homepage import homepage_sitemaps
 from sitemapaudit.distributed.run import SharedAuditRun
 from sitemapaudit.distributed.state import SharedAudit, connect
-from sitemapaudit.facts import FetchOutcome, SitemapFacts
+from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFacts
 from sitemapaudit.headonly import META_KEY as HEAD_ONLY_META
 from sitemapaudit.readlimit import META_KEY as READ_LIMIT_META
 from sitemapaudit.report.records import SummaryRecord
@@ -76,8 +77,6 @@ class AuditSpider(Spider):
         host = self.origin.host.replace(":", "_")
         self.report_name = f"{host}-{self.started_at:%Y%m%dT%H%M%SZ}"
         self.summary_sent = False
-        self.start_items = 0
-        self.start_items_done = 0
 
     @classmethod
     def update_settings(cls, settings: BaseSettings) -> None:
@@ -119,13 +118,12 @@ class AuditSpider(Spider):
                 jobdir=crawler.settings.get("JOBDIR") or None,
             )
         crawler.signals.connect(spider.on_idle, signal=signals.spider_idle)
-        for signal in (signals.item_scraped, signals.item_dropped, signals.item_error):
-            crawler.signals.connect(spider.on_item_done, signal=signal)
         crawler.signals.connect(spider.on_closed, signal=signals.spider_closed)
         return spider
 
     # -- start: discovery first, then the inventory drained as the downloader has room ---------
     async def start(self) -> AsyncIterator[Any]:
+        _freeze_startup_objects()
         if isinstance(self.run, SharedAuditRun):
             async for item in self._start_shared(self.run):
                 yield item
@@ -133,8 +131,7 @@ class AuditSpider(Spider):
         for request in self.recovery_requests(["robots"], []):
             yield request
         for facts in self.run.resumed_sitemap_facts():
-            self.start_items += 1
-            yield facts
+            await self._process(facts)
         for ref in self.run.resumed_refs:
             yield self._sitemap_request(ref)
         for request in self.recovery_requests(["arguments", "homepage"], []):
@@ -181,9 +178,10 @@ class AuditSpider(Spider):
                 yield self._first_request(action)
             else:
                 await self._process(action)
-        # Return only once the items yielded here are through the pipelines, so that the
-        # engine sees the crawl idle as soon as start() ends.
-        while self.start_items_done < self.start_items or self._scraper_busy():
+        # Return only once the scraper is through with its items, so that the engine sees the
+        # crawl idle as soon as start() ends. (Records sent from here are through the
+        # pipelines already: _process() waits for them, no item signal handler is needed.)
+        while self._scraper_busy():
             await self.run.wait(0.01)
 
     def _scraper_busy(self) -> bool:
@@ -199,11 +197,6 @@ class AuditSpider(Spider):
         engine = self.crawler.engine
         assert engine is not None
         await engine.scraper.start_itemproc_async(item, response=None)
-
-    def on_item_done(self, item: Any, response: Response | None, **kwargs: Any) -> None:
-        if response is None:
-            self.start_items_done += 1
-            self.run.wake()
 
     # -- discovery ------------------------------------------------------------------------------
     def parse_robots(self, response: Response) -> Iterator[Any]:
@@ -279,13 +272,16 @@ class AuditSpider(Spider):
         yield from self._sitemaps([])
 
     # -- pages ----------------------------------------------------------------------------------
-    def parse_page(self, response: Response) -> Iterator[Any]:
-        state: RedirectState = response.meta["redirects"]
-        url_id: int = response.meta["url_id"]
+    # The page callbacks return lists, not generators: for every response of a generator
+    # callback Scrapy re-reads the callback's source to warn about ``return`` values (its cache
+    # is keyed by the bound method, a new object per request), which costs more than the page.
+    def parse_page(self, response: Response) -> list[Any]:
+        meta = response.meta
+        state: RedirectState = meta["redirects"]
+        url_id: int = meta["url_id"]
         target = self._next_target(response)
         if target is not None:
-            yield self._page_request(url_id, target, state, response.meta["blocked"])
-            return
+            return [self._page_request(url_id, target, state, meta["blocked"])]
         outcome = outcome_from_response(
             url=response.url,
             status=response.status,
@@ -294,18 +290,31 @@ class AuditSpider(Spider):
             outcome=_outcome(state),
             user_agent=self.config.robots_user_agent,
         )
-        facts = self.run.fetch_finished(url_id, outcome, response.meta["blocked"])
-        if facts is not None:
-            yield facts
+        return self._emit(self.run.fetch_finished(url_id, outcome, meta["blocked"]))
 
-    def page_failed(self, failure: Failure) -> Iterator[Any]:
+    def page_failed(self, failure: Failure) -> list[Any]:
         request = failure.request  # type: ignore[attr-defined]
         outcome = _outcome(request.meta["redirects"])
         outcome.error = _reason(failure)
         outcome.final_url = request.url
-        facts = self.run.fetch_finished(request.meta["url_id"], outcome, request.meta["blocked"])
-        if facts is not None:
-            yield facts
+        return self._emit(
+            self.run.fetch_finished(request.meta["url_id"], outcome, request.meta["blocked"])
+        )
+
+    def _emit(self, facts: UrlFacts | None) -> list[Any]:
+        """A page's record, sent straight to the item pipelines as the engine sends the items
+        of start() (counted by the scraper at once, so the crawl is not idle before it is
+        through). Returning it from the callback would also take it through every spider
+        middleware's output chain, which only ever acts on requests, at a cost per page
+        larger than the checks."""
+        if facts is None:
+            return []
+        scraper = getattr(self.crawler.engine, "scraper", None)
+        send = getattr(scraper, "_start_itemproc_nowait", None)
+        if send is None:  # another Scrapy: the ordinary way
+            return [facts]
+        send(facts)
+        return []
 
     # -- the summary, last ------------------------------------------------------------------
     def on_idle(self) -> None:
@@ -449,6 +458,20 @@ class AuditSpider(Spider):
         return response.request.replace(url=target)  # type: ignore[union-attr]
 
 
+_FROZEN: list[bool] = []
+
+
+def _freeze_startup_objects() -> None:
+    """Everything loaded before the first crawl of the process (Scrapy, lxml, the schemas,
+    settings) lives as long as the process: keep it out of the cyclic garbage collector's full
+    passes, which otherwise walk all of it again and again while millions of short-lived
+    objects come and go. Once per process, so that the garbage of earlier crawls in the same
+    process (tests) is not frozen along."""
+    if not _FROZEN:
+        _FROZEN.append(True)
+        gc.freeze()
+
+
 def _header(response: Response, name: str) -> str | None:
     value = response.headers.get(name)
     return value.decode("latin-1") if value else None
@@ -479,11 +502,38 @@ class _CrawlerStats:
         stats.inc_value(key, count, start)
 
 
-def _headers(response: Response) -> dict[str, list[str]]:
-    return {
-        key.decode("latin-1").lower(): [v.decode("latin-1") for v in values]
-        for key, values in response.headers.items()
-    }
+class _Headers(Mapping[str, list[str]]):
+    """A response's headers by lowercase name, decoded as latin-1 when first looked up (the
+    checks read a handful of the headers of every page, not all of them)."""
+
+    def __init__(self, headers: Headers) -> None:
+        self._headers = headers
+        self._decoded: dict[str, list[str]] = {}
+
+    def __getitem__(self, name: str) -> list[str]:
+        values: list[str] | None = self.get(name)
+        if values is None:
+            raise KeyError(name)
+        return values
+
+    def get(self, name: str, default: Any = None) -> Any:  # no KeyError for a missing header
+        values = self._decoded.get(name)
+        if values is None:
+            raw = self._headers.getlist(name)
+            if not raw:
+                return default
+            values = self._decoded[name] = [v.decode("latin-1") for v in raw]
+        return values
+
+    def __iter__(self) -> Iterator[str]:
+        return (key.decode("latin-1").lower() for key in self._headers)
+
+    def __len__(self) -> int:
+        return len(self._headers)
+
+
+def _headers(response: Response) -> Mapping[str, list[str]]:
+    return _Headers(response.headers)
 
 
 def _outcome(state: RedirectState) -> FetchOutcome:

@@ -1,0 +1,172 @@
+"""The shortcuts taken for throughput give what the general code gives."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import sqlite3
+import time
+from datetime import UTC, datetime, timedelta, timezone
+from email.utils import parsedate_tz
+from pathlib import Path
+
+import pytest
+from scrapy.http import Headers
+from scrapy.utils.defer import deferred_from_coro
+from twisted.internet.defer import Deferred
+
+from sitemapaudit.crawl.pages import now_iso
+from sitemapaudit.crawl.run import AuditRun
+from sitemapaudit.facts import FetchOutcome
+from sitemapaudit.inventory import EMITTED, Inventory, NewEntry
+from sitemapaudit.page.dates import parse_http_date
+from sitemapaudit.page.head import parse_head
+from sitemapaudit.spiders.audit import _Headers
+
+
+def test_outcome_to_json_is_asdict() -> None:
+    outcome = FetchOutcome(
+        fetched=True,
+        status=301,
+        error="x",
+        redirect_chain=[{"url": "https://e.com/a", "status": 301}],
+        final_url="https://e.com/b",
+        noindex=["meta:robots"],
+        canonical="https://e.com/c",
+        checked_at="2024-01-01T00:00:00Z",
+    )
+    data = outcome.to_json()
+    assert data == dataclasses.asdict(outcome)
+    assert list(data) == [f.name for f in dataclasses.fields(FetchOutcome)]
+    data["redirect_chain"][0]["status"] = 302
+    data["noindex"].append("x")
+    assert outcome.redirect_chain[0]["status"] == 301
+    assert outcome.noindex == ["meta:robots"]
+    assert FetchOutcome.from_json(json.loads(json.dumps(outcome.to_json()))) == outcome
+
+
+def _email_date(text: str) -> datetime | None:
+    parsed = parsedate_tz(text.strip())
+    if parsed is None:
+        return None
+    try:
+        zone = timezone(timedelta(seconds=parsed[9] or 0))
+        return datetime(*parsed[:6], tzinfo=zone).astimezone(UTC)  # type: ignore[misc]
+    except ValueError:
+        return None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Mon, 04 Mar 2024 01:24:00 GMT",
+        "  Fri, 29 Feb 2024 12:00:00 GMT ",
+        "Sat, 29 Feb 2025 12:00:00 GMT",
+        "Sun, 06 Nov 1994 24:00:00 GMT",
+        "Sun, 06 Nov 1994 23:59:60 GMT",
+        "Sun, 00 Nov 1994 08:49:37 GMT",
+        "Mon, 06 Nov 1994 08:49:37 GMT",
+        "Sunday, 06-Nov-94 08:49:37 GMT",
+        "Sun Nov  6 08:49:37 1994",
+        "Sun, 06 Nov 1994 08:49:37 +0100",
+    ],
+)
+def test_http_date_fast_path_matches_email_utils(text: str) -> None:
+    assert parse_http_date(text) == _email_date(text)
+    parsed = parse_http_date(text)
+    assert parsed is None or parsed.tzinfo is UTC
+
+
+def test_now_iso_is_the_current_second() -> None:
+    before = datetime.now(UTC).replace(microsecond=0)
+    value = datetime.strptime(now_iso(), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    assert before <= value <= datetime.now(UTC)
+
+
+def test_head_with_a_template_ignores_its_content() -> None:
+    body = (
+        b"<html><head><template><meta name=robots content=noindex>"
+        b"<link rel=canonical href=/t></template><link rel=canonical href=/c></head>"
+    )
+    facts = parse_head(body, "https://e.com/p")
+    assert facts.noindex == ()
+    assert facts.canonical == "https://e.com/c"
+
+
+def test_lazy_headers_read_like_a_dict() -> None:
+    headers = _Headers(Headers({"Content-Type": "text/html", "X-Robots-Tag": ["a", "b"]}))
+    assert headers.get("content-type") == ["text/html"]
+    assert headers.get("x-robots-tag") == ["a", "b"]
+    assert headers.get("link") is None
+    assert "link" not in headers
+    with pytest.raises(KeyError):
+        headers["link"]
+    assert dict(headers) == {"content-type": ["text/html"], "x-robots-tag": ["a", "b"]}
+    assert len(headers) == 2
+
+
+def _inventory(tmp_path: Path, count: int) -> tuple[Inventory, list[int]]:
+    inv = Inventory(tmp_path / "i.sqlite3")
+    inv.add_entries(
+        "https://e.com/s.xml",
+        [NewEntry(f"https://e.com/{i}", None, "w3c", ()) for i in range(count)],
+    )
+    inv.listings_complete()
+    return inv, [url_id for url_id, *_ in inv.take_new(count)]
+
+
+def _states(path: Path) -> dict[int, tuple[int, str | None]]:
+    db = sqlite3.connect(path)
+    try:
+        return {
+            int(i): (int(s), o) for i, s, o in db.execute("SELECT id, state, outcome FROM urls")
+        }
+    finally:
+        db.close()
+
+
+def test_emitted_urls_are_written_in_batches_and_on_close(tmp_path: Path) -> None:
+    inv, ids = _inventory(tmp_path, 3)
+    fetched = {"blocked": False, "outcome": FetchOutcome(fetched=True, status=200).to_json()}
+    inv.mark_emitted([(ids[0], fetched)])
+    inv.mark_emitted([(ids[1], None)])
+    assert inv.counts()["emitted"] == 2  # reads see buffered updates
+    inv.mark_emitted([(ids[2], None)])
+    inv.close()
+    states = _states(tmp_path / "i.sqlite3")
+    assert {s for s, _ in states.values()} == {EMITTED}
+    assert json.loads(states[ids[0]][1] or "null") == fetched
+    assert states[ids[1]][1] is None
+
+
+def test_emitted_urls_are_written_within_a_moment(tmp_path: Path) -> None:
+    inv, ids = _inventory(tmp_path, 2)
+    inv.mark_emitted([(ids[0], None)])
+    time.sleep(0.15)
+    inv.mark_emitted([(ids[1], None)])
+    try:
+        assert {s for s, _ in _states(tmp_path / "i.sqlite3").values()} == {EMITTED}
+    finally:
+        inv.close()
+
+
+def test_wait_returns_on_wake_and_on_timeout() -> Deferred[None]:
+    class Run:
+        _waiter = None
+        wake = AuditRun.wake
+        wait = AuditRun.wait
+
+    async def scenario() -> None:
+        run = Run()
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        loop.call_later(0.01, run.wake)  # type: ignore[arg-type]
+        await run.wait(5)  # type: ignore[arg-type]
+        assert loop.time() - start < 1
+        start = loop.time()
+        await run.wait(0.02)  # type: ignore[arg-type]
+        run.wake()  # type: ignore[arg-type]  # no waiter: nothing happens
+        assert 0.015 <= loop.time() - start < 1
+
+    return deferred_from_coro(scenario())
