@@ -21,7 +21,7 @@ from typing import Any, cast
 
 import redis
 
-from sitemapaudit.inventory import Listing, NewEntry
+from sitemapaudit.inventory import Inventory, Listing, NewEntry
 
 # KEYS: ids, urls, listings, new, seq. ARGV: sitemap id, read number, then (url, meta) pairs.
 _ADD = """
@@ -61,6 +61,8 @@ class SharedInventory:
         self._add = client.register_script(_ADD)
         self._reads: dict[str, str] = {}
         self.retries: set[int] = set()
+        # hreflang notes, gathered by the worker that writes the report.
+        self.notes: Inventory | None = None
 
     def key(self, name: str) -> str:
         return f"{self.prefix}:{name}"
@@ -245,6 +247,12 @@ class SharedInventory:
                 )
             )
         return result
+
+    def mark_emitted(self, items: Sequence[tuple[int, dict[str, Any] | None]]) -> None:
+        """Records are built once, by the worker that writes the report: nothing to mark."""
+
+    def url_notes(self, url: str) -> list[str]:
+        return self.notes.url_notes(url) if self.notes is not None else []
 
     def counts(self) -> dict[str, int]:
         pipe = self.client.pipeline(transaction=False)

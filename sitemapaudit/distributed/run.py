@@ -126,11 +126,11 @@ class SharedAuditRun(AuditRun):
         sitemap_args: list[str] | None = None,
     ) -> None:
         self.shared = shared
+        self.shared_inventory = SharedInventory(shared.client, shared.prefix)
         self.history_path = config.history_path
         # Conditional requests and history belong to the worker that writes the report.
         local = replace(config, history_path="", conditional_sitemaps=False)
         super().__init__(origin, local, stats, sitemap_args=sitemap_args)
-        self.config = local
         self.writer = False
         self._emitting: Iterator[SitemapFacts | UrlFacts] | None = None
         self._notes_store: Inventory | None = None
@@ -140,15 +140,10 @@ class SharedAuditRun(AuditRun):
         else:
             logger.info("joined distributed audit %s as worker %s", shared.prefix, shared.worker)
 
-    @property
-    def shared_inventory(self) -> SharedInventory:
-        assert isinstance(self.inventory, SharedInventory)
-        return self.inventory
-
     def _make_tree(self) -> SitemapTree:
         return SharedSitemapTree(
             self.shared,
-            self._make_inventory(),
+            self.shared_inventory,
             origin=self.origin,
             max_depth=self.config.max_index_depth,
             max_sitemaps=self.config.max_sitemaps,
@@ -156,9 +151,7 @@ class SharedAuditRun(AuditRun):
         )
 
     def _make_inventory(self) -> SharedInventory:  # type: ignore[override]
-        if not hasattr(self, "_shared_inventory"):
-            self._shared_inventory = SharedInventory(self.shared.client, self.shared.prefix)
-        return self._shared_inventory
+        return self.shared_inventory
 
     def _make_hreflang(self) -> AlternateSink:
         return SharedAlternates(self.shared)
@@ -347,7 +340,7 @@ class SharedAuditRun(AuditRun):
             (page, message) for page, _href, message in graph.not_reciprocal()
         )
         graph.close()
-        self._notes_store = store
+        self._notes_store = self.shared_inventory.notes = store
         self._notes = count > 0
         if count:
             self.stats.inc_value("sitemapaudit/hreflang/not_reciprocal", count)
@@ -374,27 +367,6 @@ class SharedAuditRun(AuditRun):
         if item is None:
             self._emitting = None
         return item
-
-    def _facts_batch(self, items: list[tuple[int, dict[str, Any]]]) -> list[UrlFacts]:
-        if not items:
-            return []
-        self.totals.urls_emitted += len(items)
-        listings = self.inventory.listings([url_id for url_id, _ in items])
-        notes = self._notes_store if self._notes else None
-        return [
-            UrlFacts(
-                url=listing.url,
-                sitemaps=list(listing.sitemaps),
-                lastmod=listing.lastmod,
-                lastmod_format=listing.lastmod_format,
-                times_listed=listing.times_listed,
-                rules=list(listing.rules),
-                robots_blocked=bool(stored["blocked"]),
-                outcome=FetchOutcome.from_json(stored["outcome"]),
-                hreflang=notes.url_notes(listing.url) if notes is not None else [],
-            )
-            for listing, (_, stored) in zip(listings, items, strict=True)
-        ]
 
     def notes(self) -> list[str]:
         return self.shared.notes() or list(self.totals.notes)
