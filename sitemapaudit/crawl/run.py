@@ -258,13 +258,7 @@ class AuditRun:
         self, status: int | None, body: bytes, url: str
     ) -> tuple[list[SitemapRef], list[SitemapFacts]]:
         """Evaluate robots.txt; return the sitemaps it names (unless given as arguments)."""
-        self.robots = robots_policy(
-            status,
-            body,
-            url,
-            user_agent=self.config.robots_user_agent,
-            max_bytes=self.config.robots_max_bytes,
-        )
+        self.robots = self.evaluate_robots(status, body, url)
         self.discovery.robots_done = True
         self.stats.inc_value(f"sitemapaudit/robots/{self.robots.outcome}")
         if self.robots.outcome == "disallow_all":
@@ -281,6 +275,15 @@ class AuditRun:
         if self.sitemap_args:
             return [], []
         return self._candidates([(s, "robots.txt") for s in self.robots.sitemaps])
+
+    def evaluate_robots(self, status: int | None, body: bytes, url: str) -> RobotsPolicy:
+        return robots_policy(
+            status,
+            body,
+            url,
+            user_agent=self.config.robots_user_agent,
+            max_bytes=self.config.robots_max_bytes,
+        )
 
     def homepage_received(
         self, found: list[tuple[str, str]]

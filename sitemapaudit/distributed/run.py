@@ -27,7 +27,6 @@ from sitemapaudit.crawl.run import (
     sitemap_facts_from_json,
 )
 from sitemapaudit.crawl.tree import Decision, SitemapRef, SitemapTree
-from sitemapaudit.discovery.robots import robots_policy
 from sitemapaudit.distributed.inventory import SharedInventory
 from sitemapaudit.distributed.state import SharedAudit
 from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFacts
@@ -213,13 +212,7 @@ class SharedAuditRun(AuditRun):
             return False
         status, body, url = stored
         # The same evaluation as the discovering worker; its stats are that worker's.
-        self.robots = robots_policy(
-            status,
-            body,
-            url,
-            user_agent=self.config.robots_user_agent,
-            max_bytes=self.config.robots_max_bytes,
-        )
+        self.robots = self.evaluate_robots(status, body, url)
         self._robots_loaded = True
         return True
 

@@ -40,6 +40,7 @@ from sitemapaudit.validation.xsd import (
     resolve,
     source_line,
     start_tag_positions,
+    steps_up_to,
     unknown_extension,
     unknown_wildcard,
 )
@@ -274,18 +275,8 @@ class _Stream:
                 record.ordinal = 0
                 continue
             wanted.setdefault(element, []).append(record)
-            steps: list[str] = []
-            node: etree._Element | None = element
-            while node is not None and node not in kid_of:
-                parent = node.getparent()
-                name = element_name(node)
-                if parent is None:
-                    steps.append(name)
-                    break
-                same = [c for c in parent if c.tag == node.tag]
-                steps.append(f"{name}[{same.index(node) + 1}]" if len(same) > 1 else name)
-                node = parent
-            if node is not None and node in kid_of:
+            steps, node = steps_up_to(element, kid_of)
+            if node is not None:
                 tag, ordinal = kid_of[node]
                 record.kid = (tag, element_name(node), ordinal)
             record.steps = steps

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import pyexpat
 import re
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
@@ -224,6 +224,26 @@ def display_name(ns: str | None, local: str, prefix: str | None = None) -> str:
     if prefix:
         return f"{prefix}:{local}"
     return f"{{{ns}}}{local}"
+
+
+def steps_up_to(
+    element: etree._Element, known: Container[etree._Element]
+) -> tuple[list[str], etree._Element | None]:
+    """Path steps from ``element`` up to its first ancestor in ``known`` (innermost first,
+    ``name[n]`` where siblings share the name), and that ancestor; ``None`` when the walk
+    reached the root instead."""
+    steps: list[str] = []
+    node: etree._Element | None = element
+    while node is not None and node not in known:
+        parent = node.getparent()
+        name = element_name(node)
+        if parent is None:
+            steps.append(name)
+            break
+        same = [c for c in parent if c.tag == node.tag]
+        steps.append(f"{name}[{same.index(node) + 1}]" if len(same) > 1 else name)
+        node = parent
+    return steps, (node if node is not None and node in known else None)
 
 
 def element_name(element: etree._Element) -> str:
@@ -729,18 +749,8 @@ def _paths(ctx: _Context, findings: list[_Finding]) -> dict[int, str]:
         if element is None:
             paths[number] = root_path
             continue
-        steps: list[str] = []
-        node: etree._Element | None = element
-        while node is not None and node not in position:
-            parent = node.getparent()
-            name = element_name(node)
-            if parent is None:
-                steps.append(name)
-                break
-            same = [c for c in parent if c.tag == node.tag]
-            steps.append(f"{name}[{same.index(node) + 1}]" if len(same) > 1 else name)
-            node = parent
-        if node is not None and node in position:
+        steps, node = steps_up_to(element, position)
+        if node is not None:
             ordinal, total = kid_index[position[node]]
             name = element_name(node)
             steps.append(f"{name}[{ordinal}]" if total > 1 else name)
