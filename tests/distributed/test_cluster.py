@@ -115,6 +115,30 @@ def test_a_worker_killed_mid_audit_loses_nothing(
     assert "queued again" in logs(tmp_path)
 
 
+def test_a_cluster_stopped_completely_resumes_when_workers_start_again(
+    redis_url: str, reference: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    settings = cluster_settings(redis_url, SITEMAPAUDIT_WORKER_TIMEOUT="3")
+    with TestSite(routes(PAGES, 4, DELAY)) as site:
+        first = [
+            start_worker(site.base, tmp_path / f"first{i}.jsonl", settings, tmp_path / f"f{i}.log")
+            for i in range(2)
+        ]
+        deadline = time.monotonic() + 60
+        while len(page_paths(site)) < PAGES // 4 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        for worker in first:
+            worker.send_signal(signal.SIGKILL)
+            worker.wait(timeout=10)
+        done_before = len(page_paths(site))
+        reports = run_workers(site.base, tmp_path, 2, settings)
+        assert set(page_paths(site)) == allowed_pages(site)
+        # The new workers continued the audit rather than starting over.
+        assert sum(site.hits.values()) < len(site.hits) + done_before // 2
+    assert len(reports) == 1, logs(tmp_path)
+    assert normalized(reports[0], site.base) == reference
+
+
 def test_the_pace_of_a_host_holds_for_the_whole_cluster(redis_url: str, tmp_path: Path) -> None:
     delay = 0.1
     settings = cluster_settings(
