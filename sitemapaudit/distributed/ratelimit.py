@@ -60,7 +60,7 @@ class ClusterRateLimit:
     def from_crawler(cls, crawler: Crawler) -> Self:
         config = AuditConfig.from_settings(crawler.settings)
         if not config.distributed:
-            raise NotConfigured("single-process audit")
+            raise NotConfigured  # a single-process audit
         return cls(crawler, config)
 
     def _delay(self) -> float:

@@ -45,7 +45,7 @@ class DistributedWorker:
     def from_crawler(cls, crawler: Crawler) -> Self:
         config = AuditConfig.from_settings(crawler.settings)
         if not config.distributed:
-            raise NotConfigured("single-process audit")
+            raise NotConfigured  # a single-process audit
         worker = cls(crawler, config)
         crawler.signals.connect(worker.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(worker.spider_closed, signal=signals.spider_closed)
