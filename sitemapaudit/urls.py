@@ -224,12 +224,16 @@ def _split_authority(url: str) -> tuple[str, str, int | None] | None:
 
 
 # The shape of most listed URLs, accepted without the full check: an ASCII host name whose
-# last label starts with a letter, no port, no user information, no percent-escapes, nothing
-# outside printable ASCII. Whatever it accepts, the full check accepts too.
+# last label starts with a letter, or a dotted-quad IPv4 address, an optional port up to
+# 65535, no user information, no percent-escapes, nothing outside printable ASCII. Whatever it
+# accepts, the full check accepts too.
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 _COMMON_URL_RE = re.compile(
     r"[hH][tT][tT][pP][sS]?://"
-    r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*"
+    r"(?:(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*"
     r"[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.?"
+    rf"|(?:{_OCTET}\.){{3}}{_OCTET})"
+    r"(?::(?:[0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?"
     r"(?:[/?#][!-$&-~]*)?"
 )
 
