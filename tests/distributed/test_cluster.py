@@ -7,6 +7,7 @@ audit of the same site; the cluster's merged report must equal it record for rec
 from __future__ import annotations
 
 import signal
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -90,21 +91,32 @@ def test_three_workers_write_the_single_process_report_requesting_each_url_once(
     assert span < 0.75 * serial_floor
 
 
+def start_and_kill_at_a_quarter(
+    site: TestSite, directory: Path, name: str, count: int, settings: dict[str, str], *, kill: int
+) -> list[subprocess.Popen[bytes]]:
+    """Start ``count`` workers, and SIGKILL the first ``kill`` of them once a quarter of the
+    pages have been requested."""
+    workers = [
+        start_worker(
+            site.base, directory / f"{name}{i}.jsonl", settings, directory / f"{name}{i}.log"
+        )
+        for i in range(count)
+    ]
+    deadline = time.monotonic() + 60
+    while len(page_paths(site)) < PAGES // 4 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for worker in workers[:kill]:
+        worker.send_signal(signal.SIGKILL)
+        worker.wait(timeout=10)
+    return workers
+
+
 def test_a_worker_killed_mid_audit_loses_nothing(
     redis_url: str, reference: list[dict[str, Any]], tmp_path: Path
 ) -> None:
     settings = cluster_settings(redis_url, SITEMAPAUDIT_WORKER_TIMEOUT="3")
     with TestSite(routes(PAGES, 4, DELAY)) as site:
-        workers = [
-            start_worker(site.base, tmp_path / f"part{i}.jsonl", settings, tmp_path / f"w{i}.log")
-            for i in range(3)
-        ]
-        deadline = time.monotonic() + 60
-        while len(page_paths(site)) < PAGES // 4 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        victim = workers[0]
-        victim.send_signal(signal.SIGKILL)
-        victim.wait(timeout=10)
+        workers = start_and_kill_at_a_quarter(site, tmp_path, "part", 3, settings, kill=1)
         for worker in workers[1:]:
             assert worker.wait(timeout=180) == 0, logs(tmp_path)
         # Every page was requested; the ones the dead worker held, again by the others.
@@ -120,16 +132,7 @@ def test_a_cluster_stopped_completely_resumes_when_workers_start_again(
 ) -> None:
     settings = cluster_settings(redis_url, SITEMAPAUDIT_WORKER_TIMEOUT="3")
     with TestSite(routes(PAGES, 4, DELAY)) as site:
-        first = [
-            start_worker(site.base, tmp_path / f"first{i}.jsonl", settings, tmp_path / f"f{i}.log")
-            for i in range(2)
-        ]
-        deadline = time.monotonic() + 60
-        while len(page_paths(site)) < PAGES // 4 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        for worker in first:
-            worker.send_signal(signal.SIGKILL)
-            worker.wait(timeout=10)
+        start_and_kill_at_a_quarter(site, tmp_path, "first", 2, settings, kill=2)
         done_before = len(page_paths(site))
         reports = run_workers(site.base, tmp_path, 2, settings)
         assert set(page_paths(site)) == allowed_pages(site)
