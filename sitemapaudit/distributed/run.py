@@ -132,8 +132,6 @@ class SharedAuditRun(AuditRun):
         super().__init__(origin, local, stats, sitemap_args=sitemap_args)
         self.writer = False
         self._emitting: Iterator[SitemapFacts | UrlFacts] | None = None
-        self._notes_store: Inventory | None = None
-        self._robots_loaded = False
         if shared.created:
             logger.info("opened distributed audit %s as worker %s", shared.prefix, shared.worker)
         else:
@@ -156,8 +154,8 @@ class SharedAuditRun(AuditRun):
         return SharedAlternates(self.shared)
 
     def close(self) -> None:
-        if self._notes_store is not None:
-            self._notes_store.close()
+        if self.shared_inventory.notes is not None:
+            self.shared_inventory.notes.close()
         self.shared.leave()
         super().close()
 
@@ -175,7 +173,6 @@ class SharedAuditRun(AuditRun):
             self.shared.add_note(note)
         if not self.sitemap_args:
             self.shared.add_found(len(self.robots.sitemaps))
-        self._robots_loaded = True
         self.shared.flag("robots_done")
         return refs, skipped
 
@@ -205,7 +202,7 @@ class SharedAuditRun(AuditRun):
 
     def load_robots(self) -> bool:
         """robots.txt as the discovering worker stored it (every worker evaluates it)."""
-        if self._robots_loaded:
+        if self.robots is not None:
             return True
         stored = self.shared.robots()
         if stored is None:
@@ -213,7 +210,6 @@ class SharedAuditRun(AuditRun):
         status, body, url = stored
         # The same evaluation as the discovering worker; its stats are that worker's.
         self.robots = self.evaluate_robots(status, body, url)
-        self._robots_loaded = True
         return True
 
     # -- progress of the whole cluster ---------------------------------------------------------
@@ -333,7 +329,7 @@ class SharedAuditRun(AuditRun):
             (page, message) for page, _href, message in graph.not_reciprocal()
         )
         graph.close()
-        self._notes_store = self.shared_inventory.notes = store
+        self.shared_inventory.notes = store
         self._notes = count > 0
         if count:
             self.stats.inc_value("sitemapaudit/hreflang/not_reciprocal", count)
