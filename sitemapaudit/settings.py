@@ -80,9 +80,12 @@ ITEM_PIPELINES = {
 }
 
 # With JOBDIR, the audit's own on-disk inventory (in JOBDIR/sitemapaudit) is what a resumed
-# audit continues from; Scrapy's request queue stays in memory, so that requests of the
-# interrupted run are not replayed on top of it.
+# audit continues from; Scrapy's request queues stay in memory, so that requests of the
+# interrupted run are not replayed on top of it. That includes the queue of start requests
+# (every page request comes from start()): after a kill its file on disk is left without its
+# index, and the next run would read a stale request in place of a new one.
 SCHEDULER_DISK_QUEUE = "scrapy.squeues.FifoMemoryQueue"
+SCHEDULER_START_DISK_QUEUE = "scrapy.squeues.FifoMemoryQueue"
 
 FEED_EXPORT_ENCODING = "utf-8"
 # Spreadsheet and browser formats for FEEDS / -o, e.g. -o urls.csv:urls_csv -o audit.xlsx:xlsx
