@@ -325,9 +325,9 @@ def test_ten_megabyte_robots_is_fast() -> None:
     rules = b"".join(b"Disallow: /dir%d/\n" % i for i in range(700_000))
     body = b"User-agent: *\n" + rules
     assert len(body) > 10_000_000
-    started = time.perf_counter()
+    started = time.process_time()
     policy = robots_policy(200, body, ROBOTS)
-    assert time.perf_counter() - started < 3.0
+    assert time.process_time() - started < 3.0  # CPU seconds
     assert not policy.can_fetch("https://example.com/dir1/x")
     assert policy.can_fetch("https://example.com/dir600000/x")
 
@@ -335,9 +335,9 @@ def test_ten_megabyte_robots_is_fast() -> None:
 def test_can_fetch_is_cheap_to_call_many_times() -> None:
     policy = robots_policy(200, RULES, ROBOTS)
     urls = [f"https://example.com/page/{i}?q={i}" for i in range(50_000)]
-    started = time.perf_counter()
+    started = time.process_time()
     assert all(policy.can_fetch(url) for url in urls)
-    assert time.perf_counter() - started < 5.0
+    assert time.process_time() - started < 5.0  # CPU seconds
 
 
 def test_robots_txt_itself_is_always_fetchable() -> None:

@@ -128,7 +128,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Run:
     root.addHandler(collect)
     report = tmp_path_factory.mktemp("faults") / "report.jsonl"
     try:
-        with site, bounded(seconds=40, megabytes=64) as usage:
+        with site, bounded(seconds=40, megabytes=64, clock=time.perf_counter) as usage:
             started = time.monotonic()
             records, crawler = pytest_twisted.blockon(
                 deferred_from_coro(run_audit(site.base, report, settings=SETTINGS))

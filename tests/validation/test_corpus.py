@@ -7,7 +7,6 @@ files: tests/fixtures/corpus/PROVENANCE.md and expected.json.
 
 from __future__ import annotations
 
-import time
 import zlib
 from pathlib import Path
 
@@ -47,9 +46,7 @@ FILES = _files()
 @pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(CORPUS)) for p in FILES] or None)
 def test_corpus_file_validates_without_error(path: Path) -> None:
     data = _inflate(path.read_bytes())
-    start = time.perf_counter()
     problems = validate_document(data, now=NOW)
-    assert time.perf_counter() - start < 5
     for problem in problems:
         assert problem.code in CODES
         assert problem.message
