@@ -45,7 +45,7 @@ class HeadOnlyDownloads:
         if not request.meta.get(META_KEY):
             return
         request.meta[META_KEY] = True  # a retried request starts afresh
-        if b"Location" in headers or 0 <= body_length <= self.min_bytes:
+        if 0 <= body_length <= self.min_bytes or b"Location" in headers:
             return
         kind = media_type((headers.get(b"Content-Type") or b"").decode("latin-1"))
         if kind is not None and kind not in HTML_MEDIA_TYPES:

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from sitemapaudit.facts import FetchOutcome
 from sitemapaudit.page import page_facts
 from sitemapaudit.page.head import head_end_offset
-from sitemapaudit.sitemap.body import BodyStream
+from sitemapaudit.sitemap.body import GZIP_MAGIC, BodyStream
 
 # Bytes of a (decompressed) page read when looking for the end of <head>.
 HEAD_READ_LIMIT = 2 * 1024 * 1024
@@ -28,11 +28,10 @@ def _format_second(second: int) -> str:
 
 def page_head_bytes(body: bytes) -> bytes:
     """The start of a page, decompressed if gzip, up to the end of <head> (bounded)."""
-    stream = BodyStream(body, limit=HEAD_READ_LIMIT)
-    if not stream.gzip:
+    if not body.startswith(GZIP_MAGIC):
         return body[:HEAD_READ_LIMIT]
     parts: list[bytes] = []
-    for chunk in stream:
+    for chunk in BodyStream(body, limit=HEAD_READ_LIMIT):
         parts.append(chunk)
         if head_end_offset(b"".join(parts[-2:])) is not None:
             break

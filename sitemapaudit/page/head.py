@@ -7,11 +7,13 @@ import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Protocol
 
 import lxml.html
 from lxml import etree
 
 from sitemapaudit.page.robots_directives import directives_noindex
+from sitemapaudit.page.scan import scan_attributes, scan_head
 from sitemapaudit.urls import resolve
 
 _HEAD_END_RE = re.compile(rb"</head\s*>|<body(?=[\s>/])", re.IGNORECASE)
@@ -20,6 +22,9 @@ _META_CHARSET_RE = re.compile(
 )
 _XML_ENCODING_RE = re.compile(rb"""^<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9_.:\-]+)""")
 _PRESCAN_BYTES = 1024
+# Codecs whose strict decoding of a whole body, when it succeeds, is what decoding it
+# incrementally gives.
+_STATELESS_CODECS = frozenset({"utf-8", "cp1252"})
 # Labels the WHATWG Encoding Standard reads as windows-1252.
 _WINDOWS_1252_LABELS = frozenset(
     {"ascii", "us-ascii", "iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1", "cp819"}
@@ -98,6 +103,11 @@ def decode_html(body: bytes, *, encoding: str | None = None) -> str:
     """
     codec, skip = _sniff_encoding(body, encoding)
     data = body[skip:]
+    if codec in _STATELESS_CODECS or codec is None:
+        try:  # the common case: every byte decodes and no character is cut at the end
+            return data.decode(codec or "utf-8")
+        except UnicodeDecodeError:
+            pass
     if codec is None:
         strict = codecs.getincrementaldecoder("utf-8")("strict")
         try:
@@ -130,7 +140,10 @@ def parse_html(body: bytes, *, encoding: str | None = None) -> lxml.html.HtmlEle
     ``None`` when there is nothing to parse. Comments and processing instructions are
     dropped and nothing is fetched from the network.
     """
-    text = decode_html(body, encoding=encoding)
+    return _parse_text(decode_html(body, encoding=encoding))
+
+
+def _parse_text(text: str) -> lxml.html.HtmlElement | None:
     if not text.strip():
         return None
     parser = _parser()
@@ -151,12 +164,11 @@ def document_head(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement | None:
     return None
 
 
-def _elements(
-    head: lxml.html.HtmlElement, tag: str, *, templates: bool = True
-) -> Iterator[lxml.html.HtmlElement]:
-    """The ``tag`` elements of the head, leaving out inert ``<template>`` content
-    (``templates=False``: the caller knows the head holds no ``<template>``)."""
-    for element in head.iter(tag):
+def _elements(head: lxml.html.HtmlElement, *tags: str) -> Iterator[lxml.html.HtmlElement]:
+    """The ``tags`` elements of the head in document order, leaving out inert ``<template>``
+    content."""
+    templates = next(head.iter("template"), None) is not None
+    for element in head.iter(*tags):
         if not isinstance(element, lxml.html.HtmlElement):
             continue
         if templates and any(ancestor.tag == "template" for ancestor in element.iterancestors()):
@@ -164,24 +176,50 @@ def _elements(
         yield element
 
 
-def _has_template(head: lxml.html.HtmlElement) -> bool:
-    return next(head.iter("template"), None) is not None
-
-
 def rel_tokens(value: str | None) -> frozenset[str]:
     """The lowercased tokens of a ``rel`` attribute value."""
     return frozenset(value.lower().split()) if value else frozenset()
 
 
-def document_base(head: lxml.html.HtmlElement | None, url: str, *, templates: bool = True) -> str:
+def document_base(head: lxml.html.HtmlElement | None, url: str) -> str:
     """The base URL of a document: the first ``<base href>`` in its head, else ``url``."""
     if head is not None:
-        for base in _elements(head, "base", templates=templates):
+        for base in _elements(head, "base"):
             href = base.get("href")
             if href is not None:
                 resolved = resolve(url, href)
                 return resolved if resolved is not None else url
     return url
+
+
+class _Attributes(Protocol):
+    def get(self, key: str, /) -> str | None: ...
+
+
+def _parsed_head_tags(text: str) -> list[tuple[str, _Attributes]]:
+    """The ``meta``, ``link`` and ``base`` elements of the head lxml builds, in document order."""
+    root = _parse_text(text)
+    head = document_head(root) if root is not None else None
+    if head is None:
+        return []
+    return [(str(element.tag), element) for element in _elements(head, "meta", "link", "base")]
+
+
+def _scanned_head_tags(scanned: list[tuple[str, str]], agent: str) -> list[tuple[str, _Attributes]]:
+    """The scanned tags that can matter to :func:`parse_head`, with their attributes read: a
+    robots or user-agent meta or a canonical link has that word in its attribute text."""
+    if not agent.isascii():  # its lowercase may depend on neighbouring letters: read every meta
+        agent = ""
+    tags: list[tuple[str, _Attributes]] = []
+    for tag, source in scanned:
+        text = source.lower()
+        if tag == "link":
+            wanted = "canonical" in text
+        else:
+            wanted = tag == "base" or "robots" in text or agent in text
+        if wanted:
+            tags.append((tag, scan_attributes(source)))
+    return tags
 
 
 def parse_head(
@@ -200,28 +238,34 @@ def parse_head(
     """
     end = head_end_offset(body)
     portion = body if end is None else body[:end]
+    agent = user_agent.strip().lower()
     noindex: list[str] = []
-    canonical: str | None = None
-    root = parse_html(portion, encoding=encoding)
-    head = document_head(root) if root is not None else None
-    if head is not None:
-        agent = user_agent.strip().lower()
-        templates = _has_template(head)
-        for meta in _elements(head, "meta", templates=templates):
-            name = (meta.get("name") or "").strip().lower()
-            if name not in ("robots", agent):
-                continue
+    base_href: str | None = None
+    canonical_hrefs: list[str] = []
+    text = decode_html(portion, encoding=encoding)
+    scanned = scan_head(text)
+    tags = _parsed_head_tags(text) if scanned is None else _scanned_head_tags(scanned, agent)
+    for tag, attributes in tags:
+        if tag == "meta":
+            name = (attributes.get("name") or "").strip().lower()
             source = f"meta:{name}"
-            if source not in noindex and directives_noindex(
-                meta.get("content") or "", user_agent=user_agent
+            if (
+                name in ("robots", agent)
+                and source not in noindex
+                and directives_noindex(attributes.get("content") or "", user_agent=user_agent)
             ):
                 noindex.append(source)
-        base = document_base(head, base_url, templates=templates)
-        for link in _elements(head, "link", templates=templates):
-            if "canonical" in rel_tokens(link.get("rel")):
-                href = link.get("href")
-                resolved = resolve(base, href) if href is not None else None
-                if resolved is not None:
-                    canonical = resolved
-                    break
+        elif tag == "link":
+            href = attributes.get("href")
+            if href is not None and "canonical" in rel_tokens(attributes.get("rel")):
+                canonical_hrefs.append(href)
+        elif base_href is None:
+            base_href = attributes.get("href")
+    base = base_url
+    if base_href is not None:
+        base = resolve(base_url, base_href) or base_url
+    canonical: str | None = None
+    for href in canonical_hrefs:
+        if (canonical := resolve(base, href)) is not None:
+            break
     return HeadFacts(noindex=tuple(noindex), canonical=canonical, head_complete=end is not None)

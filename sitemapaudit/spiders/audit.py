@@ -18,7 +18,7 @@ from twisted.python.failure import Failure
 from sitemapaudit.arguments import parse_arguments
 from sitemapaudit.config import AuditConfig, parse_bool
 from sitemapaudit.crawl.pages import outcome_from_response
-from sitemapaudit.crawl.redirects import RedirectState, next_hop
+from sitemapaudit.crawl.redirects import REDIRECT_STATUSES, RedirectState, next_hop
 from sitemapaudit.crawl.run import AuditRun, PageAction
 from sitemapaudit.crawl.tree import SitemapRef
 from sitemapaudit.discovery.homepage import homepage_sitemaps
@@ -441,11 +441,12 @@ class AuditSpider(Spider):
 
     def _next_target(self, response: Response) -> str | None:
         """Record the response in its request's redirect chain; the URL to request next."""
+        status = response.status
         return next_hop(
             response.meta["redirects"],
             url=response.url,
-            status=response.status,
-            location=_header(response, "Location"),
+            status=status,
+            location=_header(response, "Location") if status in REDIRECT_STATUSES else None,
             origin=self.origin,
             max_redirects=self.config.max_redirects,
         )
@@ -504,7 +505,7 @@ class _CrawlerStats:
 
 class _Headers(Mapping[str, list[str]]):
     """A response's headers by lowercase name, decoded as latin-1 when first looked up (the
-    checks read a handful of the headers of every page, not all of them)."""
+    checks read a handful of the headers of every page, not all of them, some twice)."""
 
     def __init__(self, headers: Headers) -> None:
         self._headers = headers
@@ -520,10 +521,8 @@ class _Headers(Mapping[str, list[str]]):
         values = self._decoded.get(name)
         if values is None:
             raw = self._headers.getlist(name)
-            if not raw:
-                return default
             values = self._decoded[name] = [v.decode("latin-1") for v in raw]
-        return values
+        return values or default
 
     def __iter__(self) -> Iterator[str]:
         return (key.decode("latin-1").lower() for key in self._headers)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import codecs
 import dataclasses
 import json
 import sqlite3
@@ -12,6 +13,8 @@ from email.utils import parsedate_tz
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scrapy.http import Headers
 from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.defer import Deferred
@@ -21,7 +24,7 @@ from sitemapaudit.crawl.run import AuditRun
 from sitemapaudit.facts import FetchOutcome
 from sitemapaudit.inventory import EMITTED, Inventory, NewEntry
 from sitemapaudit.page.dates import parse_http_date
-from sitemapaudit.page.head import parse_head
+from sitemapaudit.page.head import _sniff_encoding, decode_html, parse_head
 from sitemapaudit.spiders.audit import _Headers
 
 
@@ -92,6 +95,36 @@ def test_head_with_a_template_ignores_its_content() -> None:
     facts = parse_head(body, "https://e.com/p")
     assert facts.noindex == ()
     assert facts.canonical == "https://e.com/c"
+
+
+def _decoded_incrementally(body: bytes, encoding: str | None) -> str:
+    """decode_html without its shortcut: always through an incremental decoder."""
+    codec, skip = _sniff_encoding(body, encoding)
+    data = body[skip:]
+    if codec is None:
+        try:
+            return str(codecs.getincrementaldecoder("utf-8")("strict").decode(data, final=False))
+        except UnicodeDecodeError:
+            codec = "cp1252"
+    try:
+        return str(codecs.getincrementaldecoder(codec)("replace").decode(data, final=False))
+    except (LookupError, UnicodeError, ValueError, TypeError):
+        return data.decode("utf-8", "replace")
+
+
+@settings(max_examples=500, database=None)
+@given(
+    st.one_of(
+        st.binary(max_size=64),
+        st.text(max_size=32).map(lambda t: t.encode("utf-8", "surrogatepass")),
+        st.text(max_size=32).map(lambda t: b"<meta charset=cp1252>" + t.encode("utf-8")[:-1]),
+    ),
+    st.sampled_from([None, "utf-8", "UTF8", "iso-8859-1", "windows-1252", "utf-16", "koi8-r"]),
+)
+def test_decode_shortcut_gives_what_incremental_decoding_gives(
+    body: bytes, encoding: str | None
+) -> None:
+    assert decode_html(body, encoding=encoding) == _decoded_incrementally(body, encoding)
 
 
 def test_lazy_headers_read_like_a_dict() -> None:
