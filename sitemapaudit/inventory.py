@@ -9,8 +9,11 @@ out as the downloader has room. URLs are handed out in the order they were first
 
 A URL becomes DONE when its outcome is known (fetched, failed, or not to be fetched), and
 EMITTED once its record is out. Records are emitted once the listings are final (no sitemap
-left to read), because only then is the list of sitemaps that list a URL complete. Listings
-are appended without an index while sitemaps stream in; the index is built once, at the end.
+left to read), because only then is the list of sitemaps that list a URL complete.
+
+Most URLs are listed once: such a URL keeps the id of its sitemap in its own row, and only the
+listings of URLs listed more than once go to the ``listings`` table (appended without an index
+while sitemaps stream in; the index is built once, at the end).
 """
 
 from __future__ import annotations
@@ -18,10 +21,13 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from sitemapaudit.errors import ConfigError
 
 NEW, DONE, EMITTED = 0, 2, 3
 SITEMAP_PENDING, SITEMAP_DONE = 0, 1
@@ -32,7 +38,8 @@ CREATE TABLE IF NOT EXISTS sitemaps (
     url TEXT UNIQUE NOT NULL,
     state INTEGER NOT NULL DEFAULT 1,
     ref TEXT,
-    facts TEXT
+    facts TEXT,
+    read INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS urls (
     id INTEGER PRIMARY KEY,
@@ -41,7 +48,8 @@ CREATE TABLE IF NOT EXISTS urls (
     lastmod_format TEXT NOT NULL DEFAULT 'w3c',
     rules TEXT NOT NULL DEFAULT '',
     state INTEGER NOT NULL DEFAULT 0,
-    outcome TEXT
+    outcome TEXT,
+    sitemap_id INTEGER
 );
 CREATE TABLE IF NOT EXISTS listings (url TEXT NOT NULL, sitemap_id INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS urls_state ON urls (state, id);
@@ -84,12 +92,25 @@ class Inventory:
         self._db.execute("PRAGMA synchronous=OFF")
         self._db.execute("PRAGMA temp_store=FILE")
         self._db.execute("PRAGMA cache_size=-16000")
+        self._check_layout()
         self._db.executescript(_SCHEMA)
         self._cursor = int(self._meta("cursor", "0"))
         self._indexed = self._meta("indexed", "") == "1"
-        # mark_emitted's updates, written in batches (see flush()).
-        self._emitted: list[tuple[int, str | None, int]] = []
+        # mark_emitted's updates, written in batches (see flush()): (id, outcome to keep).
+        self._emitted: list[tuple[int, str | None]] = []
         self._flushed_at = time.monotonic()
+        self._sitemap_urls: dict[int, str] = {}
+
+    def _check_layout(self) -> None:
+        """An inventory of an interrupted audit must have this version's tables to resume."""
+        columns = {str(row[1]) for row in self._db.execute("PRAGMA table_info(urls)")}
+        if columns and "sitemap_id" not in columns:
+            self._db.close()
+            raise ConfigError(
+                f"{self.path} holds an interrupted audit of an earlier sitemapaudit version, "
+                "which this version cannot resume: start the audit again with a new JOBDIR "
+                "(or SITEMAPAUDIT_WORK_DIR)"
+            )
 
     def close(self) -> None:
         self.flush()
@@ -101,12 +122,24 @@ class Inventory:
             return
         rows, self._emitted = self._emitted, []
         self._flushed_at = time.monotonic()
+        # Runs of consecutive ids with no outcome to keep take one statement each.
+        runs: list[list[int]] = []
+        kept: list[tuple[int, str, int]] = []
+        for url_id, outcome in rows:
+            if outcome is not None:
+                kept.append((EMITTED, outcome, url_id))
+            elif runs and runs[-1][1] == url_id - 1:
+                runs[-1][1] = url_id
+            else:
+                runs.append([url_id, url_id])
         db = self._db
         db.execute("BEGIN")
         try:
             db.executemany(
-                "UPDATE urls SET state = ?, outcome = COALESCE(?, outcome) WHERE id = ?", rows
+                "UPDATE urls SET state = ? WHERE id BETWEEN ? AND ?",
+                [(EMITTED, first, last) for first, last in runs],
             )
+            db.executemany("UPDATE urls SET state = ?, outcome = ? WHERE id = ?", kept)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -142,22 +175,48 @@ class Inventory:
 
     def _store(self, sitemap_id: int, chunk: list[NewEntry]) -> int:
         db = self._db
-        db.execute("BEGIN")
+        db.execute("BEGIN IMMEDIATE")
         try:
-            db.executemany(
-                "INSERT OR IGNORE INTO urls (url, lastmod, lastmod_format, rules) "
-                "VALUES (?, ?, ?, ?)",
-                [(e.loc, e.lastmod, e.lastmod_format, ",".join(e.rules)) for e in chunk],
-            )
-            db.executemany(
-                "INSERT INTO listings (url, sitemap_id) VALUES (?, ?)",
-                [(e.loc, sitemap_id) for e in chunk],
-            )
+            last_id = int(db.execute("SELECT COALESCE(MAX(id), 0) FROM urls").fetchone()[0])
+            rows = [
+                (e.loc, e.lastmod, e.lastmod_format, ",".join(e.rules), sitemap_id) for e in chunk
+            ]
+            stored = db.executemany(
+                "INSERT OR IGNORE INTO urls (url, lastmod, lastmod_format, rules, sitemap_id) "
+                "VALUES (?, ?, ?, ?, ?)",
+                rows,
+            ).rowcount
+            if stored < len(chunk):
+                self._relist(sitemap_id, Counter(e.loc for e in chunk), last_id)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
         return len(chunk)
+
+    def _relist(self, sitemap_id: int, listed: Counter[str], last_id: int) -> None:
+        """Some locs of a chunk were listed before (by this chunk or earlier): their listings
+        go to the ``listings`` table, the first one too if it was kept in the URL's row."""
+        db = self._db
+        rows: list[tuple[str, int]] = []
+        cleared: list[tuple[int]] = []
+        locs = list(listed)
+        for start in range(0, len(locs), _LOOKUP_CHUNK):
+            part = locs[start : start + _LOOKUP_CHUNK]
+            for url_id, url, first in db.execute(
+                f"SELECT id, url, sitemap_id FROM urls WHERE url IN ({','.join('?' * len(part))})",
+                part,
+            ):
+                # A row made by this chunk holds its first listing here.
+                again = listed[url] - (1 if url_id > last_id else 0)
+                if not again:
+                    continue
+                if first is not None:
+                    rows.append((url, int(first)))
+                    cleared.append((int(url_id),))
+                rows.extend([(url, sitemap_id)] * again)
+        db.executemany("UPDATE urls SET sitemap_id = NULL WHERE id = ?", cleared)
+        db.executemany("INSERT INTO listings (url, sitemap_id) VALUES (?, ?)", rows)
 
     # -- sitemap progress (what a resumed audit needs) ------------------------------------------
     def sitemap_pending(self, url: str, ref: dict[str, Any]) -> None:
@@ -170,10 +229,20 @@ class Inventory:
 
     def sitemap_reading(self, url: str) -> None:
         """A sitemap is about to be read: drop listings left by an interrupted earlier read."""
-        self._db.execute(
-            "DELETE FROM listings WHERE sitemap_id = (SELECT id FROM sitemaps WHERE url = ?)",
-            (url,),
-        )
+        sitemap_id = self.sitemap_id(url)
+        db = self._db
+        if db.execute(
+            "UPDATE sitemaps SET read = 1 WHERE id = ? AND read = 0", (sitemap_id,)
+        ).rowcount:
+            return
+        db.execute("BEGIN")
+        try:
+            db.execute("UPDATE urls SET sitemap_id = NULL WHERE sitemap_id = ?", (sitemap_id,))
+            db.execute("DELETE FROM listings WHERE sitemap_id = ?", (sitemap_id,))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
 
     def sitemap_done(self, url: str, facts: dict[str, Any]) -> None:
         """A sitemap's record is out: keep its facts so a resumed audit can report it again."""
@@ -233,6 +302,18 @@ class Inventory:
             self._set_meta("cursor", str(self._cursor))
         return [(int(r[0]), str(r[1]), _rules(r[2]), r[3]) for r in rows]
 
+    def take_listed(self, limit: int) -> list[Listing]:
+        """:meth:`take_new` with what the sitemaps say about each URL (needs
+        :meth:`listings_complete` first)."""
+        rows = self._db.execute(
+            f"SELECT {_LISTING_COLUMNS} FROM urls WHERE id > ? AND state = ? ORDER BY id LIMIT ?",
+            (self._cursor, NEW, limit),
+        ).fetchall()
+        if rows:
+            self._cursor = int(rows[-1][0])
+            self._set_meta("cursor", str(self._cursor))
+        return self._listings(rows)
+
     def has_new(self) -> bool:
         row = self._db.execute(
             "SELECT 1 FROM urls WHERE id > ? AND state = ? LIMIT 1", (self._cursor, NEW)
@@ -260,7 +341,7 @@ class Inventory:
         (SIGKILL) loses only the updates not written yet, of URLs emitted less than
         ``_EMIT_SECONDS`` after the previous write; a resumed audit requests those again.
         """
-        self._emitted.extend((EMITTED, _fetched_json(outcome), url_id) for url_id, outcome in items)
+        self._emitted.extend((url_id, _fetched_json(outcome)) for url_id, outcome in items)
         if (
             len(self._emitted) >= _EMIT_BATCH
             or time.monotonic() - self._flushed_at >= _EMIT_SECONDS
@@ -289,34 +370,54 @@ class Inventory:
             return []
         marks = ",".join("?" * len(url_ids))
         rows = self._db.execute(
-            f"SELECT id, url, lastmod, lastmod_format, rules FROM urls WHERE id IN ({marks})",
-            list(url_ids),
+            f"SELECT {_LISTING_COLUMNS} FROM urls WHERE id IN ({marks})", list(url_ids)
         ).fetchall()
         by_id = {int(r[0]): r for r in rows}
-        urls = [str(by_id[i][1]) for i in url_ids]
+        return self._listings([by_id[url_id] for url_id in url_ids])
+
+    def _listings(self, rows: list[tuple[Any, ...]]) -> list[Listing]:
+        """The listings of URL rows read with ``_LISTING_COLUMNS``."""
+        listed = self._listed([str(r[1]) for r in rows if r[5] is None])
+        result = []
+        for url_id, url, lastmod, lastmod_format, rules, sitemap_id in rows:
+            if sitemap_id is None:
+                sitemaps = listed[url]
+                urls = tuple(s for s, _ in sitemaps)
+                times = sum(c for _, c in sitemaps)
+            else:
+                urls, times = (self._sitemap_url(sitemap_id),), 1
+            result.append(
+                Listing(
+                    url_id=url_id,
+                    url=url,
+                    lastmod=lastmod,
+                    lastmod_format=lastmod_format,
+                    rules=_rules(rules),
+                    sitemaps=urls,
+                    times_listed=times,
+                )
+            )
+        return result
+
+    def _listed(self, urls: list[str]) -> dict[str, list[tuple[str, int]]]:
+        """The sitemaps (by URL) and listing counts of URLs whose listings are in ``listings``."""
         sitemaps: dict[str, list[tuple[str, int]]] = {u: [] for u in urls}
+        if not urls:
+            return sitemaps
         for url, sitemap, count in self._db.execute(
             f"SELECT l.url, s.url, COUNT(*) FROM listings l JOIN sitemaps s ON s.id = l.sitemap_id "
             f"WHERE l.url IN ({','.join('?' * len(urls))}) GROUP BY l.url, s.id ORDER BY s.url",
             urls,
         ):
             sitemaps[str(url)].append((str(sitemap), int(count)))
-        result = []
-        for url_id in url_ids:
-            row = by_id[url_id]
-            listed = sitemaps[str(row[1])]
-            result.append(
-                Listing(
-                    url_id=url_id,
-                    url=str(row[1]),
-                    lastmod=row[2],
-                    lastmod_format=str(row[3]),
-                    rules=_rules(row[4]),
-                    sitemaps=tuple(s for s, _ in listed),
-                    times_listed=sum(c for _, c in listed),
-                )
-            )
-        return result
+        return sitemaps
+
+    def _sitemap_url(self, sitemap_id: int) -> str:
+        url = self._sitemap_urls.get(sitemap_id)
+        if url is None:
+            row = self._db.execute("SELECT url FROM sitemaps WHERE id = ?", (sitemap_id,))
+            url = self._sitemap_urls[sitemap_id] = str(row.fetchone()[0])
+        return url
 
     def add_url_notes(self, notes: Iterable[tuple[str, str]]) -> int:
         """Attach messages to URLs (found once every sitemap is read); returns how many."""
@@ -350,7 +451,12 @@ class Inventory:
             "new": new,
             "done": by_state[DONE],
             "emitted": by_state[EMITTED],
-            "listings": int(self._db.execute("SELECT COUNT(*) FROM listings").fetchone()[0]),
+            "listings": int(
+                self._db.execute(
+                    "SELECT (SELECT COUNT(*) FROM listings) "
+                    "+ (SELECT COUNT(*) FROM urls WHERE sitemap_id IS NOT NULL)"
+                ).fetchone()[0]
+            ),
         }
 
     def iter_urls(self) -> Iterator[str]:
@@ -360,6 +466,10 @@ class Inventory:
 
 _EMIT_BATCH = 500
 _EMIT_SECONDS = 0.1
+# Placeholders per SELECT ... IN (...) when looking up the rows of a chunk of locs.
+_LOOKUP_CHUNK = 500
+# The columns of a URL's row that make its Listing (with _listed and _sitemap_url).
+_LISTING_COLUMNS = "id, url, lastmod, lastmod_format, rules, sitemap_id"
 
 
 def _fetched_json(outcome: dict[str, Any] | None) -> str | None:
@@ -372,4 +482,6 @@ def _fetched_json(outcome: dict[str, Any] | None) -> str | None:
 
 
 def _rules(value: str | None) -> tuple[str, ...]:
-    return tuple(code for code in (value or "").split(",") if code)
+    if not value:
+        return ()
+    return tuple(code for code in value.split(",") if code)

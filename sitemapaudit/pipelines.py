@@ -122,7 +122,22 @@ class HistoryPipeline:
         history = getattr(run, "history", None)
         if history is None or run is None:
             return item
-        if isinstance(item, SitemapRecord | UrlRecord):
+        if isinstance(item, UrlRecord):
+            history.add_url(
+                run.history_run,
+                item.url,
+                item.sitemaps,
+                item.issues,
+                status=item.status,
+                fetched=item.fetched,
+                final_url=item.final_url,
+                noindex=item.noindex,
+                robots_blocked=item.robots_blocked,
+                lastmod=item.lastmod,
+                last_modified=item.last_modified,
+                checked_at=item.checked_at,
+            )
+        elif isinstance(item, SitemapRecord):
             # The store reads a few fields and copies what it keeps: no deep copy needed.
             history.add_record(run.history_run, _fields(item))
         elif isinstance(item, SummaryRecord):
@@ -130,12 +145,9 @@ class HistoryPipeline:
         return item
 
 
-_FIELD_NAMES = {cls: tuple(f.name for f in fields(cls)) for cls in (SitemapRecord, UrlRecord)}
+_SITEMAP_FIELDS = tuple(f.name for f in fields(SitemapRecord))
 
 
-def _fields(record: SitemapRecord | UrlRecord) -> dict[str, Any]:
+def _fields(record: SitemapRecord) -> dict[str, Any]:
     """A record's fields as a dict, sharing their values (``asdict`` copies them deeply)."""
-    names = _FIELD_NAMES.get(type(record))
-    if names is None:
-        return asdict(record)
-    return {name: getattr(record, name) for name in names}
+    return {name: getattr(record, name) for name in _SITEMAP_FIELDS}

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import functools
-from datetime import datetime, timedelta
+import re
+from datetime import UTC, datetime, timedelta
 
 from sitemapaudit.checks.base import CheckContext, Severity, UrlCheck
 from sitemapaudit.facts import FetchOutcome, UrlFacts
@@ -19,6 +20,13 @@ from sitemapaudit.page.dates import (
 # A date-only lastmod names a calendar day somewhere on Earth: up to UTC+14.
 _EARLIEST_ZONE = timedelta(hours=14)
 
+# The form most sitemaps write (``YYYY-MM-DDThh:mm:ssTZD``), within the ranges W3C Datetime
+# allows: what datetime.fromisoformat reads as parse_w3c_datetime would, only faster.
+_SECONDS_RE = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
+    r"(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])"
+)
+
 
 @functools.lru_cache(maxsize=4096)
 def listed_lastmod(lastmod: str | None, lastmod_format: str) -> Lastmod | None:
@@ -28,6 +36,12 @@ def listed_lastmod(lastmod: str | None, lastmod_format: str) -> Lastmod | None:
     if lastmod_format == "rfc822":
         parsed = parse_rfc822_date(lastmod)
         return None if parsed is None else Lastmod(value=parsed, date_only=False)
+    if _SECONDS_RE.fullmatch(lastmod) is not None:
+        try:
+            value = datetime.fromisoformat(lastmod).astimezone(UTC)
+        except (ValueError, OverflowError):  # no such day, or out of datetime's range
+            return None
+        return Lastmod(value=value, date_only=False, precision="time")
     return parse_w3c_datetime(lastmod)
 
 

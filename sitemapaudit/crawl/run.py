@@ -566,11 +566,9 @@ class AuditRun:
         settled: list[tuple[int, dict[str, Any]]] = []
         while len(settled) < _BATCH:
             if not self._queue:
-                self._queue = deque(self.inventory.take_new(_BATCH))
+                self._queue = deque(self._take_new(final))
                 if not self._queue:
                     break
-                if final:
-                    self._prefetch([url_id for url_id, *_ in self._queue])
             url_id, url, rules, lastmod = self._queue.popleft()
             fetchable = NOT_FETCHABLE.isdisjoint(rules)
             blocked = fetchable and not self.robots.can_fetch(url)
@@ -688,10 +686,14 @@ class AuditRun:
             for listing, (_, stored) in zip(listings, items, strict=True)
         ]
 
-    def _prefetch(self, url_ids: list[int]) -> None:
-        """Read the listings of a batch of URLs being handed out, in one query."""
-        for listing in self.inventory.listings(url_ids):
-            self._listings[listing.url_id] = listing
+    def _take_new(self, final: bool) -> list[tuple[int, str, tuple[str, ...], str | None]]:
+        """A batch of URLs to hand out; once the listings are final, their listings are read
+        along (kept for their records)."""
+        if not final:
+            return self.inventory.take_new(_BATCH)
+        listed = self.inventory.take_listed(_BATCH)
+        self._listings.update((listing.url_id, listing) for listing in listed)
+        return [(x.url_id, x.url, x.rules, x.lastmod) for x in listed]
 
     def _take_listings(self, url_ids: list[int]) -> list[Listing]:
         """The listings of these URLs: prefetched ones, the rest read now."""

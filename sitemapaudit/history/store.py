@@ -119,7 +119,7 @@ _PAGE = 1000
 
 # A buffered record: its URL, the URLs it refers to (sitemaps, or its parent), its finding
 # codes and its column values.
-_Buffered = tuple[str, list[str], list[str], tuple[Any, ...]]
+_Buffered = tuple[str, Sequence[str], Sequence[str], tuple[Any, ...]]
 
 
 class HistoryError(SitemapAuditError):
@@ -320,35 +320,73 @@ class HistoryStore:
         url = record.get("url")
         if kind not in ("url", "sitemap") or not isinstance(url, str):
             return
+        issues = _strings(record.get("issues"))
+        if kind == "url":
+            self.add_url(
+                run_id,
+                url,
+                _strings(record.get("sitemaps")),
+                issues,
+                status=_int(record.get("status")),
+                fetched=bool(record.get("fetched")),
+                final_url=_text(record.get("final_url")),
+                noindex=_strings(record.get("noindex")),
+                robots_blocked=bool(record.get("robots_blocked")),
+                lastmod=_text(record.get("lastmod")),
+                last_modified=_text(record.get("last_modified")),
+                checked_at=_text(record.get("checked_at")),
+            )
+            return
+        self._pending(run_id)
+        parent = _text(record.get("parent"))
+        values = (
+            _text(record.get("found_via")),
+            _text(record.get("kind")),
+            _int(record.get("status")),
+            int("fetch_failed" in issues),
+            _int(record.get("url_count")) or 0,
+        )
+        self._sitemaps.append((url, [] if parent is None else [parent], issues, values))
+        self._added()
+
+    def add_url(
+        self,
+        run_id: int,
+        url: str,
+        sitemaps: Sequence[str],
+        issues: Sequence[str],
+        *,
+        status: int | None,
+        fetched: bool,
+        final_url: str | None,
+        noindex: Sequence[str],
+        robots_blocked: bool,
+        lastmod: str | None,
+        last_modified: str | None,
+        checked_at: str | None,
+    ) -> None:
+        """Store one ``"url"`` record given as its typed fields (see :meth:`add_record`)."""
+        self._pending(run_id)
+        values = (
+            status,
+            int(fetched),
+            int("fetch_failed" in issues),
+            final_url,
+            ",".join(noindex),
+            int(robots_blocked),
+            lastmod,
+            last_modified,
+            checked_at,
+        )
+        self._urls.append((url, tuple(sitemaps), tuple(issues), values))
+        self._added()
+
+    def _pending(self, run_id: int) -> None:
         if self._pending_run is not None and self._pending_run != run_id:
             self.flush()
         self._pending_run = run_id
-        issues = _strings(record.get("issues"))
-        failed = int("fetch_failed" in issues)
-        values: tuple[Any, ...]
-        if kind == "url":
-            values = (
-                _int(record.get("status")),
-                int(bool(record.get("fetched"))),
-                failed,
-                _text(record.get("final_url")),
-                ",".join(_strings(record.get("noindex"))),
-                int(bool(record.get("robots_blocked"))),
-                _text(record.get("lastmod")),
-                _text(record.get("last_modified")),
-                _text(record.get("checked_at")),
-            )
-            self._urls.append((url, _strings(record.get("sitemaps")), issues, values))
-        else:
-            parent = _text(record.get("parent"))
-            values = (
-                _text(record.get("found_via")),
-                _text(record.get("kind")),
-                _int(record.get("status")),
-                failed,
-                _int(record.get("url_count")) or 0,
-            )
-            self._sitemaps.append((url, [] if parent is None else [parent], issues, values))
+
+    def _added(self) -> None:
         if len(self._urls) + len(self._sitemaps) >= self.batch_size:
             self.flush()
 
@@ -364,7 +402,7 @@ class HistoryStore:
             locs.add(url)
             locs.update(related)
         db = self._db
-        db.execute("BEGIN")
+        db.execute("BEGIN IMMEDIATE")
         try:
             ids = self._intern(locs)
             self._write_urls(run_id, urls, ids)
@@ -375,16 +413,22 @@ class HistoryStore:
             raise
 
     def _intern(self, locs: Iterable[str]) -> dict[str, int]:
-        ordered = sorted(locs)
-        self._db.executemany("INSERT OR IGNORE INTO locs (loc) VALUES (?)", ((x,) for x in ordered))
+        """The ids of ``locs``, adding the new ones (inside a write transaction)."""
+        db = self._db
+        ordered = sorted(set(locs))
         ids: dict[str, int] = {}
         for start in range(0, len(ordered), _LOOKUP_CHUNK):
             chunk = ordered[start : start + _LOOKUP_CHUNK]
             marks = ",".join("?" * len(chunk))
-            for loc_id, loc in self._db.execute(
-                f"SELECT id, loc FROM locs WHERE loc IN ({marks})", chunk
-            ):
-                ids[loc] = int(loc_id)
+            rows = db.execute(f"SELECT id, loc FROM locs WHERE loc IN ({marks})", chunk)
+            ids.update((loc, int(loc_id)) for loc_id, loc in rows)
+        new = [loc for loc in ordered if loc not in ids]
+        if new:
+            # A new row's id is one more than the largest one (SQLite's rowid rule): the new
+            # locs get the ids that follow the last one, in order.
+            last = int(db.execute("SELECT COALESCE(MAX(id), 0) FROM locs").fetchone()[0])
+            db.executemany("INSERT INTO locs (loc) VALUES (?)", ((loc,) for loc in new))
+            ids.update(zip(new, range(last + 1, last + 1 + len(new)), strict=True))
         return ids
 
     def _loc_id(self, loc: str, *, create: bool) -> int | None:
@@ -580,7 +624,7 @@ class HistoryStore:
         self, run_id: int, sitemap_id: int, seq: int, chunk: list[tuple[str, str | None, str]]
     ) -> None:
         db = self._db
-        db.execute("BEGIN")
+        db.execute("BEGIN IMMEDIATE")
         try:
             ids = self._intern(loc for loc, _, _ in chunk)
             db.executemany(

@@ -302,3 +302,61 @@ def test_read_only_opening_refuses_other_files(tmp_path: Path) -> None:
     with pytest.raises(HistoryError, match="cannot open"):
         HistoryStore(tmp_path / "missing.sqlite3", read_only=True)
     assert not (tmp_path / "missing.sqlite3").exists()
+
+
+def test_new_and_known_locations_get_their_own_ids(store: HistoryStore) -> None:
+    run_id = store.begin_run(E, "a")
+    store.add_listings(run_id, f"{E}/a.xml", [(f"{E}/{i}", None, "w3c") for i in range(0, 10, 2)])
+    # Half known, half new, out of order, in one batch.
+    store.add_listings(run_id, f"{E}/b.xml", [(f"{E}/{i}", None, "w3c") for i in range(9, -1, -1)])
+    assert [loc for loc, _, _ in store.listings(run_id, f"{E}/b.xml")] == [
+        f"{E}/{i}" for i in range(9, -1, -1)
+    ]
+    ids = dict(store.query("SELECT loc, id FROM locs"))
+    assert len(set(ids.values())) == len(ids) == 12
+
+
+def test_add_url_stores_what_add_record_stores(tmp_path: Path) -> None:
+    record: dict[str, Any] = {
+        "record": "url",
+        "url": f"{E}/p",
+        "sitemaps": [f"{E}/s.xml"],
+        "lastmod": "2024-01-01",
+        "status": 503,
+        "fetched": True,
+        "final_url": f"{E}/q",
+        "last_modified": "Mon, 01 Jan 2024 00:00:00 GMT",
+        "noindex": ["meta:robots", "x-robots-tag"],
+        "robots_blocked": False,
+        "issues": ["fetch_failed", "http_error"],
+        "checked_at": "2024-01-02T00:00:00Z",
+    }
+    stored = []
+    for name in ("a", "b"):
+        with HistoryStore(tmp_path / f"{name}.sqlite3") as history:
+            run_id = history.begin_run(E, "a")
+            if name == "a":
+                history.add_record(run_id, record)
+            else:
+                history.add_url(
+                    run_id,
+                    record["url"],
+                    record["sitemaps"],
+                    record["issues"],
+                    status=record["status"],
+                    fetched=record["fetched"],
+                    final_url=record["final_url"],
+                    noindex=record["noindex"],
+                    robots_blocked=record["robots_blocked"],
+                    lastmod=record["lastmod"],
+                    last_modified=record["last_modified"],
+                    checked_at=record["checked_at"],
+                )
+            stored.append(
+                (
+                    list(history.records(run_id)),
+                    list(history.query("SELECT * FROM url_results")),
+                )
+            )
+    assert stored[0] == stored[1]
+    assert stored[0][0][0]["noindex"] == ["meta:robots", "x-robots-tag"]

@@ -7,8 +7,10 @@ from typing import Any
 
 import pytest
 
+from sitemapaudit.checks.lastmod import listed_lastmod
 from sitemapaudit.config import AuditConfig
 from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFacts
+from sitemapaudit.page.dates import parse_w3c_datetime
 from sitemapaudit.report.build import RecordBuilder
 from sitemapaudit.sitemap.records import Problem
 
@@ -145,3 +147,43 @@ def test_sitemap_status_and_failure() -> None:
     assert failed.issues == ["fetch_failed"]
     gone = b.sitemap_record(SitemapFacts(url="u", found_via="index", fetched=True, status=410))
     assert gone.issues == ["http_error"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2024-05-06T11:17:00+00:00",
+        "2024-05-06T11:17:00Z",
+        "2024-05-06T23:59:59-12:00",
+        "2024-05-06T00:00:00+14:00",
+        "2024-02-29T10:00:00+05:30",
+        "2023-02-29T10:00:00Z",
+        "2024-04-31T10:00:00Z",
+        "0001-01-01T00:00:00+05:30",
+        "9999-12-31T23:59:59-01:00",
+        "0000-01-01T00:00:00Z",
+        "2024-00-10T00:00:00Z",
+        "2024-01-01T24:00:00Z",
+        "2024-01-01T10:60:00Z",
+        "2024-01-01T10:00:60Z",
+        "2024-01-01T10:00:00+24:00",
+        "2024-01-01T10:00:00+05:60",
+        "2024-01-01T10:00:00z",
+        "2024-01-01t10:00:00Z",
+        "2024-01-01T10:00:00",
+        "2024-01-01T10:00:00+0530",
+        "2024-01-01T10:00:00.25Z",
+        "2024-01-01T10:00Z",
+        " 2024-01-01T10:00:00Z ",
+        "2024-01-01T10:00:00Z\n",
+        "2024-01-01",
+        "\u0662\u0660\u0662\u0664-01-01T10:00:00Z",
+    ],
+)
+def test_listed_lastmod_reads_as_the_w3c_parser_does(text: str) -> None:
+    listed_lastmod.cache_clear()
+    got, expected = listed_lastmod(text, "w3c"), parse_w3c_datetime(text)
+    assert got == expected
+    if got is not None and expected is not None:
+        assert got.value.tzinfo is expected.value.tzinfo
+        assert (got.date_only, got.precision) == (expected.date_only, expected.precision)

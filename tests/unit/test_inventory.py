@@ -1,7 +1,11 @@
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
+import pytest
+
+from sitemapaudit.errors import ConfigError
 from sitemapaudit.inventory import Inventory, NewEntry
 
 
@@ -58,3 +62,72 @@ def test_the_cursor_survives_reopening(tmp_path: Path) -> None:
     inv.close()
     again = Inventory(tmp_path / "i.sqlite3")
     assert [t[1] for t in again.take_new(1)] == ["https://e.com/4"]
+
+
+def test_urls_listed_again_across_chunks_count_every_listing(tmp_path: Path) -> None:
+    inv = Inventory(tmp_path / "i.sqlite3")
+    a, b = "https://e.com/a.xml", "https://e.com/b.xml"
+    # Repeats within a chunk, across chunks of one sitemap, and across sitemaps.
+    inv.add_entries(a, [entry(f"https://e.com/{i % 5}") for i in range(7)], batch=3)
+    inv.add_entries(b, [entry("https://e.com/6"), entry("https://e.com/0")], batch=1)
+    inv.listings_complete()
+    got = {
+        x.url.rsplit("/", 1)[1]: (x.sitemaps, x.times_listed)
+        for x in inv.listings([url_id for url_id, *_ in inv.take_new(10)])
+    }
+    assert got == {
+        "0": ((a, b), 3),
+        "1": ((a,), 2),
+        "2": ((a,), 1),
+        "3": ((a,), 1),
+        "4": ((a,), 1),
+        "6": ((b,), 1),
+    }
+    assert inv.counts()["listings"] == 9
+
+
+def test_a_sitemap_read_again_replaces_its_earlier_listings(tmp_path: Path) -> None:
+    inv = Inventory(tmp_path / "i.sqlite3")
+    a, b = "https://e.com/a.xml", "https://e.com/b.xml"
+    inv.sitemap_reading(b)
+    inv.add_entries(b, [entry("https://e.com/1")])
+    inv.sitemap_reading(a)
+    inv.add_entries(
+        a, [entry("https://e.com/1"), entry("https://e.com/2"), entry("https://e.com/3")]
+    )
+    inv.close()
+    # An interrupted audit reads a.xml again, which now lists fewer URLs.
+    inv = Inventory(tmp_path / "i.sqlite3")
+    inv.sitemap_reading(a)
+    inv.add_entries(a, [entry("https://e.com/2")])
+    inv.listings_complete()
+    got = {x.url.rsplit("/", 1)[1]: (x.sitemaps, x.times_listed) for x in inv.take_listed(10)}
+    assert got == {"1": ((b,), 1), "2": ((a,), 1), "3": ((), 0)}
+    assert inv.counts()["listings"] == 2
+
+
+def test_take_listed_hands_out_like_take_new(tmp_path: Path) -> None:
+    inv = Inventory(tmp_path / "i.sqlite3")
+    inv.add_entries(
+        "https://e.com/a.xml",
+        [NewEntry(f"https://e.com/{i}", "2024-01-01", "w3c", ("out_of_scope",)) for i in range(5)],
+    )
+    inv.listings_complete()
+    first = inv.take_listed(2)
+    assert [x.url for x in first] == ["https://e.com/0", "https://e.com/1"]
+    assert first[0].rules == ("out_of_scope",)
+    assert first[0].lastmod == "2024-01-01"
+    assert first == inv.listings([x.url_id for x in first])
+    assert [t[1] for t in inv.take_new(10)] == [f"https://e.com/{i}" for i in range(2, 5)]
+    assert inv.take_listed(10) == []
+
+
+def test_an_inventory_of_an_earlier_layout_is_refused_with_a_message(tmp_path: Path) -> None:
+    path = tmp_path / "inventory.sqlite3"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE urls (id INTEGER PRIMARY KEY, url TEXT UNIQUE NOT NULL)")
+    db.execute("INSERT INTO urls (url) VALUES ('https://e.com/')")
+    db.commit()
+    db.close()
+    with pytest.raises(ConfigError, match="new JOBDIR"):
+        Inventory(path)
