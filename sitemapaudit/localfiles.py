@@ -3,17 +3,113 @@
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
+from itertools import chain
 from pathlib import Path
 
 from sitemapaudit.config import AuditConfig
 from sitemapaudit.crawl.intake import read_sitemap
 from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFacts
-from sitemapaudit.inventory import Inventory
+from sitemapaudit.inventory import Inventory, NewEntry
 from sitemapaudit.report.build import RecordBuilder
 from sitemapaudit.report.records import SitemapRecord, UrlRecord
+from sitemapaudit.sitemap.records import PROTOCOL_MAX_ENTRIES
 from sitemapaudit.urls import loc_problems
+
+# Distinct URLs of one file held in memory; past this many its listings go to an SQLite
+# inventory. A sitemap within the protocol's limit never leaves memory.
+MEMORY_URLS = PROTOCOL_MAX_ENTRIES
+
+
+class FileListings:
+    """The listings of one sitemap file, one entry per distinct URL in first-listing order.
+
+    An entry sink for :func:`read_sitemap`. Up to ``memory_urls`` distinct URLs are kept in
+    a dict; the first URL past that moves everything to an SQLite :class:`Inventory` in a
+    temporary directory, which takes every later listing, so memory stays bounded however
+    many URLs the file lists. :meth:`close` removes that directory.
+    """
+
+    def __init__(self, memory_urls: int = MEMORY_URLS) -> None:
+        self.memory_urls = memory_urls
+        self.sitemap = ""
+        # The first listing of each URL, and how many more times it was listed.
+        self._first: dict[str, NewEntry] = {}
+        self._again: dict[str, int] = {}
+        self._work: tempfile.TemporaryDirectory[str] | None = None
+        self._inventory: Inventory | None = None
+
+    @property
+    def spilled(self) -> bool:
+        return self._inventory is not None
+
+    def add_entries(self, sitemap_url: str, entries: Iterable[NewEntry], batch: int = 5000) -> int:
+        """Take the listings of the file (called once: this sink holds one sitemap); returns
+        how many there were."""
+        self.sitemap = sitemap_url
+        first, again, room = self._first, self._again, self.memory_urls
+        count = 0
+        rest = iter(entries)
+        for entry in rest:
+            loc = entry.loc
+            if loc in first:
+                again[loc] = again.get(loc, 0) + 1
+            elif len(first) < room:
+                first[loc] = entry
+            else:
+                return self._spill(chain((entry,), rest), batch)
+            count += 1
+        return count
+
+    def _spill(self, rest: Iterator[NewEntry], batch: int) -> int:
+        """Move the listings held so far to an inventory, then store ``rest`` there too;
+        returns how many listings the inventory took (those held and ``rest``)."""
+        self._work = tempfile.TemporaryDirectory(prefix="sitemapaudit-validate-")
+        self._inventory = Inventory(Path(self._work.name) / "inventory.sqlite3")
+        first, again = self._first, self._again
+        self._first, self._again = {}, {}
+        replay = (entry for loc, entry in first.items() for _ in range(1 + again.get(loc, 0)))
+        return self._inventory.add_entries(self.sitemap, chain(replay, rest), batch)
+
+    def facts(self) -> Iterator[UrlFacts]:
+        """The facts of each distinct URL (not requested), in the order first listed."""
+        sitemaps = [self.sitemap]
+        unrequested = FetchOutcome()
+        if self._inventory is None:
+            again = self._again
+            for loc, entry in self._first.items():
+                yield UrlFacts(
+                    url=loc,
+                    sitemaps=sitemaps,
+                    lastmod=entry.lastmod,
+                    lastmod_format=entry.lastmod_format,
+                    times_listed=1 + again.get(loc, 0),
+                    rules=list(entry.rules),
+                    robots_blocked=False,
+                    outcome=unrequested,
+                )
+            return
+        inventory = self._inventory
+        inventory.listings_complete()
+        while batch := inventory.take_new(1000):
+            for listing in inventory.listings([url_id for url_id, *_ in batch]):
+                yield UrlFacts(
+                    url=listing.url,
+                    sitemaps=list(listing.sitemaps),
+                    lastmod=listing.lastmod,
+                    lastmod_format=listing.lastmod_format,
+                    times_listed=listing.times_listed,
+                    rules=list(listing.rules),
+                    robots_blocked=False,
+                    outcome=unrequested,
+                )
+
+    def close(self) -> None:
+        if self._inventory is not None:
+            self._inventory.close()
+        if self._work is not None:
+            self._work.cleanup()
 
 
 def validate_file(
@@ -26,34 +122,21 @@ def validate_file(
     """
     with path.open("rb") as handle:
         body = handle.read(config.sitemap_read_limit)
-    with tempfile.TemporaryDirectory(prefix="sitemapaudit-validate-") as work:
-        inventory = Inventory(Path(work) / "inventory.sqlite3")
-        try:
-            facts = read_sitemap(
-                body,
-                SitemapFacts(url=str(path), found_via="argument"),
-                inventory=inventory,
-                rules=lambda loc: tuple(loc_problems(loc, max_length=config.max_url_length)),
-                on_child=children.append,
-                read_limit=config.sitemap_read_limit,
-                now=datetime.now(UTC),
-                near_limit_fraction=config.near_limit_fraction,
-            )
-            yield builder.sitemap_record(facts)
-            inventory.listings_complete()
-            while batch := inventory.take_new(1000):
-                for listing in inventory.listings([url_id for url_id, *_ in batch]):
-                    yield builder.url_record(
-                        UrlFacts(
-                            url=listing.url,
-                            sitemaps=list(listing.sitemaps),
-                            lastmod=listing.lastmod,
-                            lastmod_format=listing.lastmod_format,
-                            times_listed=listing.times_listed,
-                            rules=list(listing.rules),
-                            robots_blocked=False,
-                            outcome=FetchOutcome(),
-                        )
-                    )
-        finally:
-            inventory.close()
+    listings = FileListings(MEMORY_URLS)
+    try:
+        facts = read_sitemap(
+            body,
+            SitemapFacts(url=str(path), found_via="argument"),
+            inventory=listings,
+            rules=lambda loc: tuple(loc_problems(loc, max_length=config.max_url_length)),
+            on_child=children.append,
+            read_limit=config.sitemap_read_limit,
+            now=datetime.now(UTC),
+            near_limit_fraction=config.near_limit_fraction,
+        )
+        yield builder.sitemap_record(facts)
+        url_record = builder.url_record
+        for url_facts in listings.facts():
+            yield url_record(url_facts)
+    finally:
+        listings.close()

@@ -27,6 +27,7 @@ from sitemapaudit.config import AuditConfig
 from sitemapaudit.errors import ConfigError
 from sitemapaudit.localfiles import validate_file
 from sitemapaudit.report.build import RecordBuilder
+from sitemapaudit.report.jsonlines import unrequested_line
 from sitemapaudit.report.records import SitemapRecord, UrlRecord
 from sitemapaudit.spiders.audit import AuditSpider
 from sitemapaudit.urls import loc_problems, parse_origin
@@ -53,6 +54,9 @@ _encode = json.JSONEncoder(ensure_ascii=False, default=_nested).encode
 
 def record_line(record: SitemapRecord | UrlRecord) -> str:
     """One JSON Lines line (with its newline) for a record, fields in their declared order."""
+    line = unrequested_line(record)
+    if line is not None:
+        return line
     return _encode({name: getattr(record, name) for name in _FIELDS[type(record)]}) + "\n"
 
 

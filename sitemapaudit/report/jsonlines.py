@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
+from json.encoder import encode_basestring
+from operator import attrgetter
 from typing import Any
 
 from scrapy.exporters import JsonLinesItemExporter
@@ -12,6 +15,85 @@ from sitemapaudit.report.records import SitemapRecord, SummaryRecord, UrlRecord
 
 _RECORDS = (SitemapRecord, UrlRecord, SummaryRecord)
 _FIELDS = {cls: tuple(f.name for f in dataclasses.fields(cls)) for cls in _RECORDS}
+
+_dumps = json.JSONEncoder(ensure_ascii=False).encode
+
+# A URL that was not requested has every other field at its default: its line is constant text
+# around these fields, which are the only ones encoded for it.
+_LISTING_FIELDS = ("url", "sitemaps", "lastmod", "robots_blocked", "issues", "errors")
+_RESPONSE_DEFAULTS = {
+    f.name: f.default if f.default_factory is dataclasses.MISSING else f.default_factory()
+    for f in dataclasses.fields(UrlRecord)
+    if f.name not in _LISTING_FIELDS
+}
+_response_values = attrgetter(*_RESPONSE_DEFAULTS)
+_listing_values = attrgetter(*_LISTING_FIELDS)
+_DEFAULT_VALUES = tuple(_RESPONSE_DEFAULTS.values())
+
+
+def unrequested_line(record: object) -> str | None:
+    """The JSON line (with its newline) of a URL record that was not requested, as the
+    encoder writes it with the fields in their declared order; ``None`` for any other record,
+    or when a listing field holds a value other than a string, None, a bool or a list of
+    strings."""
+    if type(record) is not UrlRecord or _response_values(record) != _DEFAULT_VALUES:
+        return None
+    url, sitemaps, lastmod, robots_blocked, issues, errors = _listing_values(record)
+    s = _SEGMENTS
+    try:
+        return "".join(
+            (
+                s[0],
+                _simple(url),
+                s[1],
+                _simple(sitemaps),
+                s[2],
+                _simple(lastmod),
+                s[3],
+                _simple(robots_blocked),
+                s[4],
+                _simple(issues),
+                s[5],
+                _simple(errors),
+                s[6],
+            )
+        )
+    except TypeError:
+        return None
+
+
+def _simple(value: object) -> str:
+    """JSON of a str, None, a bool or a list of str; TypeError for anything else."""
+    if type(value) is str:
+        return encode_basestring(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if type(value) is list:
+        return "[" + ", ".join(map(encode_basestring, value)) + "]"
+    raise TypeError(type(value).__name__)
+
+
+def _unrequested_segments(dumps: Callable[[Any], str]) -> tuple[str, ...]:
+    """The constant text before each listing field of an unrequested URL's line, and after
+    the last one."""
+    segments: list[str] = []
+    text = "{"
+    for index, name in enumerate(_FIELDS[UrlRecord]):
+        text += ("" if index == 0 else ", ") + encode_basestring(name) + ": "
+        if name in _LISTING_FIELDS:
+            segments.append(text)
+            text = ""
+        else:
+            text += dumps(_RESPONSE_DEFAULTS[name])
+    segments.append(text + "}\n")
+    return tuple(segments)
+
+
+_SEGMENTS = _unrequested_segments(_dumps)
 
 
 class ReportJsonLinesItemExporter(JsonLinesItemExporter):
@@ -25,7 +107,7 @@ class ReportJsonLinesItemExporter(JsonLinesItemExporter):
 
     def __init__(self, file: Any, **kwargs: Any) -> None:
         super().__init__(file, **kwargs)
-        self._dumps = json.JSONEncoder(ensure_ascii=False).encode
+        self._dumps = _dumps
 
     def export_item(self, item: Any) -> None:
         fields = _FIELDS.get(type(item))
@@ -34,6 +116,10 @@ class ReportJsonLinesItemExporter(JsonLinesItemExporter):
                 self.file.write(self._encode(item))
                 return
             super().export_item(item)
+            return
+        line = unrequested_line(item)
+        if line is not None:
+            self.file.write(line.encode(self.encoding or "utf-8"))
             return
         self.file.write(self._encode({name: getattr(item, name) for name in fields}))
 

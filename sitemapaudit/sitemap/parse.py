@@ -79,8 +79,9 @@ class _Role(IntEnum):
     LASTMOD_FALLBACK = 6
 
 
-# Roles of elements whose content is read when they close.
+# Roles of the fields of a record; the first two, the fields of sitemaps, are looked up once.
 _FIELD_ROLES = frozenset({_Role.LOC, _Role.LASTMOD, _Role.ATOM_LINK, _Role.LASTMOD_FALLBACK})
+_LOC, _LASTMOD = _Role.LOC, _Role.LASTMOD
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,9 +147,9 @@ class _Roles:
         self._names = names
         self.namespace: str | None = None if layout.any_namespace else _namespace(root_tag)
         self.cache: dict[str, _Role] = {}
-        # The element names the pull parser reports: records, fields and the root itself.
-        self.tags = [self._tag(name) for name in names if name != layout.container]
-        self.tags.append(root_tag)
+        # The element names the pull parser reports: records and the root itself (a record's
+        # fields are read from its children).
+        self.tags = [self._tag(layout.record), root_tag]
 
     def __call__(self, tag: str) -> _Role:
         role = self.cache.get(tag)
@@ -156,6 +157,15 @@ class _Roles:
             role = _Role.OTHER
             if self.namespace is None or _namespace(tag) == self.namespace:
                 role = self._names.get(_local(tag), _Role.OTHER)
+            self.cache[tag] = role
+        return role
+
+    def of(self, node: Any) -> _Role:
+        """The role of any node (entity references, whose tag is not a string, are OTHER)."""
+        tag = node.tag
+        role = self.cache.get(tag)
+        if role is None:
+            role = self(tag) if isinstance(tag, str) else _Role.OTHER
             self.cache[tag] = role
         return role
 
@@ -200,6 +210,57 @@ def _atom_alternate(element: Any) -> str:
         return ""
     href: str | None = element.get("href")
     return href.strip() if href else ""
+
+
+class _Fields:
+    """The fields of the record being read: its locations and lastmods, child by child.
+
+    A record's children are read when it ends, except those pruning takes out of the tree
+    earlier (a record with very many children), which are read just before they go.
+    """
+
+    def __init__(self, roles: _Roles) -> None:
+        self._roles = roles
+        self.record: Any = None
+        self.locs: list[str] = []
+        self.saw_loc = False
+        self.lastmod: str | None = None
+        self.fallback: str | None = None
+
+    def read(self, record: Any, children: Iterable[Any]) -> None:
+        """Read ``children`` of ``record`` (the first call for a record starts afresh)."""
+        if record is not self.record:
+            self.record = record
+            self.locs = []
+            self.saw_loc = False
+            self.lastmod = self.fallback = None
+        roles = self._roles
+        cache = roles.cache
+        for child in children:
+            role = cache.get(child.tag) or roles.of(child)
+            if role is _LOC:
+                self.saw_loc = True
+                value = _text(child)
+                if value:
+                    self.locs.append(value)
+            elif role is _LASTMOD:
+                if self.lastmod is None:
+                    self.lastmod = _text(child)
+            elif role is _Role.ATOM_LINK:
+                self.saw_loc = True
+                if not self.locs:
+                    value = _atom_alternate(child)
+                    if value:
+                        self.locs.append(value)
+            elif role is _Role.LASTMOD_FALLBACK and self.fallback is None:
+                self.fallback = _text(child)
+
+    def end(self, record: Any) -> tuple[list[str], bool, str | None]:
+        """The locations, whether any location element was there, and the lastmod."""
+        self.read(record, record)
+        self.record = None
+        lastmod = self.fallback if self.lastmod is None else self.lastmod
+        return self.locs, self.saw_loc, lastmod
 
 
 def _names(names: list[str]) -> str:
@@ -427,13 +488,10 @@ class SitemapReader:
         line_offset = self._line_offset
         is_child = layout.kind is SitemapKind.SITEMAPINDEX
         lastmod_format = layout.lastmod_format
+        record_role = _Role.RECORD
+        fields = _Fields(roles)
         root: Any = None
         container: Any = None
-        owner: Any = None  # the record whose fields are being collected
-        locs: list[str] = []
-        saw_loc = False
-        lastmod: str | None = None
-        fallback_lastmod: str | None = None
 
         def is_container(node: Any) -> bool:
             nonlocal container
@@ -446,12 +504,10 @@ class SitemapReader:
             container = node
             return True
 
-        record_role, other_role, loc_role, lastmod_role = (
-            _Role.RECORD,
-            _Role.OTHER,
-            _Role.LOC,
-            _Role.LASTMOD,
-        )
+        def pruning(record: Any, children: list[Any]) -> None:
+            if is_container(record.getparent()):
+                fields.read(record, children)
+
         for chunk in chain(_take_all(found.consumed), rest, (None,)):
             at_end = chunk is None
             if at_end and stream.truncated:
@@ -474,70 +530,29 @@ class SitemapReader:
                             container = root
                     continue
                 tag = element.tag
-                role = role_cache.get(tag) or roles(tag)
-                if role is record_role:
-                    parent = element.getparent()
-                    if parent is not container and not is_container(parent):
-                        continue
-                    if element is not owner:
-                        locs = []
-                        saw_loc = False
-                        lastmod = fallback_lastmod = None
-                    owner = None
-                    line: int | None = element.sourceline
-                    if line is not None:
-                        if line >= _BIG_LINE:
-                            line = _source_line(element) or line
-                        line += line_offset
-                    if lastmod is None:
-                        lastmod = fallback_lastmod
-                    if not locs:
-                        self._missing_loc(layout, saw_loc, line)
-                    elif is_child:
-                        for loc in locs:
-                            self.child_count += 1
-                            yield ChildEntry(loc, lastmod, line)
-                    else:
-                        for loc in locs:
-                            self.url_count += 1
-                            yield UrlEntry(loc, lastmod, line, lastmod_format)
-                    continue
-                if role is other_role:
+                if (role_cache.get(tag) or roles(tag)) is not record_role:
                     if tag in _XINCLUDE_TAGS:
                         self._xinclude(element)
                     continue
                 parent = element.getparent()
-                if parent is not owner:
-                    if (
-                        parent is None
-                        or (role_cache.get(parent.tag) or roles(parent.tag)) is not record_role
-                        or not is_container(parent.getparent())
-                    ):
-                        continue
-                    owner = parent
-                    locs = []
-                    saw_loc = False
-                    lastmod = fallback_lastmod = None
-                if role is loc_role:
-                    saw_loc = True
-                    if len(element):
-                        value = "".join(element.itertext()).strip()
-                    else:
-                        value = element.text
-                        value = value.strip() if value else ""
-                    if value:
-                        locs.append(value)
-                elif role is lastmod_role:
-                    if lastmod is None:
-                        lastmod = _text(element)
-                elif role is _Role.ATOM_LINK:
-                    saw_loc = True
-                    if not locs:
-                        value = _atom_alternate(element)
-                        if value:
-                            locs.append(value)
-                elif role is _Role.LASTMOD_FALLBACK and fallback_lastmod is None:
-                    fallback_lastmod = _text(element)
+                if parent is not container and not is_container(parent):
+                    continue
+                locs, saw_loc, lastmod = fields.end(element)
+                line: int | None = element.sourceline
+                if line is not None:
+                    if line >= _BIG_LINE:
+                        line = _source_line(element) or line
+                    line += line_offset
+                if not locs:
+                    self._missing_loc(layout, saw_loc, line)
+                elif is_child:
+                    for loc in locs:
+                        self.child_count += 1
+                        yield ChildEntry(loc, lastmod, line)
+                else:
+                    for loc in locs:
+                        self.url_count += 1
+                        yield UrlEntry(loc, lastmod, line, lastmod_format)
 
             if error is not None or at_end or not produced:
                 fault = _first_error(parser)
@@ -548,7 +563,7 @@ class SitemapReader:
                         self._malformed(fault, error)
                     return
             if root is not None:
-                _prune(root, roles)
+                _prune(root, roles, pruning)
         self._complete = True
 
     # -- problems ------------------------------------------------------------------------------
@@ -722,21 +737,24 @@ def _first_error(parser: Any) -> Any:
     return None
 
 
-def _prune(root: Any, roles: _Roles) -> None:
+def _prune(root: Any, roles: _Roles, pruning: Callable[[Any, list[Any]], None]) -> None:
     """Drop the finished part of the tree: every completed element has been read already.
 
     Each element on the open path keeps only its last child (the one still being parsed).
-    Records keep their children (the line of a record past line 65534 is derived from them)
-    unless they have very many, and a field (``loc``, ``lastmod``...) still open keeps its
-    content, which is read when it closes.
+    Records keep their children (they are read when the record ends, and the line of a record
+    past line 65534 is derived from them) unless they have very many: those are handed to
+    ``pruning`` with their record before they go. A field (``loc``, ``lastmod``...) still
+    open keeps its content, which is read when its record ends.
     """
     node = root
-    in_record = False
+    in_record = is_record = False
     while True:
         count = len(node)
         if count == 0:
             return
         if count > 1 and (not in_record or count > _RECORD_PRUNE_THRESHOLD):
+            if is_record:
+                pruning(node, node[:-1])
             del node[:-1]
         node = node[-1]
         tag = node.tag
@@ -745,4 +763,5 @@ def _prune(root: Any, roles: _Roles) -> None:
         role = roles(tag)
         if role in _FIELD_ROLES and in_record:
             return
-        in_record = in_record or role is _Role.RECORD
+        is_record = role is _Role.RECORD
+        in_record = in_record or is_record

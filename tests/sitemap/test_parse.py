@@ -264,6 +264,31 @@ def test_only_direct_children_of_a_record_count() -> None:
     assert locs(read(body)[1]) == ["https://e.com/page", "https://e.com/inside"]
 
 
+def test_fields_among_very_many_children_of_a_record_are_all_read() -> None:
+    # Records this large lose their finished children to pruning while they are read.
+    images = b"<image:image><image:loc>https://e.com/i.jpg</image:loc></image:image>" * 20_000
+    body = (
+        b'<urlset xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">'
+        b"<url>"
+        + images
+        + b"<loc>https://e.com/a</loc>"
+        + images
+        + b"<lastmod>2024-01-01</lastmod>"
+        + images
+        + b"<loc>https://e.com/b</loc></url>"
+        b"<url><lastmod>2024-02-02</lastmod>" + images + b"<lastmod>x</lastmod></url>"
+        b"<url><loc>https://e.com/c</loc>" + images + b"</url>"
+        b"</urlset>"
+    )
+    reader, entries = read(body)
+    assert entries == [
+        UrlEntry("https://e.com/a", "2024-01-01", 1),
+        UrlEntry("https://e.com/b", "2024-01-01", 1),
+        UrlEntry("https://e.com/c", None, 1),
+    ]
+    assert codes(reader) == ["missing_loc"]
+
+
 def test_records_of_the_other_kind_are_not_read() -> None:
     body = b"<urlset><sitemap><loc>https://e.com/s.xml</loc></sitemap></urlset>"
     reader, entries = read(body)

@@ -1,25 +1,31 @@
 """The short cuts of record building and of ``scrapy validate`` say exactly what the long way says.
 
-Record building skips the checks that need a response for URLs that were not requested, and
-``validate`` serialises records without ``dataclasses.asdict``; each is compared here with the
-way it replaced.
+Record building skips the checks that need a response for URLs that were not requested;
+``validate`` serialises records without ``dataclasses.asdict`` and keeps the listings of a file
+in memory up to a bound, then in the SQLite inventory; each is compared here with the way it
+replaced.
 """
 
 from __future__ import annotations
 
 import json
+import tempfile
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from sitemapaudit import localfiles
 from sitemapaudit.checks.base import CheckContext
 from sitemapaudit.checks.lastmod import delta_seconds, listed_lastmod
 from sitemapaudit.checks.registry import URL_CHECKS
 from sitemapaudit.commands.validate import record_line
 from sitemapaudit.config import AuditConfig
 from sitemapaudit.facts import FetchOutcome, UrlFacts
+from sitemapaudit.inventory import Inventory, NewEntry
+from sitemapaudit.localfiles import FileListings, validate_file
 from sitemapaudit.report.build import RecordBuilder, _run
 from sitemapaudit.report.records import SitemapRecord, UrlRecord
 
@@ -155,6 +161,16 @@ def _records() -> list[SitemapRecord | UrlRecord]:
             carried_over=True,
         ),
         UrlRecord(url="https://e.com/nan", lastmod_delta_s=float("nan")),
+        UrlRecord(
+            url='https://e.com/"q"\\\x00\u2028é',
+            sitemaps=["/tmp/a b.xml", "/tmp/\u263a.xml"],
+            robots_blocked=True,
+            issues=["duplicate", "lastmod_invalid"],
+            errors=["duplicate: listed 2 times in 1 sitemap(s)", "lastmod_invalid: 'x\ty'"],
+        ),
+        UrlRecord(url="https://e.com/empty", sitemaps=[]),
+        UrlRecord(url="https://e.com/odd", sitemaps=[1, None]),  # type: ignore[list-item]
+        UrlRecord(url="https://e.com/tuple", issues=("a",)),  # type: ignore[arg-type]
     ]
 
 
@@ -166,3 +182,98 @@ def test_record_lines_are_the_asdict_json_lines(record: SitemapRecord | UrlRecor
 def test_record_lines_refuse_what_json_cannot_hold() -> None:
     with pytest.raises(TypeError):
         record_line(UrlRecord(url="https://e.com/a", redirect_chain=[{"at": object()}]))
+
+
+# -- the listings of one file ---------------------------------------------------------------
+
+
+def _entries() -> list[NewEntry]:
+    """Listings with duplicates: later listings of a URL differ in lastmod, format and rules."""
+    entries = []
+    for i in range(400):
+        url = f"https://e.com/p{(i * 7) % 150}"
+        entries.append(
+            NewEntry(
+                url,
+                None if i % 5 == 0 else f"2024-01-{1 + i % 28:02d}",
+                "rfc822" if i % 11 == 0 else "w3c",
+                ("invalid_url", "off_host") if i % 3 == 0 else (),
+            )
+        )
+    return entries
+
+
+def _listed(facts: list[UrlFacts]) -> list[tuple[Any, ...]]:
+    return [
+        (f.url, f.sitemaps, f.lastmod, f.lastmod_format, f.times_listed, f.rules) for f in facts
+    ]
+
+
+def _inventory_facts(tmp_path: Path, sitemap: str, entries: list[NewEntry]) -> list[UrlFacts]:
+    """What the SQLite inventory alone makes of the listings (the path for every file before)."""
+    inventory = Inventory(tmp_path / "reference.sqlite3")
+    try:
+        inventory.add_entries(sitemap, entries)
+        inventory.listings_complete()
+        facts = []
+        while batch := inventory.take_new(1000):
+            for listing in inventory.listings([url_id for url_id, *_ in batch]):
+                facts.append(
+                    UrlFacts(
+                        url=listing.url,
+                        sitemaps=list(listing.sitemaps),
+                        lastmod=listing.lastmod,
+                        lastmod_format=listing.lastmod_format,
+                        times_listed=listing.times_listed,
+                        rules=list(listing.rules),
+                        robots_blocked=False,
+                        outcome=FetchOutcome(),
+                    )
+                )
+        return facts
+    finally:
+        inventory.close()
+
+
+@pytest.mark.parametrize("memory_urls", [0, 1, 149, 150, 1000])
+def test_file_listings_in_memory_or_spilled_match_the_inventory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, memory_urls: int
+) -> None:
+    entries = _entries()
+    expected = _listed(_inventory_facts(tmp_path, "/tmp/s.xml", entries))
+    assert len(expected) == 150
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(work))
+    listings = FileListings(memory_urls)
+    try:
+        assert listings.add_entries("/tmp/s.xml", iter(entries), batch=7) == len(entries)
+        assert listings.spilled is (memory_urls < len(expected))
+        facts = list(listings.facts())
+    finally:
+        listings.close()
+    assert _listed(facts) == expected
+    assert all(f.outcome == FetchOutcome() and not f.robots_blocked for f in facts)
+    assert not any(work.iterdir())
+
+
+def test_validate_file_gives_the_same_records_in_memory_and_spilled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = ['<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">']
+    for entry in _entries():
+        lastmod = "" if entry.lastmod is None else f"<lastmod>{entry.lastmod}</lastmod>"
+        lines.append(f"<url><loc>{entry.loc}</loc>{lastmod}</url>")
+    path = tmp_path / "sitemap.xml"
+    path.write_text("\n".join([*lines, "</urlset>"]), encoding="utf-8")
+    config = AuditConfig.from_settings({})
+    builder = RecordBuilder(config, AUDIT_TIME)
+
+    def records() -> list[str]:
+        return [record_line(r) for r in validate_file(path, config, builder, [])]
+
+    in_memory = records()
+    monkeypatch.setattr(localfiles, "MEMORY_URLS", 10)
+    assert records() == in_memory
+    assert len(in_memory) == 151
+    assert '"duplicate"' in in_memory[1]
