@@ -102,15 +102,11 @@ class Inventory:
         self._sitemap_urls: dict[int, str] = {}
 
     def _check_layout(self) -> None:
-        """An inventory of an interrupted audit must have this version's tables to resume."""
-        columns = {str(row[1]) for row in self._db.execute("PRAGMA table_info(urls)")}
-        if columns and "sitemap_id" not in columns:
+        try:
+            _check_layout(self._db, self.path)
+        except ConfigError:
             self._db.close()
-            raise ConfigError(
-                f"{self.path} holds an interrupted audit of an earlier sitemapaudit version, "
-                "which this version cannot resume: start the audit again with a new JOBDIR "
-                "(or SITEMAPAUDIT_WORK_DIR)"
-            )
+            raise
 
     def close(self) -> None:
         self.flush()
@@ -485,3 +481,26 @@ def _rules(value: str | None) -> tuple[str, ...]:
     if not value:
         return ()
     return tuple(code for code in value.split(",") if code)
+
+
+def check_resumable(path: str | Path) -> None:
+    """Raise :class:`ConfigError` when ``path`` holds an inventory this version cannot resume
+    (nothing there is fine: the audit starts afresh)."""
+    if not Path(path).is_file():
+        return
+    db = sqlite3.connect(str(path))
+    try:
+        _check_layout(db, str(path))
+    finally:
+        db.close()
+
+
+def _check_layout(db: sqlite3.Connection, path: str) -> None:
+    """An inventory of an interrupted audit must have this version's tables to resume."""
+    columns = {str(row[1]) for row in db.execute("PRAGMA table_info(urls)")}
+    if columns and "sitemap_id" not in columns:
+        raise ConfigError(
+            f"{path} holds an interrupted audit of an earlier sitemapaudit version, which this "
+            "version cannot resume: start the audit again with a new JOBDIR "
+            "(or SITEMAPAUDIT_WORK_DIR)"
+        )

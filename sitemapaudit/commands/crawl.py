@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.exceptions import UsageError
@@ -10,7 +11,9 @@ from scrapy.exceptions import UsageError
 from sitemapaudit.arguments import parse_arguments
 from sitemapaudit.checks.registry import enabled_checks
 from sitemapaudit.config import AuditConfig
+from sitemapaudit.crawl.run import configured_work_dir
 from sitemapaudit.errors import ConfigError
+from sitemapaudit.inventory import check_resumable
 
 
 class Command(ScrapyCrawlCommand):
@@ -23,7 +26,11 @@ class Command(ScrapyCrawlCommand):
         try:
             parse_arguments(**opts.spargs)
             assert self.settings is not None
-            enabled_checks(AuditConfig.from_settings(self.settings))
+            config = AuditConfig.from_settings(self.settings)
+            enabled_checks(config)
+            work_dir = configured_work_dir(config, self.settings.get("JOBDIR") or None)
+            if work_dir:
+                check_resumable(Path(work_dir) / "inventory.sqlite3")
         except ConfigError as exc:
             raise UsageError(str(exc), print_help=False) from None
         if len(args) > 1:
@@ -32,8 +39,8 @@ class Command(ScrapyCrawlCommand):
         crawler = self._create_crawler(args[0])
         self.crawler_process.crawl(crawler, **opts.spargs)
         self.crawler_process.start()
-        failed = crawler.stats is not None and crawler.stats.get_value(
-            "sitemapaudit/fail_on/failed"
-        )
-        if self.crawler_process.bootstrap_failed or failed:
+        if self.crawler_process.bootstrap_failed:
+            self.exitcode = 1
+            return
+        if crawler.stats.get_value("sitemapaudit/fail_on/failed"):
             self.exitcode = 1

@@ -101,9 +101,7 @@ class AuditRun:
         self.discovery = Discovery(homepage_done=bool(self.sitemap_args))
         self.robots: RobotsPolicy | None = None
         self.totals = RunTotals()
-        self._work_dir, self._own_work_dir = _work_dir(
-            config.work_dir or (str(Path(jobdir) / "sitemapaudit") if jobdir else "")
-        )
+        self._work_dir, self._own_work_dir = _work_dir(configured_work_dir(config, jobdir))
         self.inventory: Inventory = self._make_inventory()
         self._sitemaps_outstanding = 0
         self._waiter: asyncio.Future[None] | None = None
@@ -738,6 +736,12 @@ def sitemap_facts_from_json(data: dict[str, Any]) -> SitemapFacts:
 
 def _skipped(url: str, via: str, parent: str | None, code: str, message: str) -> SitemapFacts:
     return SitemapFacts(url=url, found_via=via, parent=parent, problems=[Problem(code, message)])
+
+
+def configured_work_dir(config: AuditConfig, jobdir: str | None) -> str:
+    """Where the audit keeps its inventory: SITEMAPAUDIT_WORK_DIR, else JOBDIR/sitemapaudit
+    (a resumable audit); empty for a temporary directory."""
+    return config.work_dir or (str(Path(jobdir) / "sitemapaudit") if jobdir else "")
 
 
 def _work_dir(configured: str) -> tuple[str, bool]:

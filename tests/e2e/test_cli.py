@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -84,6 +85,21 @@ def test_bad_arguments_fail_before_any_request(tmp_path: Path) -> None:
     assert "SITEMAPAUDIT_MAX_REDIRECTS" in bad_setting.stderr
     assert missing.returncode == 2
     assert "domain argument is required" in missing.stderr
+
+
+def test_a_jobdir_of_an_earlier_inventory_layout_fails_before_any_request(tmp_path: Path) -> None:
+    inventory = tmp_path / "job" / "sitemapaudit" / "inventory.sqlite3"
+    inventory.parent.mkdir(parents=True)
+    db = sqlite3.connect(inventory)
+    db.execute("CREATE TABLE urls (id INTEGER PRIMARY KEY, url TEXT UNIQUE NOT NULL)")
+    db.commit()
+    db.close()
+    with small_site() as site:
+        done = crawl("-a", f"domain={site.base}", "-s", f"JOBDIR={tmp_path / 'job'}", cwd=tmp_path)
+        assert site.hits == {}
+    assert done.returncode == 2
+    assert "new JOBDIR" in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_the_unthrottled_preset_is_applied_and_cmdline_settings_still_win() -> None:
