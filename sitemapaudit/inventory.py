@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from sitemapaudit.errors import ConfigError
+from sitemapaudit.facts import FetchOutcome, UrlFacts
 
 NEW, DONE, EMITTED = 0, 2, 3
 SITEMAP_PENDING, SITEMAP_DONE = 0, 1
@@ -70,6 +71,26 @@ class Listing:
     rules: tuple[str, ...]
     sitemaps: tuple[str, ...]
     times_listed: int
+
+    def facts(
+        self,
+        outcome: FetchOutcome,
+        *,
+        robots_blocked: bool = False,
+        hreflang: list[str] | None = None,
+    ) -> UrlFacts:
+        """The URL's facts for its record, with its fetch outcome."""
+        return UrlFacts(
+            url=self.url,
+            sitemaps=list(self.sitemaps),
+            lastmod=self.lastmod,
+            lastmod_format=self.lastmod_format,
+            times_listed=self.times_listed,
+            rules=list(self.rules),
+            robots_blocked=robots_blocked,
+            outcome=outcome,
+            hreflang=hreflang or [],
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -94,16 +94,7 @@ class FileListings:
         inventory.listings_complete()
         while batch := inventory.take_new(1000):
             for listing in inventory.listings([url_id for url_id, *_ in batch]):
-                yield UrlFacts(
-                    url=listing.url,
-                    sitemaps=list(listing.sitemaps),
-                    lastmod=listing.lastmod,
-                    lastmod_format=listing.lastmod_format,
-                    times_listed=listing.times_listed,
-                    rules=list(listing.rules),
-                    robots_blocked=False,
-                    outcome=unrequested,
-                )
+                yield listing.facts(unrequested)
 
     def close(self) -> None:
         if self._inventory is not None:

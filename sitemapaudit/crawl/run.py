@@ -670,16 +670,10 @@ class AuditRun:
         self.totals.urls_emitted += len(items)
         listings = self._take_listings([url_id for url_id, _ in items])
         return [
-            UrlFacts(
-                url=listing.url,
-                sitemaps=list(listing.sitemaps),
-                lastmod=listing.lastmod,
-                lastmod_format=listing.lastmod_format,
-                times_listed=listing.times_listed,
-                rules=list(listing.rules),
+            listing.facts(
+                FetchOutcome.from_json(stored["outcome"]),
                 robots_blocked=bool(stored["blocked"]),
-                outcome=FetchOutcome.from_json(stored["outcome"]),
-                hreflang=self.inventory.url_notes(listing.url) if self._notes else [],
+                hreflang=self.inventory.url_notes(listing.url) if self._notes else None,
             )
             for listing, (_, stored) in zip(listings, items, strict=True)
         ]

@@ -218,18 +218,7 @@ def _inventory_facts(tmp_path: Path, sitemap: str, entries: list[NewEntry]) -> l
         facts = []
         while batch := inventory.take_new(1000):
             for listing in inventory.listings([url_id for url_id, *_ in batch]):
-                facts.append(
-                    UrlFacts(
-                        url=listing.url,
-                        sitemaps=list(listing.sitemaps),
-                        lastmod=listing.lastmod,
-                        lastmod_format=listing.lastmod_format,
-                        times_listed=listing.times_listed,
-                        rules=list(listing.rules),
-                        robots_blocked=False,
-                        outcome=FetchOutcome(),
-                    )
-                )
+                facts.append(listing.facts(FetchOutcome()))
         return facts
     finally:
         inventory.close()
