@@ -27,7 +27,7 @@ from lxml import etree
 
 from sitemapaudit.sitemap.records import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_ENTRIES, Problem
 from sitemapaudit.validation.extensions import check_extensions, unknown_namespaces
-from sitemapaudit.validation.schemas import SITEMAP_NS, EmptyResolver
+from sitemapaudit.validation.schemas import SAFE_PARSER_OPTIONS, SITEMAP_NS, EmptyResolver
 from sitemapaudit.validation.streaming import StreamResult, stream_document
 from sitemapaudit.validation.xsd import (
     ITEM_TAGS,
@@ -437,14 +437,7 @@ def scan_unescaped(text: str) -> list[Problem]:
 
 
 def _parser() -> etree.XMLParser:
-    parser = etree.XMLParser(
-        resolve_entities=False,
-        no_network=True,
-        load_dtd=False,
-        dtd_validation=False,
-        huge_tree=False,
-        collect_ids=False,
-    )
+    parser = etree.XMLParser(**SAFE_PARSER_OPTIONS)
     parser.resolvers.add(EmptyResolver())
     return parser
 

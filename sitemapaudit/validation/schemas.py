@@ -25,7 +25,7 @@ import threading
 from dataclasses import dataclass
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from lxml import etree
 
@@ -131,6 +131,29 @@ def schema_files() -> SchemaFiles:
         "the sitemap XSDs were found neither as package data of sitemapaudit "
         "(sitemapaudit/schemas) nor in the source tree's schemas/ directory"
     )
+
+
+class ParserOptions(TypedDict):
+    """Keyword arguments of lxml's XML parsers."""
+
+    resolve_entities: bool
+    no_network: bool
+    load_dtd: bool
+    dtd_validation: bool
+    huge_tree: bool
+    collect_ids: bool
+
+
+# Parser options for documents from the web: no entity expansion, no DTD, no network, no
+# giant-tree limits lifted, no id table (with EmptyResolver, nothing outside is ever read).
+SAFE_PARSER_OPTIONS: ParserOptions = {
+    "resolve_entities": False,
+    "no_network": True,
+    "load_dtd": False,
+    "dtd_validation": False,
+    "huge_tree": False,
+    "collect_ids": False,
+}
 
 
 class EmptyResolver(etree.Resolver):

@@ -26,7 +26,12 @@ from lxml import etree
 
 from sitemapaudit.sitemap.records import Problem
 from sitemapaudit.validation.extensions import ExtensionScan, NamespaceScan
-from sitemapaudit.validation.schemas import SITEMAP_NS, EmptyResolver, load_schema
+from sitemapaudit.validation.schemas import (
+    SAFE_PARSER_OPTIONS,
+    SITEMAP_NS,
+    EmptyResolver,
+    load_schema,
+)
 from sitemapaudit.validation.xsd import (
     CHUNK_SIZE,
     ITEM_TAGS,
@@ -360,16 +365,7 @@ class _Stream:
 
 
 def _parser() -> etree.XMLPullParser:
-    parser = etree.XMLPullParser(
-        events=("start",),
-        tag=_ROOT_TAGS,
-        resolve_entities=False,
-        no_network=True,
-        load_dtd=False,
-        dtd_validation=False,
-        huge_tree=False,
-        collect_ids=False,
-    )
+    parser = etree.XMLPullParser(events=("start",), tag=_ROOT_TAGS, **SAFE_PARSER_OPTIONS)
     parser.resolvers.add(EmptyResolver())
     return parser
 
