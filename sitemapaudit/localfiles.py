@@ -92,8 +92,8 @@ class FileListings:
             return
         inventory = self._inventory
         inventory.listings_complete()
-        while batch := inventory.take_new(1000):
-            for listing in inventory.listings([url_id for url_id, *_ in batch]):
+        while batch := inventory.take_listed(1000):
+            for listing in batch:
                 yield listing.facts(unrequested)
 
     def close(self) -> None:

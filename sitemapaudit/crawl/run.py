@@ -568,11 +568,8 @@ class AuditRun:
                 if not self._queue:
                     break
             url_id, url, rules, lastmod = self._queue.popleft()
-            fetchable = NOT_FETCHABLE.isdisjoint(rules)
-            blocked = fetchable and not self.robots.can_fetch(url)
-            if blocked:
-                self.stats.inc_value("sitemapaudit/urls/robots_blocked")
-            if self.config.fetch_urls and fetchable and (not blocked or self.config.fetch_blocked):
+            blocked, request = self._verdict(url, rules)
+            if request:
                 carried = self._carried_over(url, lastmod) if not blocked else None
                 if carried is not None:
                     self._settle(url_id, {"blocked": False, "outcome": carried}, settled, final)
@@ -585,6 +582,16 @@ class AuditRun:
             settled = [(i, o or _EMPTY) for i, o in self.inventory.take_done(_BATCH)]
         self._ready.extend(self._facts_batch(settled))
         return self._ready.popleft() if self._ready else None
+
+    def _verdict(self, url: str, rules: tuple[str, ...]) -> tuple[bool, bool]:
+        """Whether robots.txt blocks a listed URL (counted), and whether to request it."""
+        assert self.robots is not None
+        fetchable = NOT_FETCHABLE.isdisjoint(rules)
+        blocked = fetchable and not self.robots.can_fetch(url)
+        if blocked:
+            self.stats.inc_value("sitemapaudit/urls/robots_blocked")
+        config = self.config
+        return blocked, config.fetch_urls and fetchable and (not blocked or config.fetch_blocked)
 
     def _settle(
         self,

@@ -20,7 +20,6 @@ from typing import Any
 from sitemapaudit.config import AuditConfig
 from sitemapaudit.crawl.intake import AlternateSink
 from sitemapaudit.crawl.run import (
-    NOT_FETCHABLE,
     AuditRun,
     PageAction,
     Stats,
@@ -274,7 +273,6 @@ class SharedAuditRun(AuditRun):
             return self._next_record()
         if not self.load_robots() or (not self.config.fetch_urls and not self.listings_final):
             return None
-        assert self.robots is not None
         inventory = self.shared_inventory
         while True:
             if not self._queue:
@@ -282,11 +280,8 @@ class SharedAuditRun(AuditRun):
                 if not self._queue:
                     return None
             url_id, url, rules, _lastmod = self._queue.popleft()
-            fetchable = NOT_FETCHABLE.isdisjoint(rules)
-            blocked = fetchable and not self.robots.can_fetch(url)
-            if blocked:
-                self.stats.inc_value("sitemapaudit/urls/robots_blocked")
-            if self.config.fetch_urls and fetchable and (not blocked or self.config.fetch_blocked):
+            blocked, request = self._verdict(url, rules)
+            if request:
                 return PageAction(url_id, url, blocked, retry=url_id in inventory.retries)
             inventory.finish(url_id, {"blocked": blocked, "outcome": _NOT_FETCHED})
 
