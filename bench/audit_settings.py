@@ -11,6 +11,7 @@ from typing import Any
 
 from scrapy.settings import SETTINGS_PRIORITIES
 from scrapy.spiderloader import get_spider_loader
+from scrapy.utils.misc import load_object
 from scrapy.utils.project import get_project_settings
 
 DROP = {
@@ -51,6 +52,19 @@ def _plain(value: Any) -> Any:
     return _path(value)
 
 
+def _replaced(components: dict[str, Any]) -> set[str]:
+    """The import paths of the classes the audit's own components subclass."""
+    bases: set[str] = set()
+    for path in components:
+        try:
+            cls = load_object(path)
+        except (ImportError, NameError, ValueError):
+            continue
+        if isinstance(cls, type):
+            bases.update(f"{b.__module__}.{b.__qualname__}" for b in cls.__mro__[1:])
+    return bases
+
+
 def main() -> None:
     settings = get_project_settings()
     for arg in sys.argv[1:]:
@@ -77,6 +91,8 @@ def main() -> None:
                 for k, v in value.items()
                 if str(k).startswith("sitemapaudit") or str(v).startswith("sitemapaudit")
             }
+            # A Scrapy component the audit swaps for its own subclass stays on for the copy.
+            own.update({k: v for k, v in value.items() if v is None and k in _replaced(own)})
             if own:
                 dropped[name] = own
             value = {k: v for k, v in value.items() if k not in own}

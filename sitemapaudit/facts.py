@@ -90,3 +90,12 @@ class UrlFacts:
     robots_blocked: bool
     outcome: FetchOutcome
     hreflang: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class UrlFactsBatch:
+    """The facts of URLs settled without a request (an inventory, robots.txt blocks), sent to
+    the pipelines as one item: one Scrapy item per URL costs more than everything else the
+    audit does with such a URL."""
+
+    facts: list[UrlFacts]

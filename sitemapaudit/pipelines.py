@@ -6,20 +6,23 @@ import logging
 from collections import Counter
 from dataclasses import asdict, fields
 from datetime import UTC, datetime
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
 from scrapy.crawler import Crawler
 
 from sitemapaudit.config import AuditConfig
-from sitemapaudit.facts import SitemapFacts, UrlFacts
+from sitemapaudit.facts import SitemapFacts, UrlFacts, UrlFactsBatch
 from sitemapaudit.history.diff import summarize
+from sitemapaudit.history.store import HistoryStore
 from sitemapaudit.report.build import RecordBuilder
-from sitemapaudit.report.records import SitemapRecord, SummaryRecord, UrlRecord
+from sitemapaudit.report.records import SitemapRecord, SummaryRecord, UrlRecord, UrlRecordBatch
 from sitemapaudit.report.summary import SummaryCounter
 
 logger = logging.getLogger(__name__)
 
 _STATS_EVERY = 1000
+
+_Record = TypeVar("_Record", SitemapRecord, UrlRecord)
 
 
 class ChecksPipeline:
@@ -38,12 +41,16 @@ class ChecksPipeline:
         return cls(crawler)
 
     def process_item(self, item: Any) -> Any:
+        if isinstance(item, UrlFactsBatch):
+            url_record = self.builder.url_record
+            return UrlRecordBatch([self._count(url_record(facts)) for facts in item.facts])
         if isinstance(item, SitemapFacts):
-            record: SitemapRecord | UrlRecord = self.builder.sitemap_record(item)
-        elif isinstance(item, UrlFacts):
-            record = self.builder.url_record(item)
-        else:
-            return item
+            return self._count(self.builder.sitemap_record(item))
+        if isinstance(item, UrlFacts):
+            return self._count(self.builder.url_record(item))
+        return item
+
+    def _count(self, record: _Record) -> _Record:
         counts = self._counts
         counts[record.record, None] += 1
         for code in record.issues:
@@ -80,7 +87,11 @@ class SummaryPipeline:
         return cls(crawler)
 
     def process_item(self, item: Any) -> Any:
-        if isinstance(item, SitemapRecord | UrlRecord):
+        if isinstance(item, UrlRecordBatch):
+            add = self.counter.add
+            for record in item.records:
+                add(record)
+        elif isinstance(item, SitemapRecord | UrlRecord):
             self.counter.add(item)
         elif isinstance(item, dict) and item.get("record") == "diff":
             self.counter.add_change(str(item["change"]))
@@ -122,27 +133,34 @@ class HistoryPipeline:
         history = getattr(run, "history", None)
         if history is None or run is None:
             return item
-        if isinstance(item, UrlRecord):
-            history.add_url(
-                run.history_run,
-                item.url,
-                item.sitemaps,
-                item.issues,
-                status=item.status,
-                fetched=item.fetched,
-                final_url=item.final_url,
-                noindex=item.noindex,
-                robots_blocked=item.robots_blocked,
-                lastmod=item.lastmod,
-                last_modified=item.last_modified,
-                checked_at=item.checked_at,
-            )
+        if isinstance(item, UrlRecordBatch):
+            for record in item.records:
+                _add_url(history, run.history_run, record)
+        elif isinstance(item, UrlRecord):
+            _add_url(history, run.history_run, item)
         elif isinstance(item, SitemapRecord):
             # The store reads a few fields and copies what it keeps: no deep copy needed.
             history.add_record(run.history_run, _fields(item))
         elif isinstance(item, SummaryRecord):
             history.finish_run(run.history_run, item.finished_at or "", asdict(item))
         return item
+
+
+def _add_url(history: HistoryStore, run_id: int, record: UrlRecord) -> None:
+    history.add_url(
+        run_id,
+        record.url,
+        record.sitemaps,
+        record.issues,
+        status=record.status,
+        fetched=record.fetched,
+        final_url=record.final_url,
+        noindex=record.noindex,
+        robots_blocked=record.robots_blocked,
+        lastmod=record.lastmod,
+        last_modified=record.last_modified,
+        checked_at=record.checked_at,
+    )
 
 
 _SITEMAP_FIELDS = tuple(f.name for f in fields(SitemapRecord))

@@ -66,6 +66,12 @@ DOWNLOADER_MIDDLEWARES = {
 }
 
 EXTENSIONS = {
+    # Scrapy's own, for the URL records that travel in batches (report/feeds.py): each
+    # record is written to every feed and counted in item_scraped_count as an item.
+    "scrapy.extensions.corestats.CoreStats": None,
+    "sitemapaudit.report.feeds.RecordCoreStats": 0,
+    "scrapy.extensions.feedexport.FeedExporter": None,
+    "sitemapaudit.report.feeds.RecordFeedExporter": 0,
     "sitemapaudit.headonly.HeadOnlyDownloads": 500,
     "sitemapaudit.progress.ProgressLog": 510,
     "sitemapaudit.readlimit.SitemapReadLimit": 520,

@@ -28,7 +28,7 @@ from sitemapaudit.errors import ConfigError
 from sitemapaudit.localfiles import validate_file
 from sitemapaudit.report.build import RecordBuilder
 from sitemapaudit.report.jsonlines import unrequested_line
-from sitemapaudit.report.records import SitemapRecord, UrlRecord
+from sitemapaudit.report.records import SitemapRecord, UrlRecord, UrlRecordBatch
 from sitemapaudit.spiders.audit import AuditSpider
 from sitemapaudit.urls import loc_problems, parse_origin
 
@@ -143,7 +143,10 @@ class Command(ScrapyCommand):
         self.crawler_process.start()
 
     def _scraped(self, item: Any, **kwargs: Any) -> None:
-        if isinstance(item, SitemapRecord | UrlRecord):
+        if isinstance(item, UrlRecordBatch):
+            for record in item.records:
+                self._emit(record)
+        elif isinstance(item, SitemapRecord | UrlRecord):
             self._emit(item)
 
     def _emit(self, record: SitemapRecord | UrlRecord) -> None:

@@ -22,7 +22,7 @@ from sitemapaudit.config import AuditConfig
 from sitemapaudit.crawl.intake import CHILD_FORMAT, AlternateSink, read_sitemap
 from sitemapaudit.crawl.tree import ChildProblems, Decision, SitemapRef, SitemapTree
 from sitemapaudit.discovery.robots import RobotsPolicy, robots_policy
-from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFacts
+from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFacts, UrlFactsBatch
 from sitemapaudit.history.diff import diff_runs
 from sitemapaudit.history.store import HistoryStore
 from sitemapaudit.inventory import Inventory, Listing, NewEntry
@@ -106,7 +106,7 @@ class AuditRun:
         self._sitemaps_outstanding = 0
         self._waiter: asyncio.Future[None] | None = None
         self._queue: deque[tuple[int, str, tuple[str, ...], str | None]] = deque()
-        self._ready: deque[PageAction | UrlFacts | SitemapFacts] = deque()
+        self._ready: deque[PageAction | UrlFactsBatch] = deque()
         # Listings of URLs handed out once the listings were final, read with their batch.
         self._listings: dict[int, Listing] = {}
         self._notes = False
@@ -554,8 +554,8 @@ class AuditRun:
         return ()
 
     # -- pages -----------------------------------------------------------------------------
-    def next_action(self) -> PageAction | UrlFacts | SitemapFacts | None:
-        """The next URL to request, or a finished URL's facts to emit, or ``None`` for now."""
+    def next_action(self) -> PageAction | UrlFactsBatch | SitemapFacts | None:
+        """The next URL to request, or finished URLs' facts to emit, or ``None`` for now."""
         if self._ready:
             return self._ready.popleft()
         if self.robots is None or (not self.config.fetch_urls and not self.listings_final):
@@ -574,13 +574,13 @@ class AuditRun:
                 if carried is not None:
                     self._settle(url_id, {"blocked": False, "outcome": carried}, settled, final)
                     continue
-                self._ready.extend(self._facts_batch(settled))
+                self._ready.extend(self._settled_batch(settled))
                 self._ready.append(PageAction(url_id, url, blocked))
                 return self._ready.popleft()
             self._settle(url_id, {"blocked": blocked, "outcome": _NOT_FETCHED}, settled, final)
         if not settled and final:
             settled = [(i, o or _EMPTY) for i, o in self.inventory.take_done(_BATCH)]
-        self._ready.extend(self._facts_batch(settled))
+        self._ready.extend(self._settled_batch(settled))
         return self._ready.popleft() if self._ready else None
 
     def _verdict(self, url: str, rules: tuple[str, ...]) -> tuple[bool, bool]:
@@ -668,6 +668,10 @@ class AuditRun:
             "sitemaps_read": self.totals.sitemaps,
             "sitemaps_pending": self._sitemaps_outstanding,
         }
+
+    def _settled_batch(self, items: list[tuple[int, dict[str, Any]]]) -> list[UrlFactsBatch]:
+        """The facts of these settled URLs as one item for the pipelines (none if empty)."""
+        return [UrlFactsBatch(self._facts_batch(items))] if items else []
 
     def _facts_batch(self, items: list[tuple[int, dict[str, Any]]]) -> list[UrlFacts]:
         """Facts of URLs whose outcome is known, marked emitted (listings must be final)."""

@@ -28,7 +28,7 @@ from sitemapaudit.crawl.run import (
 from sitemapaudit.crawl.tree import Decision, SitemapRef, SitemapTree
 from sitemapaudit.distributed.inventory import SharedInventory
 from sitemapaudit.distributed.state import SharedAudit
-from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFacts
+from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFacts, UrlFactsBatch
 from sitemapaudit.history.store import HistoryStore
 from sitemapaudit.inventory import Inventory
 from sitemapaudit.urls import Origin, loc_problems, normalize_url
@@ -130,7 +130,7 @@ class SharedAuditRun(AuditRun):
         local = replace(config, history_path="", conditional_sitemaps=False)
         super().__init__(origin, local, stats, sitemap_args=sitemap_args)
         self.writer = False
-        self._emitting: Iterator[SitemapFacts | UrlFacts] | None = None
+        self._emitting: Iterator[SitemapFacts | UrlFactsBatch] | None = None
         if shared.created:
             logger.info("opened distributed audit %s as worker %s", shared.prefix, shared.worker)
         else:
@@ -266,7 +266,7 @@ class SharedAuditRun(AuditRun):
         return self.shared.finished()
 
     # -- pages ---------------------------------------------------------------------------------
-    def next_action(self) -> PageAction | UrlFacts | SitemapFacts | None:
+    def next_action(self) -> PageAction | UrlFactsBatch | SitemapFacts | None:
         if self._ready:
             return self._ready.popleft()
         if self.writer:
@@ -329,7 +329,7 @@ class SharedAuditRun(AuditRun):
         if count:
             self.stats.inc_value("sitemapaudit/hreflang/not_reciprocal", count)
 
-    def _records(self) -> Iterator[SitemapFacts | UrlFacts]:
+    def _records(self) -> Iterator[SitemapFacts | UrlFactsBatch]:
         for data in self.shared_inventory.done_sitemaps():
             if data:
                 yield sitemap_facts_from_json(data)
@@ -342,9 +342,9 @@ class SharedAuditRun(AuditRun):
                 (i, s or {"blocked": False, "outcome": _NOT_FETCHED})
                 for i, s in zip(ids, stored, strict=True)
             ]
-            yield from self._facts_batch(items)
+            yield from self._settled_batch(items)
 
-    def _next_record(self) -> SitemapFacts | UrlFacts | None:
+    def _next_record(self) -> SitemapFacts | UrlFactsBatch | None:
         if self._emitting is None:
             return None
         item = next(self._emitting, None)

@@ -89,6 +89,17 @@ def link_alternate(link: etree._Element) -> tuple[str, str] | None:
     return hreflang, href
 
 
+def _without_hreflang(data: bytes) -> bool:
+    """Whether a document certainly has no ``hreflang`` attribute, without parsing it: in a
+    document that starts as ASCII (``<``, maybe after white space or a UTF-8 byte order mark;
+    not UTF-16, UTF-32 or EBCDIC), an attribute name is its bytes."""
+    head = data[:64]
+    if head.startswith(b"\xef\xbb\xbf"):
+        head = head[3:]
+    ascii_start = head.lstrip().startswith(b"<") and b"\x00" not in head
+    return ascii_start and b"hreflang" not in data
+
+
 def iter_alternates(data: bytes) -> Iterator[tuple[str, list[tuple[str, str]]]]:
     """Yield ``(loc, [(hreflang, href), ...])`` for each ``<url>`` that lists alternates.
 
@@ -98,6 +109,8 @@ def iter_alternates(data: bytes) -> Iterator[tuple[str, list[tuple[str, str]]]]:
     Parsing is incremental and never resolves entities or loads anything; it stops quietly
     at the first well-formedness error, after yielding what came before it.
     """
+    if _without_hreflang(data):
+        return
     events = etree.iterparse(
         io.BytesIO(data),
         events=("end",),

@@ -112,6 +112,28 @@ def test_iter_alternates() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("codec", "declared", "prefix"),
+    [
+        ("utf-16", "UTF-16", b""),  # with a byte order mark
+        ("utf-16-le", "UTF-16", b""),
+        ("utf-16-be", "UTF-16", b""),
+        ("utf-8", "UTF-8", b"\xef\xbb\xbf"),
+    ],
+)
+def test_iter_alternates_in_any_encoding(codec: str, declared: str, prefix: bytes) -> None:
+    """Skipping a document without the bytes ``hreflang`` must not skip one whose encoding
+    spells them otherwise."""
+    text = urlset(url("https://www.example.com/en/", LINKS)).decode()
+    data = prefix + text.replace('encoding="UTF-8"', f'encoding="{declared}"').encode(codec)
+    assert [loc for loc, _ in iter_alternates(data)] == ["https://www.example.com/en/"]
+
+
+def test_iter_alternates_without_any() -> None:
+    data = urlset(url("https://www.example.com/plain/"), url("https://www.example.com/b/"))
+    assert list(iter_alternates(data)) == []
+
+
 def test_iter_alternates_wrong_namespace_and_other_roots() -> None:
     wrong = urlset(
         url("https://www.example.com/en/", LINKS),

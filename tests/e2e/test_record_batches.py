@@ -1,0 +1,72 @@
+"""URL records settled without a request travel through the pipelines in batches: every feed
+format still gets one entry per record, the stats count records, the history keeps them all."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from scrapy.utils.defer import deferred_f_from_coro_f
+from scrapy.utils.test import get_crawler
+
+from sitemapaudit.history.store import HistoryStore
+from sitemapaudit.spiders.audit import AuditSpider
+from tests.support.crawl import project_settings
+from tests.support.golden_site import XML, url, urlset
+from tests.support.server import Page, TestSite
+
+URLS = 1234  # more than two batches of the run (500 each)
+
+
+@deferred_f_from_coro_f
+async def test_every_feed_gets_every_record_of_an_inventory(tmp_path: Path) -> None:
+    locs = [f"{{base}}/p/{i:05d}" for i in range(URLS)]
+    entries = [
+        url(loc, "2099-01-01" if i % 100 == 0 else "2024-01-01") for i, loc in enumerate(locs)
+    ]
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+            "/s.xml": Page(body=urlset(*entries), content_type=XML),
+        }
+    )
+    feeds = {
+        str(tmp_path / "r.jsonl"): {"format": "jsonlines"},
+        str(tmp_path / "r.json"): {"format": "json"},  # Scrapy's own exporters
+        str(tmp_path / "r.csv"): {"format": "csv", "fields": ["record", "url", "issues"]},
+        str(tmp_path / "urls.csv"): {"format": "urls_csv"},
+    }
+    history = tmp_path / "history.sqlite3"
+    settings = project_settings(FEEDS=feeds, SITEMAPAUDIT_HISTORY_PATH=str(history))
+    crawler = get_crawler(AuditSpider, settings)
+    with site:
+        await crawler.crawl_async(domain=site.base, fetch_urls="no")
+        expected = {loc.format(base=site.base) for loc in locs}
+
+    lines = [json.loads(x) for x in (tmp_path / "r.jsonl").read_text().splitlines()]
+    assert [r["record"] for r in lines].count("url") == URLS
+    assert {r["url"] for r in lines if r["record"] == "url"} == expected
+    future = {r["url"] for r in lines if r["record"] == "url" and r["issues"] == ["lastmod_future"]}
+    assert len(future) == URLS // 100 + 1
+
+    items = json.loads((tmp_path / "r.json").read_text())
+    assert items == lines  # the same records, one JSON object each
+
+    with (tmp_path / "r.csv").open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == len(lines)
+    assert {r["url"] for r in rows if r["record"] == "url"} == expected
+
+    with (tmp_path / "urls.csv").open(newline="", encoding="utf-8-sig") as fh:
+        assert {r["url"] for r in csv.DictReader(fh)} == expected
+
+    assert crawler.stats is not None
+    assert crawler.stats.get_value("item_scraped_count") == len(lines)
+    assert crawler.stats.get_value("sitemapaudit/records/url") == URLS
+    assert crawler.stats.get_value("sitemapaudit/findings/url/lastmod_future") == len(future)
+
+    with HistoryStore(history) as store:
+        (run,) = store.runs()
+        records = [r for r in store.records(run.id) if r["record"] == "url"]
+    assert {r["url"] for r in records} == expected
