@@ -10,6 +10,7 @@ import asyncio
 import logging
 import shutil
 import tempfile
+import time
 import zlib
 from collections import deque
 from collections.abc import Iterator
@@ -107,6 +108,11 @@ class AuditRun:
         self._waiter: asyncio.Future[None] | None = None
         self._queue: deque[tuple[int, str, tuple[str, ...], str | None]] = deque()
         self._ready: deque[PageAction | UrlFactsBatch] = deque()
+        # Outcomes of fetched pages whose records go out together (see fetch_finished).
+        self._fetched: list[tuple[int, dict[str, Any]]] = []
+        self._fetched_since = 0.0
+        # Every URL is handed out (the listings are final): a page's record goes out at once.
+        self._handed_out = False
         # Listings of URLs handed out once the listings were final, read with their batch.
         self._listings: dict[int, Listing] = {}
         self._notes = False
@@ -237,14 +243,17 @@ class AuditRun:
             self.stats.inc_value("sitemapaudit/hreflang/not_reciprocal", count)
 
     def start_done(self) -> bool:
-        """Nothing is left for ``start()`` to hand out: every URL is dispatched or emitted."""
-        return (
+        """Nothing is left for ``start()`` to hand out: every URL is dispatched or emitted
+        (the records of pages still being fetched are sent by their callbacks)."""
+        handed_out = (
             self.listings_final
             and not self._queue
             and not self._ready
             and not self.inventory.has_new()
             and not self.inventory.has_done()
         )
+        self._handed_out = self._handed_out or handed_out
+        return handed_out and not self._fetched
 
     # -- discovery -------------------------------------------------------------------------
     def argument_refs(self) -> list[SitemapRef]:
@@ -558,6 +567,8 @@ class AuditRun:
         """The next URL to request, or finished URLs' facts to emit, or ``None`` for now."""
         if self._ready:
             return self._ready.popleft()
+        if self._fetched and time.monotonic() - self._fetched_since >= _PAGE_BATCH_SECONDS:
+            return self._fetched_batch()
         if self.robots is None or (not self.config.fetch_urls and not self.listings_final):
             return None
         final = self.listings_final
@@ -580,6 +591,8 @@ class AuditRun:
             self._settle(url_id, {"blocked": blocked, "outcome": _NOT_FETCHED}, settled, final)
         if not settled and final:
             settled = [(i, o or _EMPTY) for i, o in self.inventory.take_done(_BATCH)]
+        if not settled and self._fetched:
+            return self._fetched_batch()  # nothing left to hand out: the last pages' records
         self._ready.extend(self._settled_batch(settled))
         return self._ready.popleft() if self._ready else None
 
@@ -635,15 +648,36 @@ class AuditRun:
             carried_over=True,
         ).to_json()
 
-    def fetch_finished(self, url_id: int, outcome: FetchOutcome, blocked: bool) -> UrlFacts | None:
-        """Record a fetched URL's outcome; returns its facts when they can be emitted now."""
+    def fetch_finished(
+        self, url_id: int, outcome: FetchOutcome, blocked: bool
+    ) -> UrlFactsBatch | None:
+        """Record a fetched URL's outcome; returns the facts of fetched URLs to emit now.
+
+        Once the listings are final, records go out ``_PAGE_BATCH`` pages at a time, or when
+        the first of them waited ``_PAGE_BATCH_SECONDS``, or at once when every URL is handed
+        out (the last pages): one Scrapy item per page cost as much as its checks."""
         self.totals.urls_fetched += int(outcome.fetched)
         stored = {"blocked": blocked, "outcome": outcome.to_json()}
         self.wake()
-        if self.listings_final:
-            return self._facts_batch([(url_id, stored)])[0]
-        self.inventory.finish(url_id, stored)
-        return None
+        if not self.listings_final:
+            self.inventory.finish(url_id, stored)
+            return None
+        fetched = self._fetched
+        now = time.monotonic()
+        if not fetched:
+            self._fetched_since = now
+        fetched.append((url_id, stored))
+        if (
+            not self._handed_out
+            and len(fetched) < _PAGE_BATCH
+            and now - self._fetched_since < _PAGE_BATCH_SECONDS
+        ):
+            return None
+        return self._fetched_batch()
+
+    def _fetched_batch(self) -> UrlFactsBatch:
+        fetched, self._fetched = self._fetched, []
+        return UrlFactsBatch(self._facts_batch(fetched))
 
     def notes(self) -> list[str]:
         """Notes for the summary (robots.txt that could not be read...)."""
@@ -707,6 +741,9 @@ class AuditRun:
 
 
 _BATCH = 500
+_PAGE_BATCH = 64
+# As the inventory's _EMIT_SECONDS: the pages a crash can make a resumed audit request again.
+_PAGE_BATCH_SECONDS = 0.1
 _NOT_FETCHED = FetchOutcome().to_json()
 _EMPTY = {"blocked": False, "outcome": _NOT_FETCHED}
 

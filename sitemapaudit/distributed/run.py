@@ -28,7 +28,7 @@ from sitemapaudit.crawl.run import (
 from sitemapaudit.crawl.tree import Decision, SitemapRef, SitemapTree
 from sitemapaudit.distributed.inventory import SharedInventory
 from sitemapaudit.distributed.state import SharedAudit
-from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFacts, UrlFactsBatch
+from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFactsBatch
 from sitemapaudit.history.store import HistoryStore
 from sitemapaudit.inventory import Inventory
 from sitemapaudit.urls import Origin, loc_problems, normalize_url
@@ -285,7 +285,9 @@ class SharedAuditRun(AuditRun):
                 return PageAction(url_id, url, blocked, retry=url_id in inventory.retries)
             inventory.finish(url_id, {"blocked": blocked, "outcome": _NOT_FETCHED})
 
-    def fetch_finished(self, url_id: int, outcome: FetchOutcome, blocked: bool) -> UrlFacts | None:
+    def fetch_finished(
+        self, url_id: int, outcome: FetchOutcome, blocked: bool
+    ) -> UrlFactsBatch | None:
         self.totals.urls_fetched += int(outcome.fetched)
         self.inventory.finish(url_id, {"blocked": blocked, "outcome": outcome.to_json()})
         self.wake()

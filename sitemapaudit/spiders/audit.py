@@ -24,7 +24,7 @@ from sitemapaudit.crawl.tree import SitemapRef
 from sitemapaudit.discovery.homepage import homepage_sitemaps
 from sitemapaudit.distributed.run import SharedAuditRun
 from sitemapaudit.distributed.state import SharedAudit, connect
-from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFacts
+from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFactsBatch
 from sitemapaudit.headonly import META_KEY as HEAD_ONLY_META
 from sitemapaudit.readlimit import META_KEY as READ_LIMIT_META
 from sitemapaudit.report.records import SummaryRecord
@@ -301,12 +301,11 @@ class AuditSpider(Spider):
             self.run.fetch_finished(request.meta["url_id"], outcome, request.meta["blocked"])
         )
 
-    def _emit(self, facts: UrlFacts | None) -> list[Any]:
-        """A page's record, sent straight to the item pipelines as the engine sends the items
+    def _emit(self, facts: UrlFactsBatch | None) -> list[Any]:
+        """Pages' records, sent straight to the item pipelines as the engine sends the items
         of start() (counted by the scraper at once, so the crawl is not idle before it is
-        through). Returning it from the callback would also take it through every spider
-        middleware's output chain, which only ever acts on requests, at a cost per page
-        larger than the checks."""
+        through). Returning them from the callback would also take them through every spider
+        middleware's output chain, which only ever acts on requests."""
         if facts is None:
             return []
         scraper = getattr(self.crawler.engine, "scraper", None)
