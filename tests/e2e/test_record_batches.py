@@ -6,14 +6,16 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
+from typing import Any, ClassVar
 
 from scrapy.utils.defer import deferred_f_from_coro_f
 from scrapy.utils.test import get_crawler
 
 from sitemapaudit.history.store import HistoryStore
+from sitemapaudit.report.records import UrlRecordBatch
 from sitemapaudit.spiders.audit import AuditSpider
 from tests.support.crawl import project_settings
-from tests.support.golden_site import XML, url, urlset
+from tests.support.golden_site import XML, page, url, urlset
 from tests.support.server import Page, TestSite
 
 URLS = 1234  # more than two batches of the run (500 each)
@@ -70,3 +72,52 @@ async def test_every_feed_gets_every_record_of_an_inventory(tmp_path: Path) -> N
         (run,) = store.runs()
         records = [r for r in store.records(run.id) if r["record"] == "url"]
     assert {r["url"] for r in records} == expected
+
+
+class _CountingPipeline:
+    """Counts what reaches the end of the item pipelines."""
+
+    items: ClassVar[list[int]] = []
+
+    def process_item(self, item: Any) -> Any:
+        self.items.append(len(item.records) if isinstance(item, UrlRecordBatch) else 1)
+        return item
+
+
+@deferred_f_from_coro_f
+async def test_fetched_pages_records_go_out_in_batches_and_none_is_lost(
+    tmp_path: Path,
+) -> None:
+    pages = 300
+    noindex = '<meta name="robots" content="noindex">'
+    routes = {f"/p/{i}": page(noindex if i % 7 == 0 else "") for i in range(pages)}
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+            "/s.xml": Page(body=urlset(*(url(f"{{base}}{p}") for p in routes)), content_type=XML),
+            **routes,
+        }
+    )
+    _CountingPipeline.items = []
+    pipelines = dict(project_settings()["ITEM_PIPELINES"])
+    pipelines[f"{__name__}._CountingPipeline"] = 990
+    settings = project_settings(
+        FEEDS={str(tmp_path / "r.jsonl"): {"format": "jsonlines"}},
+        ITEM_PIPELINES=pipelines,
+        CONCURRENT_REQUESTS_PER_DOMAIN=32,
+    )
+    crawler = get_crawler(AuditSpider, settings)
+    with site:
+        await crawler.crawl_async(domain=site.base)
+        expected = {f"{site.base}{p}": ["noindex"] if int(p[3:]) % 7 == 0 else [] for p in routes}
+
+    lines = [json.loads(x) for x in (tmp_path / "r.jsonl").read_text().splitlines()]
+    urls = [r for r in lines if r["record"] == "url"]
+    assert len(urls) == pages
+    assert {r["url"]: r["issues"] for r in urls} == expected
+    assert all(r["fetched"] and r["status"] == 200 for r in urls)
+    assert crawler.stats is not None
+    assert crawler.stats.get_value("item_scraped_count") == len(lines)
+    # Every record went through the pipelines, in fewer items than records.
+    assert sum(_CountingPipeline.items) == len(lines)
+    assert len(_CountingPipeline.items) < len(lines)
