@@ -77,6 +77,11 @@ class FetchOutcome:
         return cls(**data)
 
 
+# The outcome of every URL that was not requested: one object, shared by all their facts
+# (nothing changes an outcome once its facts exist).
+NOT_REQUESTED = FetchOutcome()
+
+
 @dataclass(slots=True)
 class UrlFacts:
     """One distinct listed URL: its listings, robots verdict and fetch outcome."""

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from sitemapaudit.config import AuditConfig
 from sitemapaudit.crawl.intake import read_sitemap
-from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFacts
+from sitemapaudit.facts import NOT_REQUESTED, SitemapFacts, UrlFacts
 from sitemapaudit.inventory import Inventory, NewEntry
 from sitemapaudit.report.build import RecordBuilder
 from sitemapaudit.report.records import SitemapRecord, UrlRecord
@@ -75,7 +75,6 @@ class FileListings:
     def facts(self) -> Iterator[UrlFacts]:
         """The facts of each distinct URL (not requested), in the order first listed."""
         sitemaps = [self.sitemap]
-        unrequested = FetchOutcome()
         if self._inventory is None:
             again = self._again
             for loc, entry in self._first.items():
@@ -87,14 +86,14 @@ class FileListings:
                     times_listed=1 + again.get(loc, 0),
                     rules=list(entry.rules),
                     robots_blocked=False,
-                    outcome=unrequested,
+                    outcome=NOT_REQUESTED,
                 )
             return
         inventory = self._inventory
         inventory.listings_complete()
         while batch := inventory.take_listed(1000):
             for listing in batch:
-                yield listing.facts(unrequested)
+                yield listing.facts(NOT_REQUESTED)
 
     def close(self) -> None:
         if self._inventory is not None:

@@ -23,7 +23,13 @@ from sitemapaudit.config import AuditConfig
 from sitemapaudit.crawl.intake import CHILD_FORMAT, AlternateSink, read_sitemap
 from sitemapaudit.crawl.tree import ChildProblems, Decision, SitemapRef, SitemapTree
 from sitemapaudit.discovery.robots import RobotsPolicy, robots_policy
-from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFacts, UrlFactsBatch
+from sitemapaudit.facts import (
+    NOT_REQUESTED,
+    FetchOutcome,
+    SitemapFacts,
+    UrlFacts,
+    UrlFactsBatch,
+)
 from sitemapaudit.history.diff import diff_runs
 from sitemapaudit.history.store import HistoryStore
 from sitemapaudit.inventory import Inventory, Listing, NewEntry
@@ -716,7 +722,9 @@ class AuditRun:
         listings = self._take_listings([url_id for url_id, _ in items])
         return [
             listing.facts(
-                FetchOutcome.from_json(stored["outcome"]),
+                NOT_REQUESTED
+                if stored["outcome"] is _NOT_FETCHED
+                else FetchOutcome.from_json(stored["outcome"]),
                 robots_blocked=bool(stored["blocked"]),
                 hreflang=self.inventory.url_notes(listing.url) if self._notes else None,
             )

@@ -9,12 +9,8 @@ from sitemapaudit.checks.base import Check, CheckContext, Severity
 from sitemapaudit.checks.lastmod import delta_seconds
 from sitemapaudit.checks.registry import enabled_checks
 from sitemapaudit.config import AuditConfig
-from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFacts
+from sitemapaudit.facts import NOT_REQUESTED, SitemapFacts, UrlFacts
 from sitemapaudit.report.records import SitemapRecord, UrlRecord
-
-# The outcome of a URL that was not requested (``validate``, ``fetch_urls=no``): no check that
-# needs a response can apply to it, and it has no Last-Modified to compare.
-_UNREQUESTED = FetchOutcome()
 
 
 class RecordBuilder:
@@ -48,8 +44,9 @@ class RecordBuilder:
 
     def url_record(self, facts: UrlFacts) -> UrlRecord:
         outcome = facts.outcome
-        if outcome == _UNREQUESTED:
-            # The checks that need a response all pass, and there is no lastmod delta.
+        if outcome is NOT_REQUESTED or outcome == NOT_REQUESTED:
+            # A URL that was not requested (``validate``, ``fetch_urls=no``): the checks that
+            # need a response all pass, and there is no Last-Modified to compare.
             issues, errors = _run(self.offline_url_checks, facts, self.ctx)
             return UrlRecord(
                 url=facts.url,
