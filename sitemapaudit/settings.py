@@ -56,6 +56,19 @@ DEFAULT_REQUEST_HEADERS = {
 DOWNLOAD_MAXSIZE = 110 * 1024 * 1024
 DOWNLOAD_WARNSIZE = 0
 
+# Requests the spider makes from responses (redirect hops, sitemaps named by robots.txt or an
+# index) are the audit's own decisions: Scrapy's UrlLengthMiddleware would drop a hop to a
+# long URL without a record (the URL would be missing from the report); RefererMiddleware
+# would send a Referer a crawler does not send; DepthMiddleware counts a depth the audit keeps
+# itself (sitemap nesting); MetaCopyDetectionMiddleware checks spider code for a mistake the
+# spider does not make. Each of them also costs time on every response.
+SPIDER_MIDDLEWARES = {
+    "scrapy.spidermiddlewares.urllength.UrlLengthMiddleware": None,
+    "scrapy.spidermiddlewares.referer.RefererMiddleware": None,
+    "scrapy.spidermiddlewares.depth.DepthMiddleware": None,
+    "scrapy.spidermiddlewares.metacopy.MetaCopyDetectionMiddleware": None,
+}
+
 DOWNLOADER_MIDDLEWARES = {
     "scrapy.downloadermiddlewares.httpcompression.HttpCompressionMiddleware": None,
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,

@@ -303,3 +303,26 @@ async def test_hreflang_reciprocity_is_checked_across_sitemaps(tmp_path: Path) -
         f"{site.base}/fr": [],
     }
     assert issues_by_url(records, "sitemap") == {f"{site.base}/a.xml": [], f"{site.base}/b.xml": []}
+
+
+@deferred_f_from_coro_f
+async def test_redirect_to_a_very_long_url_keeps_its_record(tmp_path: Path) -> None:
+    """Scrapy's UrlLengthMiddleware would drop the hop (over 2,083 characters) without a
+    callback, and the listed URL would be missing from the report."""
+    long = "/" + "y" * 2100
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+            "/s.xml": Page(body=urlset(url("{base}/r")), content_type=XML),
+            "/r": Page(status=301, headers=[("Location", "{base}" + long)]),
+            long: page('<meta name="robots" content="noindex">'),
+        }
+    )
+    with site:
+        records = (await run_audit(site.base, tmp_path / "r.jsonl"))[0]
+    (record,) = by_record(records, "url")
+    assert record["url"] == f"{site.base}/r"
+    assert record["final_url"] == site.base + long
+    assert [hop["status"] for hop in record["redirect_chain"]] == [301]
+    assert record["noindex"] == ["meta:robots"]
+    assert site.hits[long] == 1
