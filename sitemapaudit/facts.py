@@ -99,8 +99,9 @@ class UrlFacts:
 
 @dataclass(slots=True)
 class UrlFactsBatch:
-    """The facts of URLs settled without a request (an inventory, robots.txt blocks), sent to
-    the pipelines as one item: one Scrapy item per URL costs more than everything else the
-    audit does with such a URL."""
+    """The facts of several URLs, sent to the pipelines as one item: those settled without a
+    request (an inventory, robots.txt blocks) and those of fetched pages, once the listings
+    are final. One Scrapy item per URL costs more than everything else an inventory does
+    with a URL, and as much as the checks of a page."""
 
     facts: list[UrlFacts]

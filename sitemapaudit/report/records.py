@@ -55,9 +55,8 @@ class UrlRecord:
 @dataclass(slots=True)
 class UrlRecordBatch:
     """Not a line of the report: URL records that travel through the item pipelines as one
-    Scrapy item (the records of URLs settled without a request; see
-    :class:`sitemapaudit.facts.UrlFactsBatch`). Every pipeline of the audit handles it record
-    by record, and the feed exporter writes one line per record."""
+    Scrapy item (see :class:`sitemapaudit.facts.UrlFactsBatch`). Every pipeline of the audit
+    handles it record by record, and the feed exporter writes one line per record."""
 
     records: list[UrlRecord]
 
