@@ -46,6 +46,11 @@ def all_codes() -> set[str]:
     return {check.code for check in ALL_CHECKS}
 
 
+def response_codes() -> frozenset[str]:
+    """The URL finding codes only a request of the URL can find (its response or failure)."""
+    return frozenset(check.code for check in URL_CHECKS if check.needs_response)
+
+
 def enabled_checks(
     config: AuditConfig,
 ) -> tuple[list[SitemapCheck], list[UrlCheck]]:

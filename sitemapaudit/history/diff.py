@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from sitemapaudit.checks.registry import response_codes
 from sitemapaudit.history.store import (
     SITEMAP_RECORD,
     URL_RECORD,
@@ -33,8 +34,14 @@ CHANGES: dict[str, str] = {
     "url_moved": "The URL is listed in both runs, by a different set of sitemaps.",
     "sitemap_added": "The sitemap is in the new run and was not in the old one.",
     "sitemap_removed": "The sitemap was in the old run and is not in the new one.",
-    "finding_new": "A URL or sitemap has a finding code it did not have (or did not exist).",
-    "finding_fixed": "A URL or sitemap no longer has a finding code (or is gone).",
+    "finding_new": (
+        "A URL or sitemap has a finding code it did not have (or did not exist). A finding "
+        "only a request can find counts only if the old run requested the URL too."
+    ),
+    "finding_fixed": (
+        "A URL or sitemap no longer has a finding code (or is gone). A finding only a request "
+        "can find counts only if the new run requested the URL too."
+    ),
     "finding_persisting": "A URL or sitemap has the same finding code in both runs.",
     "status_regression": "The final status was 2xx and is now 4xx/5xx, or fetching now fails.",
     "status_changed": "The final status changed in another way between two fetched results.",
@@ -201,13 +208,26 @@ def _sitemap_presence(
 def _findings(
     store: HistoryStore, change: str, here: int, there: int, *, present: bool
 ) -> Iterator[dict[str, Any]]:
+    # A finding only a request can find (noindex, a status...) is neither new nor fixed when
+    # the other run lists the URL without requesting it (an inventory, a robots.txt block):
+    # that run does not know.
+    codes = sorted(response_codes())
+    marks = ", ".join(f":code{i}" for i in range(len(codes)))
     rows = store.query(
         "SELECT l.loc, f.kind, f.code FROM findings f JOIN locs l ON l.id = f.loc_id "
         f"WHERE f.run_id = :here AND {'' if present else 'NOT '}EXISTS "
         "(SELECT 1 FROM findings g WHERE g.run_id = :there AND g.kind = f.kind "
         "AND g.loc_id = f.loc_id AND g.code = f.code) "
+        f"AND NOT (f.kind = :url_kind AND f.code IN ({marks}) AND EXISTS "
+        "(SELECT 1 FROM url_results x WHERE x.run_id = :there AND x.url_id = f.loc_id "
+        "AND NOT (x.fetched OR x.fetch_failed OR x.status IS NOT NULL))) "
         "ORDER BY l.loc, f.kind, f.code",
-        {"here": here, "there": there},
+        {
+            "here": here,
+            "there": there,
+            "url_kind": URL_RECORD,
+            **{f"code{i}": code for i, code in enumerate(codes)},
+        },
     )
     for url, kind, code in rows:
         yield _record(change, url, url if kind == SITEMAP_RECORD else None, code=code)

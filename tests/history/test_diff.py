@@ -16,7 +16,10 @@ from tests.history.scenario import (
     NEW_SUMMARY,
     OLD_RECORDS,
     OLD_SUMMARY,
+    A,
     E,
+    sitemap,
+    url,
     write_report,
 )
 
@@ -159,3 +162,39 @@ def test_summary_of_the_scenario_names_every_change() -> None:
 def test_every_change_type_has_a_meaning() -> None:
     assert all(meaning.endswith(".") for meaning in CHANGES.values())
     assert len(CHANGES) == 15
+
+
+def test_findings_of_a_request_are_not_compared_with_a_run_that_made_none(
+    store: HistoryStore,
+) -> None:
+    """A full audit, then an inventory (``fetch_urls=no``), then a full audit again: the
+    inventory does not know whether the pages are still noindex or still answer 404, so those
+    findings are neither fixed by it nor new after it; listing findings still are."""
+    unrequested = {"status": None, "fetched": False, "final_url": None}
+    full = [
+        sitemap(A),
+        url("/a", noindex=["meta:robots"], issues=["noindex"]),
+        url("/b", status=404, issues=["http_error", "lastmod_future"]),
+        url("/c", issues=["canonical_mismatch"], canonical=E + "/x"),
+    ]
+    inventory = [
+        sitemap(A),
+        url("/a", **unrequested),
+        url("/b", **unrequested, issues=["lastmod_future"]),
+    ]
+    summary = {"record": "summary", "origin": E, "started_at": "a", "finished_at": "b"}
+    first = store_run(store, full, summary)
+    second = store_run(store, inventory, summary)
+    third = store_run(store, full, summary)
+    forward = [(r["change"], r["url"], r["code"]) for r in diff_runs(store, first, second)]
+    assert forward == [
+        ("url_removed", E + "/c", None),
+        ("finding_fixed", E + "/c", "canonical_mismatch"),  # /c is gone: its finding with it
+        ("finding_persisting", E + "/b", "lastmod_future"),
+    ]
+    back = [(r["change"], r["url"], r["code"]) for r in diff_runs(store, second, third)]
+    assert back == [
+        ("url_added", E + "/c", None),
+        ("finding_new", E + "/c", "canonical_mismatch"),
+        ("finding_persisting", E + "/b", "lastmod_future"),
+    ]
