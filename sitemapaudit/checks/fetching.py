@@ -42,10 +42,11 @@ class Redirect(UrlCheck):
         outcome = facts.outcome
         if not outcome.redirect_chain:
             return None
-        details = [f"redirects to {outcome.final_url} in {len(outcome.redirect_chain)} hop(s)"]
+        hops = len(outcome.redirect_chain)
         if outcome.redirect_stopped:
-            details.append(outcome.redirect_stopped)
-        return details
+            # The last response is itself a redirect, to a target the audit did not request.
+            return [f"redirects {hops} time(s), the last one {outcome.redirect_stopped}"]
+        return [f"redirects to {outcome.final_url} in {hops} hop(s)"]
 
 
 class RedirectLoop(UrlCheck):

@@ -48,7 +48,7 @@ def next_hop(
         state.loop = True
         return None
     if loc_problems(target, max_length=8192):
-        state.stopped = f"not followed: {target!r} is not an http(s) URL"
+        state.stopped = f"not followed: {target!r} is not a valid http(s) URL"
         return None
     if not origin.owns(target):
         state.stopped = f"not followed: {target} is on another host"

@@ -187,3 +187,28 @@ def test_listed_lastmod_reads_as_the_w3c_parser_does(text: str) -> None:
     if got is not None and expected is not None:
         assert got.value.tzinfo is expected.value.tzinfo
         assert (got.date_only, got.precision) == (expected.date_only, expected.precision)
+
+
+def test_a_redirect_not_followed_says_where_it_went_not_where_it_stopped() -> None:
+    facts = UrlFacts(
+        url=U,
+        sitemaps=["https://e.com/s.xml"],
+        lastmod=None,
+        lastmod_format="w3c",
+        times_listed=1,
+        rules=[],
+        robots_blocked=False,
+        outcome=FetchOutcome(
+            fetched=True,
+            status=302,
+            final_url=U,
+            redirect_chain=[{"url": U, "status": 302}],
+            redirect_stopped="not followed: 'ftp://e.com/x' is not a valid http(s) URL",
+        ),
+    )
+    record = builder().url_record(facts)
+    assert record.issues == ["redirect"]
+    assert record.errors == [
+        "redirect: redirects 1 time(s), the last one not followed: "
+        "'ftp://e.com/x' is not a valid http(s) URL"
+    ]
