@@ -106,8 +106,11 @@ class NewEntry:
 class Inventory:
     """SQLite-backed store of sitemaps, listings and per-URL progress."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, resumable: bool = True) -> None:
         self.path = str(path)
+        # Whether a later run may resume from this file: only then are the outcomes of
+        # emitted URLs worth writing down (see mark_emitted).
+        self.resumable = resumable
         self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=OFF")
@@ -358,7 +361,10 @@ class Inventory:
         (SIGKILL) loses only the updates not written yet, of URLs emitted less than
         ``_EMIT_SECONDS`` after the previous write; a resumed audit requests those again.
         """
-        self._emitted.extend((url_id, _fetched_json(outcome)) for url_id, outcome in items)
+        if self.resumable:
+            self._emitted.extend((url_id, _fetched_json(outcome)) for url_id, outcome in items)
+        else:
+            self._emitted.extend((url_id, None) for url_id, _ in items)
         if (
             len(self._emitted) >= _EMIT_BATCH
             or time.monotonic() - self._flushed_at >= _EMIT_SECONDS

@@ -66,7 +66,7 @@ class FileListings:
         """Move the listings held so far to an inventory, then store ``rest`` there too;
         returns how many listings the inventory took (those held and ``rest``)."""
         self._work = tempfile.TemporaryDirectory(prefix="sitemapaudit-validate-")
-        self._inventory = Inventory(Path(self._work.name) / "inventory.sqlite3")
+        self._inventory = Inventory(Path(self._work.name) / "inventory.sqlite3", resumable=False)
         first, again = self._first, self._again
         self._first, self._again = {}, {}
         replay = (entry for loc, entry in first.items() for _ in range(1 + again.get(loc, 0)))

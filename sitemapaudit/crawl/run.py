@@ -152,7 +152,10 @@ class AuditRun:
         )
 
     def _make_inventory(self) -> Inventory:
-        return Inventory(Path(self._work_dir) / "inventory.sqlite3")
+        # A temporary work directory goes with the run: nothing will resume from it.
+        return Inventory(
+            Path(self._work_dir) / "inventory.sqlite3", resumable=not self._own_work_dir
+        )
 
     def _make_hreflang(self) -> AlternateSink:
         return HreflangGraph(Path(self._work_dir) / "hreflang.sqlite3")

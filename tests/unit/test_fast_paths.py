@@ -139,8 +139,10 @@ def test_lazy_headers_read_like_a_dict() -> None:
     assert len(headers) == 2
 
 
-def _inventory(tmp_path: Path, count: int) -> tuple[Inventory, list[int]]:
-    inv = Inventory(tmp_path / "i.sqlite3")
+def _inventory(
+    tmp_path: Path, count: int, *, resumable: bool = True
+) -> tuple[Inventory, list[int]]:
+    inv = Inventory(tmp_path / "i.sqlite3", resumable=resumable)
     inv.add_entries(
         "https://e.com/s.xml",
         [NewEntry(f"https://e.com/{i}", None, "w3c", ()) for i in range(count)],
@@ -171,6 +173,16 @@ def test_emitted_urls_are_written_in_batches_and_on_close(tmp_path: Path) -> Non
     assert {s for s, _ in states.values()} == {EMITTED}
     assert json.loads(states[ids[0]][1] or "null") == fetched
     assert states[ids[1]][1] is None
+
+
+def test_an_inventory_nothing_resumes_from_keeps_no_outcomes(tmp_path: Path) -> None:
+    """A temporary work directory goes with its run: outcomes of emitted URLs would never be
+    read, so they are not written (the states are)."""
+    inv, ids = _inventory(tmp_path, 2, resumable=False)
+    fetched = {"blocked": False, "outcome": FetchOutcome(fetched=True, status=200).to_json()}
+    inv.mark_emitted([(ids[0], fetched), (ids[1], None)])
+    inv.close()
+    assert _states(tmp_path / "i.sqlite3") == {ids[0]: (EMITTED, None), ids[1]: (EMITTED, None)}
 
 
 def test_emitted_urls_are_written_within_a_moment(tmp_path: Path) -> None:
