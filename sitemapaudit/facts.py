@@ -80,6 +80,8 @@ class FetchOutcome:
 # The outcome of every URL that was not requested: one object, shared by all their facts
 # (nothing changes an outcome once its facts exist).
 NOT_REQUESTED = FetchOutcome()
+# The same as stored in an inventory (one dict, never changed either).
+NOT_REQUESTED_JSON = NOT_REQUESTED.to_json()
 
 
 @dataclass(slots=True)

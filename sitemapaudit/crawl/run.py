@@ -25,6 +25,7 @@ from sitemapaudit.crawl.tree import ChildProblems, Decision, SitemapRef, Sitemap
 from sitemapaudit.discovery.robots import RobotsPolicy, robots_policy
 from sitemapaudit.facts import (
     NOT_REQUESTED,
+    NOT_REQUESTED_JSON,
     FetchOutcome,
     SitemapFacts,
     UrlFacts,
@@ -597,7 +598,9 @@ class AuditRun:
                 self._ready.extend(self._settled_batch(settled))
                 self._ready.append(PageAction(url_id, url, blocked))
                 return self._ready.popleft()
-            self._settle(url_id, {"blocked": blocked, "outcome": _NOT_FETCHED}, settled, final)
+            self._settle(
+                url_id, {"blocked": blocked, "outcome": NOT_REQUESTED_JSON}, settled, final
+            )
         if not settled and final:
             settled = [(i, o or _EMPTY) for i, o in self.inventory.take_done(_BATCH)]
         if not settled and self._fetched:
@@ -726,7 +729,7 @@ class AuditRun:
         return [
             listing.facts(
                 NOT_REQUESTED
-                if stored["outcome"] is _NOT_FETCHED
+                if stored["outcome"] is NOT_REQUESTED_JSON
                 else FetchOutcome.from_json(stored["outcome"]),
                 robots_blocked=bool(stored["blocked"]),
                 hreflang=self.inventory.url_notes(listing.url) if self._notes else None,
@@ -755,8 +758,7 @@ _BATCH = 500
 _PAGE_BATCH = 64
 # As the inventory's _EMIT_SECONDS: the pages a crash can make a resumed audit request again.
 _PAGE_BATCH_SECONDS = 0.1
-_NOT_FETCHED = FetchOutcome().to_json()
-_EMPTY = {"blocked": False, "outcome": _NOT_FETCHED}
+_EMPTY = {"blocked": False, "outcome": NOT_REQUESTED_JSON}
 
 
 class _ListingRecorder:

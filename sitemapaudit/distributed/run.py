@@ -28,7 +28,7 @@ from sitemapaudit.crawl.run import (
 from sitemapaudit.crawl.tree import Decision, SitemapRef, SitemapTree
 from sitemapaudit.distributed.inventory import SharedInventory
 from sitemapaudit.distributed.state import SharedAudit
-from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFactsBatch
+from sitemapaudit.facts import NOT_REQUESTED_JSON, FetchOutcome, SitemapFacts, UrlFactsBatch
 from sitemapaudit.history.store import HistoryStore
 from sitemapaudit.inventory import Inventory
 from sitemapaudit.urls import Origin, loc_problems, normalize_url
@@ -40,7 +40,6 @@ logger = logging.getLogger(__name__)
 # over the workers rather than left queued in one of them.
 _TAKE = 50
 _BATCH = 500
-_NOT_FETCHED = FetchOutcome().to_json()
 
 
 class SharedSitemapTree(SitemapTree):
@@ -283,7 +282,7 @@ class SharedAuditRun(AuditRun):
             blocked, request = self._verdict(url, rules)
             if request:
                 return PageAction(url_id, url, blocked, retry=url_id in inventory.retries)
-            inventory.finish(url_id, {"blocked": blocked, "outcome": _NOT_FETCHED})
+            inventory.finish(url_id, {"blocked": blocked, "outcome": NOT_REQUESTED_JSON})
 
     def fetch_finished(
         self, url_id: int, outcome: FetchOutcome, blocked: bool
@@ -341,7 +340,7 @@ class SharedAuditRun(AuditRun):
             ids = list(range(start, min(start + _BATCH, total + 1)))
             stored = inventory.outcomes(ids)
             items = [
-                (i, s or {"blocked": False, "outcome": _NOT_FETCHED})
+                (i, s or {"blocked": False, "outcome": NOT_REQUESTED_JSON})
                 for i, s in zip(ids, stored, strict=True)
             ]
             yield from self._settled_batch(items)
