@@ -118,7 +118,7 @@ class AuditRun:
         # Outcomes of fetched pages whose records go out together (see fetch_finished).
         self._fetched: list[tuple[int, dict[str, Any]]] = []
         self._fetched_since = 0.0
-        # Every URL is handed out (the listings are final): a page's record goes out at once.
+        # See _all_handed_out(); once it is true, a page's record goes out at once.
         self._handed_out = False
         # Listings of URLs handed out once the listings were final, read with their batch.
         self._listings: dict[int, Listing] = {}
@@ -253,17 +253,23 @@ class AuditRun:
             self.stats.inc_value("sitemapaudit/hreflang/not_reciprocal", count)
 
     def start_done(self) -> bool:
-        """Nothing is left for ``start()`` to hand out: every URL is dispatched or emitted
-        (the records of pages still being fetched are sent by their callbacks)."""
-        handed_out = (
-            self.listings_final
-            and not self._queue
-            and not self._ready
-            and not self.inventory.has_new()
-            and not self.inventory.has_done()
-        )
-        self._handed_out = self._handed_out or handed_out
-        return handed_out and not self._fetched
+        """Nothing is left for ``start()`` to hand out or send: every URL is dispatched or
+        emitted (the records of pages still being fetched are sent by their callbacks)."""
+        return self._all_handed_out() and not self._fetched
+
+    def _all_handed_out(self) -> bool:
+        """Every URL is dispatched or emitted. Once true it stays true: the listings are
+        final, so no URL is added, and a fetched page's outcome does not go back to the
+        inventory."""
+        if not self._handed_out:
+            self._handed_out = (
+                self.listings_final
+                and not self._queue
+                and not self._ready
+                and not self.inventory.has_new()
+                and not self.inventory.has_done()
+            )
+        return self._handed_out
 
     # -- discovery -------------------------------------------------------------------------
     def argument_refs(self) -> list[SitemapRef]:
