@@ -583,7 +583,7 @@ class AuditRun:
         """The next URL to request, or finished URLs' facts to emit, or ``None`` for now."""
         if self._ready:
             return self._ready.popleft()
-        if self._fetched and time.monotonic() - self._fetched_since >= _PAGE_BATCH_SECONDS:
+        if self._fetched and self._fetched_waited(time.monotonic()):
             return self._fetched_batch()
         if self.robots is None or (not self.config.fetch_urls and not self.listings_final):
             return None
@@ -685,13 +685,13 @@ class AuditRun:
         if not fetched:
             self._fetched_since = now
         fetched.append((url_id, stored))
-        if (
-            not self._handed_out
-            and len(fetched) < _PAGE_BATCH
-            and now - self._fetched_since < _PAGE_BATCH_SECONDS
-        ):
+        if not self._handed_out and len(fetched) < _PAGE_BATCH and not self._fetched_waited(now):
             return None
         return self._fetched_batch()
+
+    def _fetched_waited(self, now: float) -> bool:
+        """The first of the pages waiting for their records waited long enough."""
+        return now - self._fetched_since >= _PAGE_BATCH_SECONDS
 
     def _fetched_batch(self) -> UrlFactsBatch:
         fetched, self._fetched = self._fetched, []
