@@ -38,7 +38,6 @@ from sitemapaudit.report.flat import (
     record_kind,
 )
 from sitemapaudit.report.html import DEFAULT_MAX_ROWS, HtmlReport
-from sitemapaudit.report.xlsx import XlsxReport
 
 
 class FlatCsvItemExporter(CsvItemExporter):
@@ -147,6 +146,9 @@ class XlsxItemExporter(BaseItemExporter):
     def __init__(self, file: IO[bytes], **kwargs: Any) -> None:
         super().__init__(dont_fail=True, **kwargs)
         self.file = file
+        # openpyxl loads only when a workbook is written, not with every command.
+        from sitemapaudit.report.xlsx import XlsxReport  # noqa: PLC0415
+
         self.workbook = XlsxReport()
 
     def export_item(self, item: Any) -> None:

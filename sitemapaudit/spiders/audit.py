@@ -6,7 +6,7 @@ import gc
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
@@ -22,13 +22,14 @@ from sitemapaudit.crawl.redirects import REDIRECT_STATUSES, RedirectState, next_
 from sitemapaudit.crawl.run import AuditRun, PageAction
 from sitemapaudit.crawl.tree import SitemapRef
 from sitemapaudit.discovery.homepage import homepage_sitemaps
-from sitemapaudit.distributed.run import SharedAuditRun
-from sitemapaudit.distributed.state import SharedAudit, connect
 from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFactsBatch
 from sitemapaudit.headonly import META_KEY as HEAD_ONLY_META
 from sitemapaudit.readlimit import META_KEY as READ_LIMIT_META
 from sitemapaudit.report.records import SummaryRecord
 from sitemapaudit.sitemap.records import Problem
+
+if TYPE_CHECKING:
+    from sitemapaudit.distributed.run import SharedAuditRun
 
 SUMMARY_URL = "data:,summary"
 
@@ -58,6 +59,9 @@ class AuditSpider(Spider):
     name = "audit"
     config: AuditConfig
     run: AuditRun
+    # The same object as ``run`` when this is a worker of a distributed audit. (The
+    # distributed modules, and Redis's client with them, load only then.)
+    shared: SharedAuditRun | None = None
 
     def __init__(
         self,
@@ -101,7 +105,10 @@ class AuditSpider(Spider):
             config = config.with_fetch_urls(spider.fetch_urls_arg)
         spider.config = config
         if config.distributed:
-            spider.run = SharedAuditRun(
+            from sitemapaudit.distributed.run import SharedAuditRun  # noqa: PLC0415
+            from sitemapaudit.distributed.state import SharedAudit, connect  # noqa: PLC0415
+
+            spider.run = spider.shared = SharedAuditRun(
                 spider.origin,
                 config,
                 _CrawlerStats(crawler),
@@ -124,8 +131,8 @@ class AuditSpider(Spider):
     # -- start: discovery first, then the inventory drained as the downloader has room ---------
     async def start(self) -> AsyncIterator[Any]:
         _freeze_startup_objects()
-        if isinstance(self.run, SharedAuditRun):
-            async for item in self._start_shared(self.run):
+        if self.shared is not None:
+            async for item in self._start_shared(self.shared):
                 yield item
             return
         for request in self.recovery_requests(["robots"], []):
@@ -361,7 +368,7 @@ class AuditSpider(Spider):
     def on_closed(self, reason: str) -> None:
         self.run.close()
         report = self.crawler.settings.get("SITEMAPAUDIT_DEFAULT_REPORT")
-        if isinstance(self.run, SharedAuditRun) and not self.run.writer:
+        if self.shared is not None and not self.shared.writer:
             self.logger.info("Another worker of the distributed audit writes the report")
             print("sitemapaudit: another worker of this distributed audit writes the report")
         elif report:
@@ -375,7 +382,7 @@ class AuditSpider(Spider):
     def _live(self, facts: list[SitemapFacts]) -> list[SitemapFacts]:
         """Sitemap records to send now; in a distributed audit they are kept in Redis and the
         worker that writes the report sends them."""
-        return [] if isinstance(self.run, SharedAuditRun) else facts
+        return [] if self.shared is not None else facts
 
     # -- requests -------------------------------------------------------------------------------
     def _get(

@@ -18,7 +18,7 @@ import bisect
 import codecs
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Final
@@ -42,6 +42,29 @@ MAX_PROBLEMS_PER_CODE: Final = 1000
 _HEAD_BYTES: Final = 1 << 16
 _UTF8_SLICE: Final = 1 << 18
 
+
+class _LazyPattern:
+    """A regular expression compiled on first use. The patterns built on XML's Name
+    production take milliseconds each to compile, and most runs of a command never need
+    them (only a broken document is scanned)."""
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._args = (pattern, flags)
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(*self._args)
+        return self._compiled
+
+    def match(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        return self.compiled.match(text, pos)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        return self.compiled.finditer(text)
+
+
 _NAME_START = (
     r"A-Za-z_:\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF"
     r"\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF\uFDF0-\uFFFD"
@@ -55,24 +78,24 @@ _DECLARATION: Final = re.compile(
 _PROLOG_SKIP: Final = re.compile(
     r"\s+|<\?.*?\?>|<!--.*?-->|<!DOCTYPE(?:[^\[>]|\[.*?\])*>", re.S | re.IGNORECASE
 )
-_ROOT_START: Final = re.compile(
+_ROOT_START: Final = _LazyPattern(
     rf"<(?P<name>{_NAME})(?P<attrs>(?:\s+{_NAME}\s*=\s*(?:\"[^\"]*\"|'[^']*'))*)\s*/?>"
 )
-_ROOT_NAME: Final = re.compile(rf"<(?P<name>{_NAME})")
-_ATTRIBUTE: Final = re.compile(rf"(?P<name>{_NAME})\s*=\s*(?:\"(?P<d>[^\"]*)\"|'(?P<s>[^']*)')")
+_ROOT_NAME: Final = _LazyPattern(rf"<(?P<name>{_NAME})")
+_ATTRIBUTE: Final = _LazyPattern(rf"(?P<name>{_NAME})\s*=\s*(?:\"(?P<d>[^\"]*)\"|'(?P<s>[^']*)')")
 
 _CANDIDATE: Final = re.compile(r"[<&]|\]\]>")
-_REFERENCE: Final = re.compile(rf"&(?:#[0-9]+|#x[0-9a-fA-F]+|(?P<name>{_NAME}));")
+_REFERENCE: Final = _LazyPattern(rf"&(?:#[0-9]+|#x[0-9a-fA-F]+|(?P<name>{_NAME}));")
 _COMMENT: Final = re.compile(r"<!--.*?-->", re.S)
 _CDATA: Final = re.compile(r"<!\[CDATA\[.*?\]\]>", re.S)
 _PI: Final = re.compile(r"<\?.*?\?>", re.S)
 _DOCTYPE: Final = re.compile(r"<!DOCTYPE(?:[^\[>]|\[.*?\])*>", re.S)
-_END_TAG: Final = re.compile(rf"</{_NAME}\s*>")
-_START_TAG: Final = re.compile(
+_END_TAG: Final = _LazyPattern(rf"</{_NAME}\s*>")
+_START_TAG: Final = _LazyPattern(
     rf"<{_NAME}(?P<attrs>(?:\s+{_NAME}\s*=\s*(?:\"[^\"]*\"|'[^']*'))*)\s*/?>"
 )
-_TAG_NAME: Final = re.compile(rf"</?{_NAME}")
-_ENTITY_DECL: Final = re.compile(rf"<!ENTITY\s+(?P<name>{_NAME})")
+_TAG_NAME: Final = _LazyPattern(rf"</?{_NAME}")
+_ENTITY_DECL: Final = _LazyPattern(rf"<!ENTITY\s+(?P<name>{_NAME})")
 _PREDEFINED: Final = frozenset({"amp", "lt", "gt", "quot", "apos"})
 
 _NAMESPACE_HINTS: Final = (
