@@ -3,8 +3,9 @@
 Each run keeps the facts of its report records that a later run is compared on, plus what
 the crawl needs to reuse a sitemap that answers ``304 Not Modified`` (its listings and its
 ``ETag``/``Last-Modified`` validators). URLs and sitemap URLs are stored once, in the ``locs``
-table, and referred to by id, so a nightly history of a large site grows by a few integers
-per URL per run.
+table, and the results of a run refer to them by id; a sitemap's listings are kept as
+compressed chunks of its entries in order. A nightly run of a large site adds a few rows of
+integers per URL, and about a hundred bytes per URL in all.
 
 Writes of report records are buffered and committed in batches; every read first commits
 what is pending, so a reader always sees what was added. Nothing here loads a whole run into
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -24,7 +26,10 @@ from typing import Any
 
 from sitemapaudit.errors import SitemapAuditError
 
-SCHEMA_VERSION = 1
+# 2: a sitemap's listings are stored as compressed chunks (``listing_chunks``). Version 1
+# files are read as they are (their ``listings`` rows) and written in the new layout, after
+# which earlier versions of sitemapaudit, which would not see the new listings, refuse them.
+SCHEMA_VERSION = 2
 
 URL_RECORD = 0
 SITEMAP_RECORD = 1
@@ -92,6 +97,14 @@ CREATE TABLE IF NOT EXISTS listings (
     lastmod_format TEXT NOT NULL,
     PRIMARY KEY (run_id, sitemap_id, seq)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS listing_chunks (
+    run_id INTEGER NOT NULL,
+    sitemap_id INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    count INTEGER NOT NULL,
+    entries BLOB NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS listing_chunks_key ON listing_chunks (run_id, sitemap_id, seq);
 CREATE TABLE IF NOT EXISTS validators (
     run_id INTEGER NOT NULL,
     sitemap_id INTEGER NOT NULL,
@@ -108,6 +121,7 @@ _RUN_TABLES = (
     "sitemap_results",
     "findings",
     "listings",
+    "listing_chunks",
     "validators",
 )
 
@@ -192,13 +206,21 @@ class HistoryStore:
             db.execute("PRAGMA synchronous=NORMAL")
             db.executescript(_SCHEMA)
         row = db.execute("SELECT MAX(version) FROM schema_version").fetchone()
-        if row[0] is None and not self.read_only:
-            db.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
-        elif row[0] is None or int(row[0]) > SCHEMA_VERSION:
+        if row[0] is not None and int(row[0]) > SCHEMA_VERSION:
             raise HistoryError(
                 f"{self.path} has history schema version {row[0]}; this version of "
-                f"sitemapaudit reads version {SCHEMA_VERSION}"
+                f"sitemapaudit reads versions up to {SCHEMA_VERSION}"
             )
+        if row[0] is None and self.read_only:
+            raise HistoryError(f"{self.path} has no history schema version")
+        if not self.read_only and (row[0] is None or int(row[0]) < SCHEMA_VERSION):
+            db.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
+        self._chunked = (
+            db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'listing_chunks'"
+            ).fetchone()
+            is not None
+        )
 
     def __enter__(self) -> HistoryStore:
         return self
@@ -600,16 +622,16 @@ class HistoryStore:
     ) -> None:
         """Store the ``(loc, lastmod, lastmod_format)`` entries of one sitemap, in order.
 
-        Entries stream in and are committed every ``batch`` entries; a second call for the
-        same run and sitemap appends.
+        Entries stream in and are stored every ``batch`` entries, each batch as one
+        compressed chunk; a second call for the same run and sitemap appends.
         """
         sitemap_id = self._loc_id(sitemap_url, create=True)
         assert sitemap_id is not None
         row = self._db.execute(
-            "SELECT MAX(seq) FROM listings WHERE run_id = ? AND sitemap_id = ?",
+            "SELECT MAX(seq + count) FROM listing_chunks WHERE run_id = ? AND sitemap_id = ?",
             (run_id, sitemap_id),
         ).fetchone()
-        seq = 0 if row[0] is None else int(row[0]) + 1
+        seq = 0 if row[0] is None else int(row[0])
         chunk: list[tuple[str, str | None, str]] = []
         for entry in entries:
             chunk.append(entry)
@@ -623,29 +645,39 @@ class HistoryStore:
     def _store_listings(
         self, run_id: int, sitemap_id: int, seq: int, chunk: list[tuple[str, str | None, str]]
     ) -> None:
-        db = self._db
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            ids = self._intern(loc for loc, _, _ in chunk)
-            db.executemany(
-                "INSERT OR REPLACE INTO listings "
-                "(run_id, sitemap_id, seq, loc_id, lastmod, lastmod_format) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (
-                    (run_id, sitemap_id, seq + i, ids[loc], lastmod, fmt)
-                    for i, (loc, lastmod, fmt) in enumerate(chunk)
-                ),
-            )
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+        data = zlib.compress(
+            json.dumps(chunk, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        )
+        self._db.execute(
+            "INSERT OR REPLACE INTO listing_chunks (run_id, sitemap_id, seq, count, entries) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (run_id, sitemap_id, seq, len(chunk), data),
+        )
 
     def listings(self, run_id: int, sitemap_url: str) -> Iterator[tuple[str, str | None, str]]:
         """The stored entries of one sitemap in one run, in the order they were stored."""
         sitemap_id = self._loc_id(sitemap_url, create=False)
         if sitemap_id is None:
             return
+        found = False
+        if self._chunked:
+            seq = -1
+            while True:
+                row = self._db.execute(
+                    "SELECT seq, entries FROM listing_chunks "
+                    "WHERE run_id = ? AND sitemap_id = ? AND seq > ? ORDER BY seq LIMIT 1",
+                    (run_id, sitemap_id, seq),
+                ).fetchone()
+                if row is None:
+                    break
+                found, seq = True, int(row[0])
+                for loc, lastmod, fmt in json.loads(zlib.decompress(row[1])):
+                    yield (str(loc), lastmod, str(fmt))
+        if not found:
+            yield from self._listing_rows(run_id, sitemap_id)
+
+    def _listing_rows(self, run_id: int, sitemap_id: int) -> Iterator[tuple[str, str | None, str]]:
+        """Listings as schema version 1 stored them: one row per entry."""
         seq = -1
         while True:
             rows = self._db.execute(

@@ -71,6 +71,51 @@ def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
         HistoryStore(path)
 
 
+def _version_1_file(path: Path) -> tuple[int, list[tuple[str, str | None, str]]]:
+    """A history file as version 1 wrote it: one ``listings`` row per entry."""
+    entries: list[tuple[str, str | None, str]] = [
+        (f"{E}/{i}", "2024-01-02" if i % 2 else None, "w3c") for i in range(2500)
+    ]
+    with HistoryStore(path) as store:
+        run_id = finished(store, E, OLD_RECORDS)
+    db = sqlite3.connect(path)
+    db.execute("DROP TABLE listing_chunks")
+    db.execute("UPDATE schema_version SET version = 1")
+    db.execute("INSERT OR IGNORE INTO locs (loc) VALUES (?)", (f"{E}/s.xml",))
+    db.executemany("INSERT OR IGNORE INTO locs (loc) VALUES (?)", [(e[0],) for e in entries])
+    ids = dict(db.execute("SELECT loc, id FROM locs"))
+    db.executemany(
+        "INSERT INTO listings (run_id, sitemap_id, seq, loc_id, lastmod, lastmod_format) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        [(run_id, ids[f"{E}/s.xml"], i, ids[e[0]], e[1], e[2]) for i, e in enumerate(entries)],
+    )
+    db.commit()
+    db.close()
+    return run_id, entries
+
+
+def test_a_version_1_file_is_read_and_then_written_as_version_2(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite3"
+    run_id, entries = _version_1_file(path)
+    with HistoryStore(path, read_only=True) as reader:
+        assert list(reader.listings(run_id, f"{E}/s.xml")) == entries
+    db = sqlite3.connect(path)
+    assert db.execute("SELECT MAX(version) FROM schema_version").fetchone() == (1,)
+    db.close()
+    with HistoryStore(path) as store:
+        assert list(store.listings(run_id, f"{E}/s.xml")) == entries
+        later = store.begin_run(E, "2024-07-01T00:00:00Z")
+        store.add_listings(later, f"{E}/s.xml", entries[:10])
+        assert list(store.listings(later, f"{E}/s.xml")) == entries[:10]
+    db = sqlite3.connect(path)
+    try:
+        # Once written in the new layout, the file is refused by versions that read only 1.
+        assert db.execute("SELECT MAX(version) FROM schema_version").fetchone() == (SCHEMA_VERSION,)
+        assert SCHEMA_VERSION == 2
+    finally:
+        db.close()
+
+
 def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "report.jsonl"
     path.write_text('{"record": "summary"}\n' * 100, encoding="utf-8")
@@ -304,16 +349,55 @@ def test_read_only_opening_refuses_other_files(tmp_path: Path) -> None:
     assert not (tmp_path / "missing.sqlite3").exists()
 
 
+def _listed(store: HistoryStore, run_id: int, sitemap: str, locs: list[str]) -> None:
+    for loc in locs:
+        store.add_url(
+            run_id,
+            loc,
+            [sitemap],
+            [],
+            status=None,
+            fetched=False,
+            final_url=None,
+            noindex=[],
+            robots_blocked=False,
+            lastmod=None,
+            last_modified=None,
+            checked_at=None,
+        )
+    store.flush()
+
+
 def test_new_and_known_locations_get_their_own_ids(store: HistoryStore) -> None:
     run_id = store.begin_run(E, "a")
-    store.add_listings(run_id, f"{E}/a.xml", [(f"{E}/{i}", None, "w3c") for i in range(0, 10, 2)])
+    _listed(store, run_id, f"{E}/a.xml", [f"{E}/{i}" for i in range(0, 10, 2)])
     # Half known, half new, out of order, in one batch.
-    store.add_listings(run_id, f"{E}/b.xml", [(f"{E}/{i}", None, "w3c") for i in range(9, -1, -1)])
-    assert [loc for loc, _, _ in store.listings(run_id, f"{E}/b.xml")] == [
-        f"{E}/{i}" for i in range(9, -1, -1)
-    ]
+    later = store.begin_run(E, "b")
+    _listed(store, later, f"{E}/b.xml", [f"{E}/{i}" for i in range(9, -1, -1)])
+    assert sorted(r["url"] for r in store.records(later) if r["record"] == "url") == sorted(
+        f"{E}/{i}" for i in range(10)
+    )
     ids = dict(store.query("SELECT loc, id FROM locs"))
     assert len(set(ids.values())) == len(ids) == 12
+
+
+def test_listings_keep_their_order_and_append(store: HistoryStore) -> None:
+    run_id = store.begin_run(E, "a")
+    sitemap = f"{E}/b.xml"
+    entries = [(f"{E}/{i}", f"2024-01-{1 + i % 28:02d}", "w3c") for i in range(9, -1, -1)]
+    entries.append((f"{E}/tab\there\n", None, "rfc822"))
+    store.add_listings(run_id, sitemap, entries[:4], batch=3)
+    store.add_listings(run_id, sitemap, entries[4:], batch=3)
+    assert list(store.listings(run_id, sitemap)) == entries
+    # Stored as compressed chunks of up to ``batch`` entries, not one row per entry.
+    assert list(
+        store.query(
+            "SELECT seq, count FROM listing_chunks WHERE run_id = ? ORDER BY seq", (run_id,)
+        )
+    ) == [(0, 3), (3, 1), (4, 3), (7, 3), (10, 1)]
+    assert list(store.query("SELECT COUNT(*) FROM listings")) == [(0,)]
+    assert list(store.listings(run_id, f"{E}/unknown.xml")) == []
+    assert list(store.listings(run_id + 1, sitemap)) == []
 
 
 def test_add_url_stores_what_add_record_stores(tmp_path: Path) -> None:
