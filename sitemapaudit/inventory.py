@@ -33,6 +33,9 @@ from sitemapaudit.facts import FetchOutcome, UrlFacts
 NEW, DONE, EMITTED = 0, 2, 3
 SITEMAP_PENDING, SITEMAP_DONE = 0, 1
 
+# Only URLs whose outcome is known and whose record is not out yet (state DONE, 2) are
+# indexed by state: few at a time, and the index costs nothing while URLs are listed, handed
+# out (by id, from a cursor) and emitted. Queries on that index name the state literally.
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sitemaps (
     id INTEGER PRIMARY KEY,
@@ -53,7 +56,7 @@ CREATE TABLE IF NOT EXISTS urls (
     sitemap_id INTEGER
 );
 CREATE TABLE IF NOT EXISTS listings (url TEXT NOT NULL, sitemap_id INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS urls_state ON urls (state, id);
+CREATE INDEX IF NOT EXISTS urls_done ON urls (id) WHERE state = 2;
 CREATE TABLE IF NOT EXISTS url_notes (url TEXT NOT NULL, note TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS url_notes_url ON url_notes (url);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -342,7 +345,7 @@ class Inventory:
 
     def has_done(self) -> bool:
         self.flush()
-        row = self._db.execute("SELECT 1 FROM urls WHERE state = ? LIMIT 1", (DONE,))
+        row = self._db.execute(f"SELECT 1 FROM urls WHERE state = {DONE} LIMIT 1")
         return row.fetchone() is not None
 
     def finish(self, url_id: int, outcome: dict[str, Any] | None) -> None:
@@ -375,7 +378,7 @@ class Inventory:
         """Up to ``limit`` finished URLs whose record is not out yet, marked emitted."""
         self.flush()
         rows = self._db.execute(
-            "SELECT id, outcome FROM urls WHERE state = ? ORDER BY id LIMIT ?", (DONE, limit)
+            f"SELECT id, outcome FROM urls WHERE state = {DONE} ORDER BY id LIMIT ?", (limit,)
         ).fetchall()
         self._db.executemany(
             "UPDATE urls SET state = ? WHERE id = ?", [(EMITTED, int(row[0])) for row in rows]

@@ -22,7 +22,7 @@ from twisted.internet.defer import Deferred
 from sitemapaudit.crawl.pages import now_iso
 from sitemapaudit.crawl.run import AuditRun
 from sitemapaudit.facts import FetchOutcome
-from sitemapaudit.inventory import EMITTED, Inventory, NewEntry
+from sitemapaudit.inventory import DONE, EMITTED, Inventory, NewEntry
 from sitemapaudit.page.dates import parse_http_date
 from sitemapaudit.page.head import _sniff_encoding, decode_html, parse_head
 from sitemapaudit.spiders.audit import _Headers
@@ -193,6 +193,30 @@ def test_emitted_urls_are_written_within_a_moment(tmp_path: Path) -> None:
     try:
         assert {s for s, _ in _states(tmp_path / "i.sqlite3").values()} == {EMITTED}
     finally:
+        inv.close()
+
+
+def test_only_finished_urls_awaiting_their_record_are_indexed_by_state(tmp_path: Path) -> None:
+    inv, ids = _inventory(tmp_path, 4)
+    db = sqlite3.connect(tmp_path / "i.sqlite3")
+    try:
+        indexed = f"SELECT COUNT(*) FROM urls INDEXED BY urls_done WHERE state = {DONE}"
+        assert db.execute(indexed).fetchone() == (0,)
+        inv.finish(ids[0], None)
+        inv.finish(ids[2], {"outcome": {"status": 200}})
+        assert db.execute(indexed).fetchone() == (2,)
+        assert inv.has_done()
+        assert [url_id for url_id, _ in inv.take_done(10)] == [ids[0], ids[2]]
+        assert not inv.has_done()
+        assert db.execute(indexed).fetchone() == (0,)
+        for query in (
+            f"SELECT 1 FROM urls WHERE state = {DONE} LIMIT 1",
+            f"SELECT id, outcome FROM urls WHERE state = {DONE} ORDER BY id LIMIT 5",
+        ):
+            plan = db.execute(f"EXPLAIN QUERY PLAN {query}").fetchall()
+            assert "urls_done" in str(plan)
+    finally:
+        db.close()
         inv.close()
 
 
