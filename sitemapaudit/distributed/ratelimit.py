@@ -10,16 +10,17 @@ used, so the workers' clocks need not agree. The local delays still apply on top
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Self, cast
+from typing import TYPE_CHECKING, Any, Self, cast
 
-import redis
 from scrapy import Request
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.httpobj import urlparse_cached
 
 from sitemapaudit.config import AuditConfig
-from sitemapaudit.distributed.state import connect
+
+if TYPE_CHECKING:
+    import redis
 
 # KEYS[1]: the host's key. ARGV[1]: the delay in microseconds. Returns microseconds to wait.
 _RESERVE = """
@@ -54,6 +55,9 @@ class ClusterRateLimit:
         self.delay = crawler.settings.getfloat("DOWNLOAD_DELAY")
         self.honor_crawl_delay = config.honor_crawl_delay
         self.max_crawl_delay = config.max_crawl_delay
+        # Every crawl loads this middleware: Redis's client loads only for a distributed one.
+        from sitemapaudit.distributed.state import connect  # noqa: PLC0415
+
         self.pace = HostPace(connect(config.distributed))
 
     @classmethod

@@ -13,16 +13,17 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
-import redis
 from scrapy import Spider, signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.asyncio import create_looping_call
 
 from sitemapaudit.config import AuditConfig
-from sitemapaudit.distributed.run import SharedAuditRun
+
+if TYPE_CHECKING:
+    from sitemapaudit.distributed.run import SharedAuditRun
 
 logger = logging.getLogger(__name__)
 
@@ -52,8 +53,9 @@ class DistributedWorker:
         return worker
 
     def spider_opened(self, spider: Spider) -> None:
-        run = getattr(spider, "run", None)
-        if not isinstance(run, SharedAuditRun):
+        # Every crawl loads this extension: Redis's client loads only for a distributed one.
+        run: SharedAuditRun | None = getattr(spider, "shared", None)
+        if run is None:
             return
         self.run = run
         run.shared.heartbeat(self.state, self.ttl)
@@ -71,6 +73,8 @@ class DistributedWorker:
             self._thread.join(timeout=5)
 
     def _beat(self) -> None:
+        import redis  # noqa: PLC0415
+
         assert self.run is not None
         shared = self.run.shared
         while not self._stop.wait(self.interval):
