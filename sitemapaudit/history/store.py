@@ -26,10 +26,13 @@ from typing import Any
 
 from sitemapaudit.errors import SitemapAuditError
 
-# 2: a sitemap's listings are stored as compressed chunks (``listing_chunks``). Version 1
-# files are read as they are (their ``listings`` rows) and written in the new layout, after
-# which earlier versions of sitemapaudit, which would not see the new listings, refuse them.
+# 2: a sitemap's listings are stored as compressed chunks (``listing_chunks``), and the
+# results of a run are found by run, then URL (one index per table). Version 1 files are read
+# as they are (their ``listings`` rows) and written in the new layout, after which earlier
+# versions of sitemapaudit, which would not see the new listings, refuse them.
 SCHEMA_VERSION = 2
+# Indexes of version 1 that no query needs: every lookup goes by run first.
+_DROPPED_INDEXES = ("url_results_url", "url_sitemaps_sitemap")
 
 URL_RECORD = 0
 SITEMAP_RECORD = 1
@@ -61,14 +64,12 @@ CREATE TABLE IF NOT EXISTS url_results (
     checked_at TEXT,
     PRIMARY KEY (run_id, url_id)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS url_results_url ON url_results (url_id, run_id);
 CREATE TABLE IF NOT EXISTS url_sitemaps (
     run_id INTEGER NOT NULL,
     url_id INTEGER NOT NULL,
     sitemap_id INTEGER NOT NULL,
     PRIMARY KEY (run_id, url_id, sitemap_id)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS url_sitemaps_sitemap ON url_sitemaps (run_id, sitemap_id);
 CREATE TABLE IF NOT EXISTS sitemap_results (
     run_id INTEGER NOT NULL,
     sitemap_id INTEGER NOT NULL,
@@ -214,6 +215,8 @@ class HistoryStore:
         if row[0] is None and self.read_only:
             raise HistoryError(f"{self.path} has no history schema version")
         if not self.read_only and (row[0] is None or int(row[0]) < SCHEMA_VERSION):
+            for index in _DROPPED_INDEXES:
+                db.execute(f"DROP INDEX IF EXISTS {index}")
             db.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
         self._chunked = (
             db.execute(
@@ -586,10 +589,12 @@ class HistoryStore:
             f"AND f.kind = {URL_RECORD} AND f.loc_id = r.url_id), "
             "(SELECT json_group_array(s.loc) FROM url_sitemaps us JOIN locs s "
             "ON s.id = us.sitemap_id WHERE us.run_id = r.run_id AND us.url_id = r.url_id) "
-            "FROM url_results r JOIN runs run ON run.id = r.run_id "
-            "WHERE r.url_id = ? AND run.origin = ? AND run.finished_at IS NOT NULL "
-            "ORDER BY r.run_id DESC LIMIT ?",
-            (url_id, origin, limit),
+            # The origin's runs, newest first, then the URL's row in each (by primary key).
+            "FROM runs run CROSS JOIN url_results r "
+            "WHERE run.origin = ? AND run.finished_at IS NOT NULL "
+            "AND r.run_id = run.id AND r.url_id = ? "
+            "ORDER BY run.id DESC LIMIT ?",
+            (origin, url_id, limit),
         )
         return [
             {

@@ -80,6 +80,8 @@ def _version_1_file(path: Path) -> tuple[int, list[tuple[str, str | None, str]]]
         run_id = finished(store, E, OLD_RECORDS)
     db = sqlite3.connect(path)
     db.execute("DROP TABLE listing_chunks")
+    db.execute("CREATE INDEX url_results_url ON url_results (url_id, run_id)")
+    db.execute("CREATE INDEX url_sitemaps_sitemap ON url_sitemaps (run_id, sitemap_id)")
     db.execute("UPDATE schema_version SET version = 1")
     db.execute("INSERT OR IGNORE INTO locs (loc) VALUES (?)", (f"{E}/s.xml",))
     db.executemany("INSERT OR IGNORE INTO locs (loc) VALUES (?)", [(e[0],) for e in entries])
@@ -112,6 +114,8 @@ def test_a_version_1_file_is_read_and_then_written_as_version_2(tmp_path: Path) 
         # Once written in the new layout, the file is refused by versions that read only 1.
         assert db.execute("SELECT MAX(version) FROM schema_version").fetchone() == (SCHEMA_VERSION,)
         assert SCHEMA_VERSION == 2
+        indexes = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+        assert not indexes & {"url_results_url", "url_sitemaps_sitemap"}
     finally:
         db.close()
 
