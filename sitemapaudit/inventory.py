@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from sitemapaudit.errors import ConfigError
 from sitemapaudit.facts import FetchOutcome, UrlFacts
@@ -63,9 +63,9 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
-@dataclass(frozen=True, slots=True)
-class Listing:
-    """What the sitemaps say about one URL."""
+class Listing(NamedTuple):
+    """What the sitemaps say about one URL. (A named tuple: one is made per URL handed out,
+    and a tuple is made several times faster than a frozen dataclass.)"""
 
     url_id: int
     url: str
@@ -412,17 +412,7 @@ class Inventory:
                 times = sum(c for _, c in sitemaps)
             else:
                 urls, times = (self._sitemap_url(sitemap_id),), 1
-            result.append(
-                Listing(
-                    url_id=url_id,
-                    url=url,
-                    lastmod=lastmod,
-                    lastmod_format=lastmod_format,
-                    rules=_rules(rules),
-                    sitemaps=urls,
-                    times_listed=times,
-                )
-            )
+            result.append(Listing(url_id, url, lastmod, lastmod_format, _rules(rules), urls, times))
         return result
 
     def _listed(self, urls: list[str]) -> dict[str, list[tuple[str, int]]]:
