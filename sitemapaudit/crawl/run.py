@@ -136,6 +136,9 @@ class AuditRun:
             self.history_run = self.history.begin_run(
                 origin.url, self.audit_time.strftime("%Y-%m-%dT%H:%M:%SZ")
             )
+        # The run the incremental policy compares with (the previous finished run of the
+        # origin; 0 when there is none), looked up when first needed.
+        self._incremental_base: int | None = None
         # The rotating sample of the incremental policy: tonight's share of every URL.
         self._tonight = (self.audit_time.toordinal()) % max(1, config.recheck_nights)
         self.resumed_refs: list[SitemapRef] = []
@@ -645,16 +648,20 @@ class AuditRun:
         if zlib.crc32(url.encode()) % self.config.recheck_nights == self._tonight:
             self.totals.rechecked += 1
             return None
-        previous = self.history.url_history(self.origin.url, url, limit=1)
+        if self._incremental_base is None:
+            base = self.history.previous_run(self.origin.url, self.history_run)
+            self._incremental_base = base or 0
+        before = (
+            self.history.url_result(self._incremental_base, url) if self._incremental_base else None
+        )
         if (
-            not previous
-            or previous[0]["issues"]
-            or not previous[0]["fetched"]
-            or previous[0]["lastmod"] != lastmod
+            before is None
+            or before["issues"]
+            or not before["fetched"]
+            or before["lastmod"] != lastmod
         ):
             self.totals.rechecked += 1
             return None
-        before = previous[0]
         self.totals.carried_over += 1
         return FetchOutcome(
             fetched=True,

@@ -26,12 +26,12 @@ from typing import Any
 
 from sitemapaudit.errors import SitemapAuditError
 
-# 2: a sitemap's listings are stored as compressed chunks (``listing_chunks``), and the
-# results of a run are found by run, then URL (one index per table). Version 1 files are read
-# as they are (their ``listings`` rows) and written in the new layout, after which earlier
-# versions of sitemapaudit, which would not see the new listings, refuse them.
+# 2: a sitemap's listings are stored as compressed chunks (``listing_chunks``). Version 1
+# files are read as they are (their ``listings`` rows) and written in the new layout, after
+# which earlier versions of sitemapaudit, which would not see the new listings, refuse them.
 SCHEMA_VERSION = 2
-# Indexes of version 1 that no query needs: every lookup goes by run first.
+# Indexes of version 1 that no query needs: results are looked up by run, then URL (the
+# primary keys).
 _DROPPED_INDEXES = ("url_results_url", "url_sitemaps_sitemap")
 
 URL_RECORD = 0
@@ -582,39 +582,27 @@ class HistoryStore:
         if url_id is None:
             return []
         rows = self._db.execute(
-            "SELECT r.run_id, run.started_at, run.finished_at, r.status, r.fetched, "
-            "r.final_url, r.noindex, r.robots_blocked, r.lastmod, r.last_modified, "
-            "r.checked_at, "
-            "(SELECT json_group_array(f.code) FROM findings f WHERE f.run_id = r.run_id "
-            f"AND f.kind = {URL_RECORD} AND f.loc_id = r.url_id), "
-            "(SELECT json_group_array(s.loc) FROM url_sitemaps us JOIN locs s "
-            "ON s.id = us.sitemap_id WHERE us.run_id = r.run_id AND us.url_id = r.url_id) "
             # The origin's runs, newest first, then the URL's row in each (by primary key).
-            "FROM runs run CROSS JOIN url_results r "
+            f"SELECT {_URL_RESULT_COLUMNS} FROM runs run CROSS JOIN url_results r "
             "WHERE run.origin = ? AND run.finished_at IS NOT NULL "
             "AND r.run_id = run.id AND r.url_id = ? "
             "ORDER BY run.id DESC LIMIT ?",
             (origin, url_id, limit),
         )
-        return [
-            {
-                "run_id": int(r[0]),
-                "started_at": r[1],
-                "finished_at": r[2],
-                "url": url,
-                "status": r[3],
-                "fetched": bool(r[4]),
-                "final_url": r[5],
-                "noindex": [x for x in str(r[6]).split(",") if x],
-                "robots_blocked": bool(r[7]),
-                "lastmod": r[8],
-                "last_modified": r[9],
-                "checked_at": r[10],
-                "issues": sorted(json.loads(r[11])),
-                "sitemaps": sorted(json.loads(r[12])),
-            }
-            for r in rows
-        ]
+        return [_url_result(url, row) for row in rows]
+
+    def url_result(self, run_id: int, url: str) -> dict[str, Any] | None:
+        """One URL's result in one run (the fields of :meth:`url_history`), or ``None``."""
+        self.flush()
+        url_id = self._loc_id(url, create=False)
+        if url_id is None:
+            return None
+        row = self._db.execute(
+            f"SELECT {_URL_RESULT_COLUMNS} FROM url_results r JOIN runs run ON run.id = r.run_id "
+            "WHERE r.run_id = ? AND r.url_id = ?",
+            (run_id, url_id),
+        ).fetchone()
+        return None if row is None else _url_result(url, row)
 
     # Sitemap listings and validators, for reuse when a sitemap answers 304
 
@@ -825,3 +813,35 @@ def _int(value: Any) -> int | None:
         return int(value)
     except (TypeError, ValueError):
         return None
+
+
+# The columns of a URL's result read by url_history and url_result (``r``: url_results,
+# ``run``: runs), turned into a dict by _url_result.
+_URL_RESULT_COLUMNS = (
+    "r.run_id, run.started_at, run.finished_at, r.status, r.fetched, "
+    "r.final_url, r.noindex, r.robots_blocked, r.lastmod, r.last_modified, "
+    "r.checked_at, "
+    "(SELECT json_group_array(f.code) FROM findings f WHERE f.run_id = r.run_id "
+    f"AND f.kind = {URL_RECORD} AND f.loc_id = r.url_id), "
+    "(SELECT json_group_array(s.loc) FROM url_sitemaps us JOIN locs s "
+    "ON s.id = us.sitemap_id WHERE us.run_id = r.run_id AND us.url_id = r.url_id)"
+)
+
+
+def _url_result(url: str, row: Sequence[Any]) -> dict[str, Any]:
+    return {
+        "run_id": int(row[0]),
+        "started_at": row[1],
+        "finished_at": row[2],
+        "url": url,
+        "status": row[3],
+        "fetched": bool(row[4]),
+        "final_url": row[5],
+        "noindex": [x for x in str(row[6]).split(",") if x],
+        "robots_blocked": bool(row[7]),
+        "lastmod": row[8],
+        "last_modified": row[9],
+        "checked_at": row[10],
+        "issues": sorted(json.loads(row[11])),
+        "sitemaps": sorted(json.loads(row[12])),
+    }

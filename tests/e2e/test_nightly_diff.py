@@ -163,9 +163,22 @@ async def test_incremental_runs_recheck_what_changed_and_carry_the_rest(tmp_path
             content_type=XML,
         )
         second, _ = await run_audit(site.base, tmp_path / "2.jsonl", settings=settings)
-    assert site.hits[stable] == 1
-    assert site.hits["/edited"] == site.hits["/broken"] == 2
-    assert site.hits["/new"] == 1
+        hits_after_two_nights = dict(site.hits)
+        # A night without the stable URL, then a night with it again: "last time" is the
+        # previous run, which did not list it, so it is requested although an older run has
+        # its result.
+        listed = site.routes["/s.xml"]
+        site.routes["/s.xml"] = Page(body=urlset(url("{base}/new")), content_type=XML)
+        await run_audit(site.base, tmp_path / "3.jsonl", settings=settings)
+        site.routes["/s.xml"] = listed
+        fourth, _ = await run_audit(site.base, tmp_path / "4.jsonl", settings=settings)
+    assert site.hits[stable] == hits_after_two_nights[stable] + 1
+    back = next(r for r in by_record(fourth, "url") if r["url"].endswith(stable))
+    assert back["carried_over"] is False
+    two = hits_after_two_nights
+    assert two[stable] == 1
+    assert two["/edited"] == two["/broken"] == 2
+    assert two["/new"] == 1
     urls = {r["url"].replace(site.base, ""): r for r in by_record(second, "url")}
     assert urls[stable]["carried_over"] is True
     assert urls[stable]["status"] == 200

@@ -225,6 +225,9 @@ def test_url_history_is_newest_first_over_finished_runs(store: HistoryStore) -> 
     assert history[1]["lastmod"] == "2024-01-01"
     assert store.url_history(E, page, limit=1) == [latest]
     assert store.url_history(E, f"{E}/never") == []
+    assert store.url_result(last, page) == latest
+    assert store.url_result(middle, page) is None
+    assert store.url_result(last, f"{E}/never") is None
 
 
 def test_import_report_uses_the_summary(store: HistoryStore, tmp_path: Path) -> None:
