@@ -45,8 +45,9 @@ _UTF8_SLICE: Final = 1 << 18
 
 class _LazyPattern:
     """A regular expression compiled on first use. The patterns built on XML's Name
-    production take milliseconds each to compile, and most runs of a command never need
-    them (only a broken document is scanned)."""
+    production take milliseconds each to compile: the root's compile with the first document
+    validated, the scanner's with the first broken one, and a command that validates nothing
+    never compiles them."""
 
     def __init__(self, pattern: str, flags: int = 0) -> None:
         self._args = (pattern, flags)
