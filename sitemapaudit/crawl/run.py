@@ -136,9 +136,12 @@ class AuditRun:
             self.history_run = self.history.begin_run(
                 origin.url, self.audit_time.strftime("%Y-%m-%dT%H:%M:%SZ")
             )
-        # The run the incremental policy compares with (the previous finished run of the
-        # origin; 0 when there is none), looked up when first needed.
-        self._incremental_base: int | None = None
+        # The run the incremental policy compares with: the previous finished run of the origin.
+        self._incremental_base = (
+            self.history.previous_run(origin.url, self.history_run)
+            if config.incremental and self.history is not None
+            else None
+        )
         # The rotating sample of the incremental policy: tonight's share of every URL.
         self._tonight = (self.audit_time.toordinal()) % max(1, config.recheck_nights)
         self.resumed_refs: list[SitemapRef] = []
@@ -648,12 +651,8 @@ class AuditRun:
         if zlib.crc32(url.encode()) % self.config.recheck_nights == self._tonight:
             self.totals.rechecked += 1
             return None
-        if self._incremental_base is None:
-            base = self.history.previous_run(self.origin.url, self.history_run)
-            self._incremental_base = base or 0
-        before = (
-            self.history.url_result(self._incremental_base, url) if self._incremental_base else None
-        )
+        base = self._incremental_base
+        before = None if base is None else self.history.url_result(base, url)
         if (
             before is None
             or before["issues"]
