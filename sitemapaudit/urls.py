@@ -32,6 +32,10 @@ _SPACE_OR_CONTROL_RE = re.compile(r"[\x00-\x20\x7f-\x9f\s]")
 # What the WHATWG URL parser strips from an attribute value before parsing it.
 _URL_TAB_NEWLINE_RE = re.compile(r"[\t\n\r]")
 _URL_EDGE_JUNK = "".join(chr(c) for c in range(0x21))
+# An absolute http(s) URL that urljoin gives back unchanged whatever the base: printable ASCII
+# with a host, and no ";" (path parameters), no brackets (IPv6 literals are checked) and no
+# empty query or fragment (urljoin drops those; see _urljoin_keeps).
+_PLAIN_ABSOLUTE_RE = re.compile(r"https?://[A-Za-z0-9][!-:<-Z\\^-~]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -406,7 +410,19 @@ def resolve(base: str, value: str) -> str | None:
     cleaned = _URL_TAB_NEWLINE_RE.sub("", value).strip(_URL_EDGE_JUNK).strip()
     if not cleaned:
         return None
+    if _urljoin_keeps(cleaned):
+        return cleaned
     try:
         return urljoin(base, cleaned)
     except (ValueError, TypeError):
         return cleaned
+
+
+def _urljoin_keeps(value: str) -> bool:
+    """Whether ``urljoin(base, value)`` is ``value`` for every base (the common canonical: an
+    absolute URL written plainly), so that the join can be skipped."""
+    return (
+        _PLAIN_ABSOLUTE_RE.fullmatch(value) is not None
+        and not value.endswith(("?", "#"))
+        and "?#" not in value
+    )

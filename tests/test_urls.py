@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from unittest import mock
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sitemapaudit import urls
 from sitemapaudit.errors import ConfigError
 from sitemapaudit.urls import (
     Origin,
@@ -354,3 +357,47 @@ def test_resolve(base: str, value: str, expected: str | None) -> None:
 
 def test_resolve_keeps_unjoinable_values() -> None:
     assert resolve("https://ex.com/", "http://[::1/x") == "http://[::1/x"
+
+
+_JOIN_BASES = [
+    "http://h.com/a/b?q#f",
+    "https://h.com/",
+    "http://[::1]/x",
+    "ftp://x/",
+    "http://h.com",
+    "https://u@h.com:8080/a;p?q",
+]
+_JOIN_PIECES = [
+    *"ab/?#;[]:@.%&=+-_~!$'()*,\\^`{}|\"<>",
+    *["//", "..", ".", "é", " ", "\x7f", "A", "0", "?#", "#?", "http://", "HTTP://"],
+]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    start=st.sampled_from(
+        ["http://", "https://", "http://a", "https://h.com", "HTTP://x", "http:///"]
+    ),
+    rest=st.lists(st.sampled_from(_JOIN_PIECES), max_size=12).map("".join),
+)
+def test_resolve_skips_only_joins_that_change_nothing(start: str, rest: str) -> None:
+    value = start + rest
+    for base in _JOIN_BASES:
+        with mock.patch.object(urls, "_urljoin_keeps", return_value=False):
+            joined = resolve(base, value)
+        assert resolve(base, value) == joined
+
+
+@pytest.mark.parametrize(
+    ("value", "joined"),
+    [
+        ("http://h.com/a?", "http://h.com/a"),
+        ("http://h.com/a#", "http://h.com/a"),
+        ("http://h.com/a?#f", "http://h.com/a#f"),
+        ("http://h.com/a;", "http://h.com/a"),
+        ("HTTP://h.com/a", "http://h.com/a"),
+        ("http:///a", "http://ex.com/a"),
+    ],
+)
+def test_resolve_joins_urls_that_urljoin_changes(value: str, joined: str) -> None:
+    assert resolve("http://ex.com/b", value) == joined

@@ -44,6 +44,10 @@ class Check(Generic[F]):
     """True for a URL check whose finding needs something a request showed: its ``run`` returns
     ``None`` whenever the facts' outcome is an unrequested ``FetchOutcome()``, so record
     building may skip it for URLs that were not requested."""
+    needs_rule: ClassVar[bool] = False
+    """True for a URL check whose finding is a URL rule broken when the URL was listed: its
+    ``run`` returns ``None`` whenever the facts' ``rules`` is empty, so record building may skip
+    it for URLs that broke none (nearly all of them)."""
 
     def run(self, facts: F, ctx: CheckContext) -> list[str] | None:
         raise NotImplementedError

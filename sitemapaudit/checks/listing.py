@@ -10,6 +10,7 @@ class RuleCheck(UrlCheck):
     """Base for checks whose evidence is a URL rule broken when the URL was listed."""
 
     detail = ""
+    needs_rule = True
 
     def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
         if self.code not in facts.rules:

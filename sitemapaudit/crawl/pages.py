@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from sitemapaudit.facts import FetchOutcome
@@ -66,3 +67,66 @@ def outcome_from_response(
 def _first(headers: Mapping[str, Sequence[str]], name: str) -> str | None:
     values = headers.get(name)
     return values[0] if values else None
+
+
+@dataclass(slots=True)
+class PendingPage:
+    """The final response of a listed URL, waiting in a :class:`PageQueue` to be read."""
+
+    url_id: int
+    blocked: bool
+    url: str
+    status: int
+    headers: Mapping[str, Sequence[str]]
+    body: bytes
+    outcome: FetchOutcome
+    """The outcome so far (the redirect chain); :meth:`PageQueue.read` fills in the rest."""
+
+
+class PageQueue:
+    """Final page responses, read a batch at a time.
+
+    A page read as soon as its response arrives, between Scrapy's own work on the other
+    responses, takes about twice as long as one read right after the page before it: the
+    reading code and its regular expressions are no longer in the processor's caches. So pages
+    wait until ``size`` of them have arrived, or the first of them has waited ``max_wait``
+    seconds, and are then read one after another.
+    """
+
+    def __init__(self, user_agent: str, *, size: int = 32, max_wait: float = 0.05) -> None:
+        self.user_agent = user_agent
+        self.size = size
+        self.max_wait = max_wait
+        self._pages: list[PendingPage] = []
+        self._since = 0.0
+
+    def __len__(self) -> int:
+        return len(self._pages)
+
+    def add(self, page: PendingPage, now: float) -> bool:
+        """Queue a page; whether the batch is full (time to :meth:`read` it)."""
+        pages = self._pages
+        if not pages:
+            self._since = now
+        pages.append(page)
+        return len(pages) >= self.size
+
+    def wait_left(self, now: float) -> float | None:
+        """Seconds until the waiting pages are due (0 when they are); ``None`` when none wait."""
+        if not self._pages:
+            return None
+        return max(0.0, self._since + self.max_wait - now)
+
+    def read(self) -> list[PendingPage]:
+        """Take every waiting page, its ``outcome`` filled from its response, in arrival order."""
+        pages, self._pages = self._pages, []
+        for page in pages:
+            outcome_from_response(
+                url=page.url,
+                status=page.status,
+                headers=page.headers,
+                body=page.body,
+                outcome=page.outcome,
+                user_agent=self.user_agent,
+            )
+        return pages

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sitemapaudit.checks.base import Check, CheckContext, Severity
+from sitemapaudit.checks.base import Check, CheckContext, Severity, UrlCheck
 from sitemapaudit.checks.lastmod import delta_seconds
 from sitemapaudit.checks.registry import enabled_checks
 from sitemapaudit.config import AuditConfig
@@ -18,7 +18,18 @@ class RecordBuilder:
 
     def __init__(self, config: AuditConfig, audit_time: datetime) -> None:
         self.sitemap_checks, self.url_checks = enabled_checks(config)
-        self.offline_url_checks = [c for c in self.url_checks if not c.needs_response]
+        # The checks to run, by whether the URL was requested and whether it broke a URL rule
+        # (a check that needs a response passes every URL that was not requested, one that
+        # needs a rule every URL that broke none).
+        self._plans: dict[tuple[bool, bool], list[UrlCheck]] = {
+            (requested, broke_rule): [
+                c
+                for c in self.url_checks
+                if (requested or not c.needs_response) and (broke_rule or not c.needs_rule)
+            ]
+            for requested in (False, True)
+            for broke_rule in (False, True)
+        }
         self.ctx = CheckContext(config=config, audit_time=audit_time)
         checks: list[Check] = [*self.sitemap_checks, *self.url_checks]  # type: ignore[type-arg]
         self.severity: dict[tuple[str, str], Severity] = {
@@ -47,7 +58,7 @@ class RecordBuilder:
         if outcome is NOT_REQUESTED or outcome == NOT_REQUESTED:
             # A URL that was not requested (``validate``, ``fetch_urls=no``): the checks that
             # need a response all pass, and there is no Last-Modified to compare.
-            issues, errors = _run(self.offline_url_checks, facts, self.ctx)
+            issues, errors = _run(self._plans[False, bool(facts.rules)], facts, self.ctx)
             return UrlRecord(
                 url=facts.url,
                 sitemaps=list(facts.sitemaps),
@@ -56,7 +67,7 @@ class RecordBuilder:
                 issues=issues,
                 errors=errors,
             )
-        issues, errors = _run(self.url_checks, facts, self.ctx)
+        issues, errors = _run(self._plans[True, bool(facts.rules)], facts, self.ctx)
         chain = [dict(hop) for hop in outcome.redirect_chain]
         return UrlRecord(
             url=facts.url,

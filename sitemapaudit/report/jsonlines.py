@@ -39,27 +39,38 @@ def unrequested_line(record: object) -> str | None:
     if type(record) is not UrlRecord or _response_values(record) != _DEFAULT_VALUES:
         return None
     url, sitemaps, lastmod, robots_blocked, issues, errors = _listing_values(record)
-    s = _SEGMENTS
+    if type(url) is not str or type(sitemaps) is not list:
+        return None
+    s0, s1, s2, s3, s4, s5, s6 = _SEGMENTS
     try:
         return "".join(
             (
-                s[0],
-                _simple(url),
-                s[1],
-                _simple(sitemaps),
-                s[2],
-                _simple(lastmod),
-                s[3],
-                _simple(robots_blocked),
-                s[4],
-                _simple(issues),
-                s[5],
-                _simple(errors),
-                s[6],
+                s0,
+                encode_basestring(url),
+                s1,
+                _strings(sitemaps),
+                s2,
+                encode_basestring(lastmod) if type(lastmod) is str else _simple(lastmod),
+                s3,
+                "false" if robots_blocked is False else _simple(robots_blocked),
+                s4,
+                _strings(issues) if issues else _simple(issues),
+                s5,
+                _strings(errors) if errors else _simple(errors),
+                s6,
             )
         )
     except TypeError:
         return None
+
+
+def _strings(value: object) -> str:
+    """JSON of a list of str; TypeError for anything else."""
+    if type(value) is not list:
+        raise TypeError(type(value).__name__)
+    if len(value) == 1 and type(value[0]) is str:
+        return "[" + encode_basestring(value[0]) + "]"
+    return "[" + ", ".join(map(encode_basestring, value)) + "]"
 
 
 def _simple(value: object) -> str:
@@ -72,9 +83,7 @@ def _simple(value: object) -> str:
         return "true"
     if value is False:
         return "false"
-    if type(value) is list:
-        return "[" + ", ".join(map(encode_basestring, value)) + "]"
-    raise TypeError(type(value).__name__)
+    return _strings(value)
 
 
 def _unrequested_segments(dumps: Callable[[Any], str]) -> tuple[str, ...]:

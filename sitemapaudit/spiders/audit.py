@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,7 +18,7 @@ from twisted.python.failure import Failure
 
 from sitemapaudit.arguments import parse_arguments
 from sitemapaudit.config import AuditConfig, parse_bool
-from sitemapaudit.crawl.pages import outcome_from_response
+from sitemapaudit.crawl.pages import PageQueue, PendingPage
 from sitemapaudit.crawl.redirects import REDIRECT_STATUSES, RedirectState, next_hop
 from sitemapaudit.crawl.run import AuditRun, PageAction
 from sitemapaudit.crawl.tree import SitemapRef
@@ -62,6 +63,9 @@ class AuditSpider(Spider):
     # The same object as ``run`` when this is a worker of a distributed audit. (The
     # distributed modules, and Redis's client with them, load only then.)
     shared: SharedAuditRun | None = None
+    pages: PageQueue
+    draining = False
+    """Whether ``start()`` hands out URLs: while it does, it also reads the waiting pages."""
 
     def __init__(
         self,
@@ -104,6 +108,7 @@ class AuditSpider(Spider):
         if spider.fetch_urls_arg is not None:
             config = config.with_fetch_urls(spider.fetch_urls_arg)
         spider.config = config
+        spider.pages = PageQueue(config.robots_user_agent)
         if config.distributed:
             from sitemapaudit.distributed.run import SharedAuditRun  # noqa: PLC0415
             from sitemapaudit.distributed.state import SharedAudit, connect  # noqa: PLC0415
@@ -176,20 +181,38 @@ class AuditSpider(Spider):
 
     async def _drain(self) -> AsyncIterator[Any]:
         """Hand out the inventory as the downloader has room; send settled records on."""
-        while not self.run.start_done():
-            engine = self.crawler.engine
-            action = None if engine is None or engine.needs_backout() else self.run.next_action()
-            if action is None:
-                await self.run.wait()
-            elif isinstance(action, PageAction):
-                yield self._first_request(action)
-            else:
-                await self._process(action)
+        self.draining = True
+        try:
+            while not self.run.start_done() or self.pages:
+                engine = self.crawler.engine
+                action = (
+                    None if engine is None or engine.needs_backout() else self.run.next_action()
+                )
+                if action is None:
+                    await self._pause()
+                elif isinstance(action, PageAction):
+                    yield self._first_request(action)
+                else:
+                    await self._process(action)
+        finally:
+            # The pages still being fetched are read as they arrive.
+            self.draining = False
         # Return only once the scraper is through with its items, so that the engine sees the
         # crawl idle as soon as start() ends. (Records sent from here are through the
         # pipelines already: _process() waits for them, no item signal handler is needed.)
         while self._scraper_busy():
             await self.run.wait(0.01)
+
+    async def _pause(self) -> None:
+        """Wait for something to change; read the waiting pages once they are due."""
+        left = self.pages.wait_left(time.monotonic())
+        if left is None:
+            await self.run.wait()
+        elif left > 0:
+            await self.run.wait(left)
+        else:
+            for item in self._read_pages():
+                await self._process(item)
 
     def _scraper_busy(self) -> bool:
         """Whether the scraper still holds items (its counters are updated after the item
@@ -289,15 +312,26 @@ class AuditSpider(Spider):
         target = self._next_target(response)
         if target is not None:
             return [self._page_request(url_id, target, state, meta["blocked"])]
-        outcome = outcome_from_response(
+        page = PendingPage(
+            url_id=url_id,
+            blocked=meta["blocked"],
             url=response.url,
             status=response.status,
             headers=_headers(response),
             body=response.body,
             outcome=_outcome(state),
-            user_agent=self.config.robots_user_agent,
         )
-        return self._emit(self.run.fetch_finished(url_id, outcome, meta["blocked"]))
+        if self.pages.add(page, time.monotonic()) or not self.draining:
+            return self._read_pages()
+        self.run.wake()  # start() may hand out the next URL
+        return []
+
+    def _read_pages(self) -> list[Any]:
+        """Read the waiting pages and record their outcomes."""
+        items: list[Any] = []
+        for page in self.pages.read():
+            items += self._emit(self.run.fetch_finished(page.url_id, page.outcome, page.blocked))
+        return items
 
     def page_failed(self, failure: Failure) -> list[Any]:
         request = failure.request  # type: ignore[attr-defined]

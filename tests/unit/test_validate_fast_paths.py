@@ -80,6 +80,25 @@ def test_checks_that_need_a_response_pass_every_unrequested_url(check: Any) -> N
         assert check().run(facts, ctx) is None
 
 
+@pytest.mark.parametrize("check", [c for c in URL_CHECKS if c.needs_rule])
+def test_checks_that_need_a_rule_pass_every_url_that_broke_none(check: Any) -> None:
+    ctx = CheckContext(config=AuditConfig.from_settings({}), audit_time=AUDIT_TIME)
+    for facts in all_facts():
+        for outcome in (FetchOutcome(), FetchOutcome(fetched=True, status=200)):
+            facts.outcome = outcome
+            facts.rules = []
+            assert check().run(facts, ctx) is None
+
+
+def test_only_the_url_rule_checks_need_a_rule() -> None:
+    assert {c.code for c in URL_CHECKS if c.needs_rule} == {
+        "invalid_url",
+        "url_too_long",
+        "off_host",
+        "out_of_scope",
+    }
+
+
 def test_unrequested_urls_get_the_record_of_every_check() -> None:
     builder = RecordBuilder(AuditConfig.from_settings({}), AUDIT_TIME)
     window = builder.ctx.config.generated_date_window
@@ -107,6 +126,13 @@ def test_a_requested_url_still_runs_every_check() -> None:
     facts = all_facts()[0]
     facts.outcome = FetchOutcome(fetched=True, status=404)
     assert builder.url_record(facts).issues == ["http_error"]
+    seen: set[str] = set()
+    for facts in all_facts():
+        facts.outcome = FetchOutcome(fetched=True, status=404)
+        record = builder.url_record(facts)
+        assert (record.issues, record.errors) == _run(builder.url_checks, facts, builder.ctx)
+        seen.update(record.issues)
+    assert {"invalid_url", "url_too_long", "off_host", "out_of_scope", "http_error"} <= seen
 
 
 def test_listed_lastmod_reads_w3c_and_rfc822() -> None:
@@ -171,6 +197,12 @@ def _records() -> list[SitemapRecord | UrlRecord]:
         UrlRecord(url="https://e.com/empty", sitemaps=[]),
         UrlRecord(url="https://e.com/odd", sitemaps=[1, None]),  # type: ignore[list-item]
         UrlRecord(url="https://e.com/tuple", issues=("a",)),  # type: ignore[arg-type]
+        UrlRecord(url="https://e.com/lastmod", lastmod=5),  # type: ignore[arg-type]
+        UrlRecord(url="https://e.com/blocked", robots_blocked=1),  # type: ignore[arg-type]
+        UrlRecord(url="https://e.com/issues", issues=["a", 2]),  # type: ignore[list-item]
+        UrlRecord(url="https://e.com/errors", issues=["a"], errors=["a: \u00e9"]),
+        UrlRecord(url=None, sitemaps=["/tmp/s.xml"]),  # type: ignore[arg-type]
+        UrlRecord(url="https://e.com/sitemaps", sitemaps=("/tmp/s.xml",)),  # type: ignore[arg-type]
     ]
 
 

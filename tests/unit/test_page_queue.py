@@ -1,0 +1,77 @@
+"""Final page responses wait in a PageQueue and are read a batch at a time, as if read at once."""
+
+from __future__ import annotations
+
+from sitemapaudit.crawl.pages import PageQueue, PendingPage, outcome_from_response
+from sitemapaudit.facts import FetchOutcome
+
+HEAD = (
+    b"<!DOCTYPE html><html><head><title>t</title>"
+    b'<meta name="robots" content="noindex"><link rel="canonical" href="/other"></head><body>x'
+)
+
+
+def _page(i: int, status: int = 200) -> PendingPage:
+    return PendingPage(
+        url_id=i,
+        blocked=i % 2 == 0,
+        url=f"https://e.com/p{i}",
+        status=status,
+        headers={
+            "content-type": ["text/html"],
+            "last-modified": ["Wed, 01 May 2024 10:00:00 GMT"],
+            "x-robots-tag": ["googlebot: noindex"] if i % 3 == 0 else [],
+        },
+        body=HEAD if i % 4 else b"<html><head></head><body>",
+        outcome=FetchOutcome(redirect_chain=[{"url": f"https://e.com/r{i}", "status": 301}]),
+    )
+
+
+def test_a_batch_is_full_at_its_size() -> None:
+    queue = PageQueue("Googlebot", size=3, max_wait=1.0)
+    assert [queue.add(_page(i), 10.0) for i in range(3)] == [False, False, True]
+    assert len(queue) == 3
+    assert [p.url_id for p in queue.read()] == [0, 1, 2]
+    assert len(queue) == 0
+    assert queue.read() == []
+
+
+def test_pages_are_due_once_the_first_waited_long_enough() -> None:
+    queue = PageQueue("Googlebot", size=100, max_wait=0.05)
+    assert queue.wait_left(5.0) is None
+    queue.add(_page(1), 10.0)
+    queue.add(_page(2), 10.04)
+    assert abs(queue.wait_left(10.02) - 0.03) < 1e-9  # type: ignore[operator]
+    assert queue.wait_left(10.05) == 0.0
+    assert queue.wait_left(11.0) == 0.0
+    queue.read()
+    assert queue.wait_left(11.0) is None
+    queue.add(_page(3), 12.0)
+    assert abs(queue.wait_left(12.0) - 0.05) < 1e-9  # type: ignore[operator]
+
+
+def test_read_fills_each_outcome_as_reading_the_response_at_once_does() -> None:
+    queue = PageQueue("Googlebot", size=100)
+    pages = [_page(i, status=200 if i != 5 else 404) for i in range(12)]
+    for page in pages:
+        queue.add(page, 0.0)
+    read = queue.read()
+    assert read == pages
+    for i, page in enumerate(read):
+        expected = outcome_from_response(
+            url=page.url,
+            status=page.status,
+            headers=page.headers,
+            body=page.body,
+            outcome=_page(i, status=page.status).outcome,
+            user_agent="Googlebot",
+        )
+        expected.checked_at = page.outcome.checked_at
+        assert page.outcome == expected
+    noindex = {p.url_id: p.outcome.noindex for p in read}
+    assert noindex[1] == ["meta:robots"]
+    assert noindex[3] == ["meta:robots", "header:x-robots-tag"]
+    assert noindex[4] == []
+    assert noindex[5] == []  # a 404 is not read
+    assert read[1].outcome.canonical == "https://e.com/other"
+    assert read[1].outcome.redirect_chain == [{"url": "https://e.com/r1", "status": 301}]
