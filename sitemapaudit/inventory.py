@@ -23,7 +23,6 @@ import sqlite3
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -96,9 +95,10 @@ class Listing(NamedTuple):
         )
 
 
-@dataclass(frozen=True, slots=True)
-class NewEntry:
-    """One listing to store: a loc of a sitemap, its lastmod and the URL-rule codes it broke."""
+class NewEntry(NamedTuple):
+    """One listing to store: a loc of a sitemap, its lastmod and the URL-rule codes it broke.
+
+    (A named tuple, as :class:`Listing`: one is made per listed URL.)"""
 
     loc: str
     lastmod: str | None
