@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from sitemapaudit.distributed.run import SharedAuditRun
 
 SUMMARY_URL = "data:,summary"
+# Page requests made at a time (see AuditSpider._more_actions).
+REQUEST_BATCH = 16
 
 # SITEMAPAUDIT_DISTRIBUTED: scrapy-redis's shared queue and duplicate filter, kept until the
 # report is written (the worker that writes it removes the audit's keys); only that worker
@@ -191,7 +193,12 @@ class AuditSpider(Spider):
                 if action is None:
                     await self._pause()
                 elif isinstance(action, PageAction):
-                    yield self._first_request(action)
+                    actions, other = self._more_actions(action)
+                    requests = [self._first_request(a) for a in actions]
+                    if other is not None:
+                        await self._process(other)
+                    for request in requests:
+                        yield request
                 else:
                     await self._process(action)
         finally:
@@ -202,6 +209,18 @@ class AuditSpider(Spider):
         # pipelines already: _process() waits for them, no item signal handler is needed.)
         while self._scraper_busy():
             await self.run.wait(0.01)
+
+    def _more_actions(self, first: PageAction) -> tuple[list[PageAction], Any]:
+        """``first`` and the URLs handed out right after it, up to ``REQUEST_BATCH`` of them,
+        and the first other action met on the way, if any. Their requests are made one after
+        another, as pages are read (see ``PageQueue``); the engine takes them as it has room."""
+        actions = [first]
+        while len(actions) < REQUEST_BATCH:
+            action = self.run.next_action()
+            if not isinstance(action, PageAction):
+                return actions, action
+            actions.append(action)
+        return actions, None
 
     async def _pause(self) -> None:
         """Wait for something to change; read the waiting pages once they are due."""
