@@ -185,7 +185,7 @@ class AuditSpider(Spider):
         """Hand out the inventory as the downloader has room; send settled records on."""
         self.draining = True
         try:
-            while not self.run.start_done() or self.pages:
+            while not self.run.start_done():
                 engine = self.crawler.engine
                 action = (
                     None if engine is None or engine.needs_backout() else self.run.next_action()
@@ -202,8 +202,12 @@ class AuditSpider(Spider):
                 else:
                     await self._process(action)
         finally:
-            # The pages still being fetched are read as they arrive.
+            # Every URL is handed out: the pages still being fetched are read as they arrive,
+            # and the crawl ends with the last of them (the engine sees it idle after a
+            # response, not after start() ends).
             self.draining = False
+        for item in self._read_pages():
+            await self._process(item)
         # Return only once the scraper is through with its items, so that the engine sees the
         # crawl idle as soon as start() ends. (Records sent from here are through the
         # pipelines already: _process() waits for them, no item signal handler is needed.)
@@ -365,12 +369,17 @@ class AuditSpider(Spider):
         """Pages' records, sent straight to the item pipelines as the engine sends the items
         of start() (counted by the scraper at once, so the crawl is not idle before it is
         through). Returning them from the callback would also take them through every spider
-        middleware's output chain, which only ever acts on requests."""
+        middleware's output chain, which only ever acts on requests.
+
+        Once start() has handed out every URL, the last pages' records go the ordinary way:
+        the engine looks for the end of the crawl when a response is through, and an item
+        sent on its own would still be in the pipelines then (the engine would only look
+        again at its next heartbeat, seconds later)."""
         if facts is None:
             return []
         scraper = getattr(self.crawler.engine, "scraper", None)
         send = getattr(scraper, "_start_itemproc_nowait", None)
-        if send is None:  # another Scrapy: the ordinary way
+        if send is None or not self.draining:  # another Scrapy, or the last pages
             return [facts]
         send(facts)
         return []

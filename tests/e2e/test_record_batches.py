@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any, ClassVar
 
+import pytest
+from scrapy.core.engine import ExecutionEngine
 from scrapy.utils.defer import deferred_f_from_coro_f
 from scrapy.utils.test import get_crawler
 
@@ -121,3 +123,36 @@ async def test_fetched_pages_records_go_out_in_batches_and_none_is_lost(
     # Every record went through the pipelines, in fewer items than records.
     assert sum(_CountingPipeline.items) == len(lines)
     assert len(_CountingPipeline.items) < len(lines)
+
+
+@deferred_f_from_coro_f
+async def test_the_crawl_ends_with_its_last_page_not_at_the_engines_next_heartbeat(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The engine looks for the end of a crawl after a response is through, and otherwise only
+    # at its heartbeat. The last pages' records must be through with their responses, or the
+    # crawl waits for that heartbeat: set to a minute here, so that waiting for it fails.
+    monkeypatch.setattr(ExecutionEngine, "_SLOT_HEARTBEAT_INTERVAL", 60.0)
+    # Large pages (read up to the end of their head), answered after the same pause: the
+    # last responses arrive together.
+    body = "<p>" + "x" * 200_000 + "</p>"
+    routes = {f"/p/{i}": page("", body, delay=0.2) for i in range(40)}
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+            "/s.xml": Page(body=urlset(*(url(f"{{base}}{p}") for p in routes)), content_type=XML),
+            **routes,
+        }
+    )
+    with site:
+        for run in range(6):
+            report = tmp_path / f"r{run}.jsonl"
+            settings = project_settings(
+                FEEDS={str(report): {"format": "jsonlines"}}, CONCURRENT_REQUESTS_PER_DOMAIN=64
+            )
+            crawler = get_crawler(AuditSpider, settings)
+            await crawler.crawl_async(domain=site.base)
+            assert crawler.stats is not None
+            assert crawler.stats.get_value("elapsed_time_seconds") < 30, f"run {run}"
+            lines = [json.loads(x) for x in report.read_text().splitlines()]
+            assert sum(r["record"] == "url" for r in lines) == len(routes)
