@@ -89,15 +89,25 @@ class PageQueue:
     A page read as soon as its response arrives, between Scrapy's own work on the other
     responses, takes about twice as long as one read right after the page before it: the
     reading code and its regular expressions are no longer in the processor's caches. So pages
-    wait until ``size`` of them have arrived, or the first of them has waited ``max_wait``
+    wait until ``size`` of them have arrived, or their bodies hold ``max_bytes`` (the queue
+    never holds more than that and one body), or the first of them has waited ``max_wait``
     seconds, and are then read one after another.
     """
 
-    def __init__(self, user_agent: str, *, size: int = 32, max_wait: float = 0.05) -> None:
+    def __init__(
+        self,
+        user_agent: str,
+        *,
+        size: int = 32,
+        max_bytes: int = 1 << 20,
+        max_wait: float = 0.05,
+    ) -> None:
         self.user_agent = user_agent
         self.size = size
+        self.max_bytes = max_bytes
         self.max_wait = max_wait
         self._pages: list[PendingPage] = []
+        self._bytes = 0
         self._since = 0.0
 
     def __len__(self) -> int:
@@ -109,7 +119,8 @@ class PageQueue:
         if not pages:
             self._since = now
         pages.append(page)
-        return len(pages) >= self.size
+        self._bytes += len(page.body)
+        return len(pages) >= self.size or self._bytes >= self.max_bytes
 
     def wait_left(self, now: float) -> float | None:
         """Seconds until the waiting pages are due (0 when they are); ``None`` when none wait."""
@@ -120,6 +131,7 @@ class PageQueue:
     def read(self) -> list[PendingPage]:
         """Take every waiting page, its ``outcome`` filled from its response, in arrival order."""
         pages, self._pages = self._pages, []
+        self._bytes = 0
         for page in pages:
             outcome_from_response(
                 url=page.url,

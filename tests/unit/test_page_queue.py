@@ -36,6 +36,17 @@ def test_a_batch_is_full_at_its_size() -> None:
     assert queue.read() == []
 
 
+def test_a_batch_is_full_once_its_bodies_hold_max_bytes() -> None:
+    queue = PageQueue("Googlebot", size=100, max_bytes=len(HEAD) * 3)
+    assert [queue.add(_page(i), 0.0) for i in (1, 2)] == [False, False]
+    assert queue.add(_page(3), 0.0) is True
+    assert len(queue.read()) == 3
+    assert queue.add(_page(5), 0.0) is False  # the count starts afresh
+    big = _page(6)
+    big.body = HEAD + b"x" * len(HEAD) * 3
+    assert queue.add(big, 0.0) is True
+
+
 def test_pages_are_due_once_the_first_waited_long_enough() -> None:
     queue = PageQueue("Googlebot", size=100, max_wait=0.05)
     assert queue.wait_left(5.0) is None
