@@ -206,8 +206,7 @@ class AuditSpider(Spider):
             # and the crawl ends with the last of them (the engine sees it idle after a
             # response, not after start() ends).
             self.draining = False
-        for item in self._read_pages():
-            await self._process(item)
+        await self._read_waiting()
         # Return only once the scraper is through with its items, so that the engine sees the
         # crawl idle as soon as start() ends. (Records sent from here are through the
         # pipelines already: _process() waits for them, no item signal handler is needed.)
@@ -234,8 +233,12 @@ class AuditSpider(Spider):
         elif left > 0:
             await self.run.wait(left)
         else:
-            for item in self._read_pages():
-                await self._process(item)
+            await self._read_waiting()
+
+    async def _read_waiting(self) -> None:
+        """Read the waiting pages from start() and send their records on."""
+        for item in self._read_pages():
+            await self._process(item)
 
     def _scraper_busy(self) -> bool:
         """Whether the scraper still holds items (its counters are updated after the item
