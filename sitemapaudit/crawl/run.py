@@ -248,12 +248,8 @@ class AuditRun:
         count = self.inventory.add_url_notes(
             (page, message) for page, _href, message in self.hreflang.not_reciprocal()
         )
-        counts = self.inventory.counts()
-        logger.info(
-            "all sitemaps read: %d listing(s) of %d distinct URL(s)",
-            counts["listings"],
-            counts["urls"],
-        )
+        urls, listings = self.inventory.totals()
+        logger.info("all sitemaps read: %d listing(s) of %d distinct URL(s)", listings, urls)
         self._notes = count > 0
         if count:
             self.stats.inc_value("sitemapaudit/hreflang/not_reciprocal", count)
@@ -718,11 +714,10 @@ class AuditRun:
 
     def progress(self) -> dict[str, int]:
         """Counts for the progress line."""
-        counts = self.inventory.counts()
         return {
-            "urls_known": counts["urls"],
+            "urls_known": self.inventory.totals()[0],
             "urls_done": self.totals.urls_emitted,
-            "urls_queued": counts["new"],
+            "urls_queued": self.inventory.new_count(),
             "sitemaps_read": self.totals.sitemaps,
             "sitemaps_pending": self._sitemaps_outstanding,
         }

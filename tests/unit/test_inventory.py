@@ -51,6 +51,8 @@ def test_urls_are_handed_out_once_in_listing_order(tmp_path: Path) -> None:
     assert counts["urls"] == 5001
     assert counts["new"] == 4998
     assert counts["listings"] == 5002
+    assert inv.totals() == (5001, 5002)
+    assert inv.new_count() == 4998
     assert not inv.has_done()
     assert inv.has_new()
 
@@ -84,6 +86,7 @@ def test_urls_listed_again_across_chunks_count_every_listing(tmp_path: Path) -> 
         "6": ((b,), 1),
     }
     assert inv.counts()["listings"] == 9
+    assert inv.totals() == (6, 9)
 
 
 def test_a_sitemap_read_again_replaces_its_earlier_listings(tmp_path: Path) -> None:
@@ -104,6 +107,7 @@ def test_a_sitemap_read_again_replaces_its_earlier_listings(tmp_path: Path) -> N
     got = {x.url.rsplit("/", 1)[1]: (x.sitemaps, x.times_listed) for x in inv.take_listed(10)}
     assert got == {"1": ((b,), 1), "2": ((a,), 1), "3": ((), 0)}
     assert inv.counts()["listings"] == 2
+    assert inv.totals() == (3, 2)
 
 
 def test_take_listed_hands_out_like_take_new(tmp_path: Path) -> None:
@@ -131,3 +135,25 @@ def test_an_inventory_of_an_earlier_layout_is_refused_with_a_message(tmp_path: P
     db.close()
     with pytest.raises(ConfigError, match="new JOBDIR"):
         Inventory(path)
+
+
+def test_totals_are_kept_as_listings_are_stored(tmp_path: Path) -> None:
+    """``totals()`` is counted once and then kept up to date; it always equals a count."""
+    inv = Inventory(tmp_path / "i.sqlite3")
+    assert inv.totals() == (0, 0)
+    seen: list[tuple[int, int]] = []
+    for k, locs in enumerate([[0, 1, 1, 2], [2, 3], [0, 0, 4], [5]]):
+        inv.add_entries(f"https://e.com/{k}.xml", [entry(f"https://e.com/{i}") for i in locs], 2)
+        counts = inv.counts()
+        assert inv.totals() == (counts["urls"], counts["listings"])
+        seen.append(inv.totals())
+    assert seen == [(3, 4), (4, 6), (5, 9), (6, 10)]
+    inv.close()
+    # Reopened (a resumed audit), then a sitemap read again: counted afresh.
+    inv = Inventory(tmp_path / "i.sqlite3")
+    assert inv.totals() == (6, 10)
+    inv.sitemap_reading("https://e.com/0.xml")
+    inv.sitemap_reading("https://e.com/0.xml")
+    inv.add_entries("https://e.com/0.xml", [entry("https://e.com/0")])
+    counts = inv.counts()
+    assert inv.totals() == (counts["urls"], counts["listings"]) == (6, 7)
