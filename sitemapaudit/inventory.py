@@ -372,11 +372,15 @@ class Inventory:
         close): one page at a time, a transaction per page cost more than the page. A crash
         (SIGKILL) loses only the updates not written yet, of URLs emitted less than
         ``_EMIT_SECONDS`` after the previous write; a resumed audit requests those again.
+
+        An inventory nothing resumes from writes nothing here: these URLs were handed out
+        (the cursor is past them) and their states are never read again. (URLs that waited
+        for their records as ``DONE`` are marked by :meth:`take_done`.) Its ``counts()`` then
+        leave them out of ``emitted``.
         """
-        if self.resumable:
-            self._emitted.extend((url_id, _fetched_json(outcome)) for url_id, outcome in items)
-        else:
-            self._emitted.extend((url_id, None) for url_id, _ in items)
+        if not self.resumable:
+            return
+        self._emitted.extend((url_id, _fetched_json(outcome)) for url_id, outcome in items)
         if (
             len(self._emitted) >= _EMIT_BATCH
             or time.monotonic() - self._flushed_at >= _EMIT_SECONDS

@@ -22,7 +22,7 @@ from twisted.internet.defer import Deferred
 from sitemapaudit.crawl.pages import now_iso
 from sitemapaudit.crawl.run import AuditRun
 from sitemapaudit.facts import FetchOutcome
-from sitemapaudit.inventory import DONE, EMITTED, Inventory, NewEntry
+from sitemapaudit.inventory import DONE, EMITTED, NEW, Inventory, NewEntry
 from sitemapaudit.page.dates import parse_http_date
 from sitemapaudit.page.head import _sniff_encoding, decode_html, parse_head
 from sitemapaudit.spiders.audit import _Headers
@@ -175,14 +175,24 @@ def test_emitted_urls_are_written_in_batches_and_on_close(tmp_path: Path) -> Non
     assert states[ids[1]][1] is None
 
 
-def test_an_inventory_nothing_resumes_from_keeps_no_outcomes(tmp_path: Path) -> None:
-    """A temporary work directory goes with its run: outcomes of emitted URLs would never be
-    read, so they are not written (the states are)."""
-    inv, ids = _inventory(tmp_path, 2, resumable=False)
+def test_an_inventory_nothing_resumes_from_writes_no_emitted_urls(tmp_path: Path) -> None:
+    """A temporary work directory goes with its run: the states and outcomes of emitted URLs
+    would never be read, so they are not written; handing out and settling work as before."""
+    inv, ids = _inventory(tmp_path, 4, resumable=False)
     fetched = {"blocked": False, "outcome": FetchOutcome(fetched=True, status=200).to_json()}
     inv.mark_emitted([(ids[0], fetched), (ids[1], None)])
+    inv.finish(ids[2], fetched)
+    assert inv.has_done()
+    assert inv.take_done(10) == [(ids[2], fetched)]
+    assert not inv.has_done()
+    assert not inv.has_new()
     inv.close()
-    assert _states(tmp_path / "i.sqlite3") == {ids[0]: (EMITTED, None), ids[1]: (EMITTED, None)}
+    assert _states(tmp_path / "i.sqlite3") == {
+        ids[0]: (NEW, None),
+        ids[1]: (NEW, None),
+        ids[2]: (EMITTED, json.dumps(fetched)),
+        ids[3]: (NEW, None),
+    }
 
 
 def test_emitted_urls_are_written_within_a_moment(tmp_path: Path) -> None:
