@@ -422,8 +422,9 @@ class HistoryStore:
         if run_id is None or not (urls or sitemaps):
             return
         self._urls, self._sitemaps, self._pending_run = [], [], None
-        locs: set[str] = set()
-        for url, related, _, _ in (*urls, *sitemaps):
+        # (A batch of URL records names a few sitemaps thousands of times: one union.)
+        locs = {row[0] for row in urls}.union(*[row[1] for row in urls])
+        for url, related, _, _ in sitemaps:
             locs.add(url)
             locs.update(related)
         db = self._db
