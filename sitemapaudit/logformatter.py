@@ -33,7 +33,9 @@ class AuditLogFormatter(LogFormatter):
         )
         return cls(crawled_lines=shown)
 
-    def crawled(self, request: Request, response: Response, spider: Spider) -> Any:
+    def crawled(  # type: ignore[override]
+        self, request: Request, response: Response, spider: Spider
+    ) -> LogFormatterResult | None:
         if not self.crawled_lines:
             return None
         return super().crawled(request, response, spider)
