@@ -238,19 +238,22 @@ def _got(alias: str, fetched: str) -> str:
     return f"({fetched} AND NOT {alias}.fetch_failed AND {alias}.status IS NOT NULL)"
 
 
+def _effective_status(alias: str) -> str:
+    """SQL: the status of a result, a 304 Not Modified read as the success it confirms (a
+    conditional sitemap fetch answers 304 only when the content of a 2xx answer is unchanged)."""
+    return f"(CASE {alias}.status WHEN 304 THEN 200 ELSE {alias}.status END)"
+
+
 def _status_condition(change: str, fetched_old: str, fetched_new: str) -> str:
     got_old, got_new = _got("o", fetched_old), _got("n", fetched_new)
+    old, new = _effective_status("o"), _effective_status("n")
     regression = (
-        f"({got_old} AND o.status BETWEEN 200 AND 299 AND "
+        f"({got_old} AND {old} BETWEEN 200 AND 299 AND "
         f"(n.fetch_failed OR ({got_new} AND n.status >= 400)))"
     )
     if change == "status_regression":
         return regression
-    # A 304 Not Modified (a conditional sitemap fetch) means "unchanged", not a new status.
-    return (
-        f"({got_old} AND {got_new} AND o.status <> n.status AND n.status <> 304 "
-        f"AND NOT {regression})"
-    )
+    return f"({got_old} AND {got_new} AND {old} <> {new} AND NOT {regression})"
 
 
 def _statuses(store: HistoryStore, change: str, runs: dict[str, int]) -> Iterator[dict[str, Any]]:

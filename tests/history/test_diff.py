@@ -198,3 +198,34 @@ def test_findings_of_a_request_are_not_compared_with_a_run_that_made_none(
         ("finding_new", E + "/c", "canonical_mismatch"),
         ("finding_persisting", E + "/b", "lastmod_future"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("statuses", "expected"),
+    [
+        # A sitemap fetched with If-None-Match answers 304 while it is unchanged: neither
+        # that 304 nor the 200 of its next change is a status change.
+        ((200, 304), []),
+        ((304, 200), []),
+        ((304, 304), []),
+        # After a 304 it is judged as the success the 304 confirmed.
+        ((304, 404), [("status_regression", 304, 404)]),
+        ((304, 301), [("status_changed", 304, 301)]),
+        ((200, 404), [("status_regression", 200, 404)]),
+        ((301, 304), [("status_changed", 301, 304)]),
+    ],
+)
+def test_a_304_of_a_conditional_sitemap_fetch_is_the_success_it_confirms(
+    store: HistoryStore, statuses: tuple[int, int], expected: list[tuple[str, int, int]]
+) -> None:
+    summary = {"record": "summary", "origin": E, "started_at": "a", "finished_at": "b"}
+    runs = [
+        store_run(store, [sitemap(A, status=status, not_modified=status == 304)], summary)
+        for status in statuses
+    ]
+    got = [
+        (r["change"], r["old"], r["new"])
+        for r in diff_runs(store, *runs)
+        if r["change"] in ("status_changed", "status_regression")
+    ]
+    assert got == expected
