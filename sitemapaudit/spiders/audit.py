@@ -137,7 +137,7 @@ class AuditSpider(Spider):
 
     # -- start: discovery first, then the inventory drained as the downloader has room ---------
     async def start(self) -> AsyncIterator[Any]:
-        _freeze_startup_objects()
+        _tune_collector()
         if self.shared is not None:
             async for item in self._start_shared(self.shared):
                 yield item
@@ -530,18 +530,26 @@ class AuditSpider(Spider):
         return response.request.replace(url=target)  # type: ignore[union-attr]
 
 
-_FROZEN: list[bool] = []
+_TUNED: list[bool] = []
+
+# The cyclic garbage collector's thresholds during an audit (Python's defaults: 700, 10, 10).
+# An audit makes and drops a few dozen objects per URL, millions in all, none of them in
+# reference cycles that need collecting soon; a collection every 20,000 allocations instead of
+# every 700 cut the CPU time of a 10,000-page audit by about 3 % and of a 200,000-URL inventory
+# by about 7 %, with the same peak memory (a bare Scrapy spider gained nothing measurable).
+GC_THRESHOLDS = (20_000, 20, 20)
 
 
-def _freeze_startup_objects() -> None:
+def _tune_collector() -> None:
     """Everything loaded before the first crawl of the process (Scrapy, lxml, the schemas,
     settings) lives as long as the process: keep it out of the cyclic garbage collector's full
     passes, which otherwise walk all of it again and again while millions of short-lived
-    objects come and go. Once per process, so that the garbage of earlier crawls in the same
-    process (tests) is not frozen along."""
-    if not _FROZEN:
-        _FROZEN.append(True)
+    objects come and go, and collect less often (``GC_THRESHOLDS``). Once per process, so that
+    the garbage of earlier crawls in the same process (tests) is not frozen along."""
+    if not _TUNED:
+        _TUNED.append(True)
         gc.freeze()
+        gc.set_threshold(*GC_THRESHOLDS)
 
 
 def _header(response: Response, name: str) -> str | None:
