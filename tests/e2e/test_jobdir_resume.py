@@ -50,6 +50,9 @@ def start_audit(base: str, jobdir: Path, report: Path) -> subprocess.Popen[bytes
             str(report),
             "-s",
             f"JOBDIR={jobdir}",
+            # The history next to the job, not in the checkout's reports/ directory.
+            "-s",
+            f"SITEMAPAUDIT_HISTORY_PATH={jobdir.parent / 'history.sqlite3'}",
             "-s",
             "DOWNLOAD_DELAY=0",
             "-s",
