@@ -62,8 +62,16 @@ def record_line(record: SitemapRecord | UrlRecord) -> str:
 
 class Command(ScrapyCommand):
     requires_project = True
-    # Records go to standard output only; the log stays quiet unless asked (-L, -s).
-    forced = {"LOG_LEVEL": "WARNING", "SITEMAPAUDIT_REPORT_DIR": "", "FEEDS": {}}
+    # Records go to standard output only; the log stays quiet unless asked (-L, -s). A
+    # validation is not an audit run: nothing goes to the audit history, whose runs the next
+    # audit's diff is against, and no sitemap is fetched conditionally (a 304 would validate
+    # the entries of the last audit, not the sitemap as it is now).
+    forced = {
+        "LOG_LEVEL": "WARNING",
+        "SITEMAPAUDIT_REPORT_DIR": "",
+        "SITEMAPAUDIT_HISTORY_PATH": "",
+        "FEEDS": {},
+    }
 
     def syntax(self) -> str:
         return "[options] PATH_OR_URL..."

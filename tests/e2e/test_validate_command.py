@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +19,9 @@ ROOT = Path(__file__).parents[2]
 VALID = urlset(url("https://e.com/a", "2024-05-01"), url("https://e.com/b"))
 
 
-def validate(*args: str, timeout: float = 60) -> tuple[int, list[dict[str, Any]], str]:
+def validate(
+    *args: str, timeout: float = 60, cwd: Path = ROOT, env: dict[str, str] | None = None
+) -> tuple[int, list[dict[str, Any]], str]:
     done = subprocess.run(
         [
             sys.executable,
@@ -31,7 +34,8 @@ def validate(*args: str, timeout: float = 60) -> tuple[int, list[dict[str, Any]]
             "-s",
             "AUTOTHROTTLE_ENABLED=0",
         ],
-        cwd=ROOT,
+        cwd=cwd,
+        env=env,
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -149,3 +153,18 @@ def test_local_index_children_are_followed_only_with_the_flag(tmp_path: Path) ->
     assert without[0]["child_count"] == 1
     assert code == 0, stderr
     assert [r["url"] for r in with_flag if r["record"] == "url"] == [f"{site.base}/p1"]
+
+
+def test_validating_urls_writes_no_audit_history(tmp_path: Path) -> None:
+    """The project's history (``reports/history.sqlite3`` by default, from where the command
+    runs) holds audit runs: a validation adds none, and fetches no sitemap conditionally."""
+    site = TestSite({"/a.xml": Page(body=urlset(url("{base}/p1")), content_type=XML)})
+    env = {**os.environ, "SCRAPY_SETTINGS_MODULE": "sitemapaudit.settings"}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    with site:
+        for _ in range(2):
+            code, records, stderr = validate(f"{site.base}/a.xml", cwd=tmp_path, env=env)
+            assert code == 0, stderr
+            assert [r["url"] for r in records if r["record"] == "url"] == [f"{site.base}/p1"]
+            assert [r["status"] for r in records if r["record"] == "sitemap"] == [200]
+    assert not (tmp_path / "reports").exists()
