@@ -98,6 +98,7 @@ class AuditConfig:
     disabled_checks: frozenset[str]
     report_dir: str
     history_path: str
+    history_keep_runs: int
     conditional_sitemaps: bool
     incremental: bool
     recheck_nights: int
@@ -158,6 +159,7 @@ class AuditConfig:
             disabled_checks=frozenset(disabled),
             report_dir=str(get("SITEMAPAUDIT_REPORT_DIR")),
             history_path=str(get("SITEMAPAUDIT_HISTORY_PATH") or ""),
+            history_keep_runs=integer("SITEMAPAUDIT_HISTORY_KEEP_RUNS"),
             conditional_sitemaps=parse_bool(
                 "SITEMAPAUDIT_CONDITIONAL_SITEMAPS", get("SITEMAPAUDIT_CONDITIONAL_SITEMAPS")
             ),

@@ -137,6 +137,13 @@ SETTINGS: dict[str, tuple[Any, str, str]] = {
         "SQLite file where every run's results are kept, for `diff` records against the "
         "previous run of the same origin and for `scrapy audit-diff`; empty turns history off.",
     ),
+    "SITEMAPAUDIT_HISTORY_KEEP_RUNS": (
+        0,
+        "int",
+        "Finished runs of an origin the history keeps: after each run, older runs of that "
+        "origin are deleted and the file's freed space is reused (it stops growing); 0 keeps "
+        "every run.",
+    ),
     "SITEMAPAUDIT_CONDITIONAL_SITEMAPS": (
         True,
         "bool",

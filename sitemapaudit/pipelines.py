@@ -123,6 +123,7 @@ class HistoryPipeline:
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
+        self.keep_runs = AuditConfig.from_settings(crawler.settings).history_keep_runs
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -143,7 +144,24 @@ class HistoryPipeline:
             history.add_record(run.history_run, _fields(item))
         elif isinstance(item, SummaryRecord):
             history.finish_run(run.history_run, item.finished_at or "", asdict(item))
+            if self.keep_runs:
+                self._prune(history, item.origin)
         return item
+
+    def _prune(self, history: HistoryStore, origin: str) -> None:
+        """Delete the runs of ``origin`` past SITEMAPAUDIT_HISTORY_KEEP_RUNS (this one is
+        finished, so it is among those kept)."""
+        deleted = history.prune_runs(origin, self.keep_runs)
+        if deleted:
+            logger.info(
+                "history: deleted %d run(s) of %s, keeping the newest %d",
+                len(deleted),
+                origin,
+                self.keep_runs,
+            )
+            stats = self.crawler.stats
+            if stats is not None:
+                stats.inc_value("sitemapaudit/history/runs_deleted", len(deleted))
 
 
 def _add_url(history: HistoryStore, run_id: int, record: UrlRecord) -> None:

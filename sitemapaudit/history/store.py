@@ -333,6 +333,28 @@ class HistoryStore:
             db.execute("ROLLBACK")
             raise
 
+    def prune_runs(self, origin: str, keep: int) -> list[int]:
+        """Delete the finished runs of ``origin`` but the newest ``keep``; returns their ids.
+
+        Each run holds what a later run needs of it (a sitemap's listings and validators are
+        stored again by every run that reads the sitemap, a 304 included), so the newest run
+        alone is enough for the next diff and the next conditional fetch. Runs that never
+        finished (an interrupted audit) are left as they are. SQLite reuses the freed pages,
+        so a history pruned after every run stops growing once its oldest runs go.
+        """
+        if keep < 1:
+            raise ValueError(f"keep must be at least 1, not {keep}")
+        self.flush()
+        rows = self._db.execute(
+            "SELECT id FROM runs WHERE origin = ? AND finished_at IS NOT NULL "
+            "ORDER BY id DESC LIMIT -1 OFFSET ?",
+            (origin, keep),
+        ).fetchall()
+        deleted = [int(row[0]) for row in rows]
+        for run_id in deleted:
+            self.delete_run(run_id)
+        return deleted
+
     # Records
 
     def add_record(self, run_id: int, record: Mapping[str, Any]) -> None:

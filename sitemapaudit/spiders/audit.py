@@ -301,6 +301,8 @@ class AuditSpider(Spider):
         ref: SitemapRef = response.meta["sitemap_ref"]
         previous_run = response.meta.get("previous_run")
         if response.status == 304 and previous_run is not None:
+            # This run keeps the entries it reuses, and the validators they still answer to.
+            self.run.remember_validators(ref.url, *_validators(response))
             facts, children = self.run.reuse_sitemap(ref, previous_run)
             yield from self._present(facts)
             yield from self._live(self.run.take_skipped_children())
@@ -312,9 +314,7 @@ class AuditSpider(Spider):
                 self.run.sitemap_failed(ref, status=response.status, problems=problems)
             )
             return
-        self.run.remember_validators(
-            ref.url, _header(response, "ETag"), _header(response, "Last-Modified")
-        )
+        self.run.remember_validators(ref.url, *_validators(response))
         facts, children = self.run.read_sitemap(ref, response.status, response.body)
         yield from self._present(facts)
         yield from self._live(self.run.take_skipped_children())
@@ -555,6 +555,19 @@ def _tune_collector() -> None:
 def _header(response: Response, name: str) -> str | None:
     value = response.headers.get(name)
     return value.decode("latin-1") if value else None
+
+
+def _validators(response: Response) -> tuple[str | None, str | None]:
+    """A sitemap response's ``ETag`` and ``Last-Modified``. A 304 need not repeat them: then
+    the ones the conditional request sent are still those of the content."""
+    etag, last_modified = _header(response, "ETag"), _header(response, "Last-Modified")
+    if response.status == 304 and response.request is not None:
+        sent = response.request.headers
+        if etag is None and (value := sent.get("If-None-Match")):
+            etag = value.decode("latin-1")
+        if last_modified is None and (value := sent.get("If-Modified-Since")):
+            last_modified = value.decode("latin-1")
+    return etag, last_modified
 
 
 def _redirect_problems(state: RedirectState) -> list[Problem]:

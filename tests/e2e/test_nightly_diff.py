@@ -7,6 +7,7 @@ from typing import Any
 
 from scrapy.utils.defer import deferred_f_from_coro_f
 
+from sitemapaudit.history import HistoryStore
 from tests.support.crawl import by_record, run_audit
 from tests.support.golden_site import XML, page, url, urlset
 from tests.support.server import Page, TestSite
@@ -107,6 +108,46 @@ async def test_an_unchanged_sitemap_answers_304_and_its_entries_are_reused(tmp_p
     assert second_urls == first_urls
     assert first_urls[f"{site.base}/a"][1] == ["lastmod_unverifiable", "duplicate"]
     assert {r["change"] for r in by_record(second, "diff")} == {"finding_persisting"}
+    # The 304 did not repeat the ETag: the second run keeps the one it sent, with the entries.
+    with HistoryStore(tmp_path / "history.sqlite3", read_only=True) as store:
+        assert store.validators(site.base, f"{site.base}/s.xml") == (2, '"v1"', None)
+
+
+@deferred_f_from_coro_f
+async def test_a_history_that_keeps_two_runs_still_diffs_and_reuses_sitemaps(
+    tmp_path: Path,
+) -> None:
+    """SITEMAPAUDIT_HISTORY_KEEP_RUNS=2: the third night deletes the first; the fourth still
+    fetches the unchanged sitemap conditionally (the third run holds its entries) and diffs
+    against the third."""
+    path = tmp_path / "history.sqlite3"
+    history = {"SITEMAPAUDIT_HISTORY_PATH": str(path), "SITEMAPAUDIT_HISTORY_KEEP_RUNS": 2}
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+            "/s.xml": conditional(urlset(url("{base}/a"), url("{base}/b")), '"v1"'),
+            "/a": page(),
+            "/b": page(),
+        }
+    )
+    with site:
+        reports = []
+        for night in range(4):
+            if night == 3:
+                site.routes["/b"] = Page(status=404)
+            records, crawler = await run_audit(
+                site.base, tmp_path / f"{night}.jsonl", settings=history
+            )
+            reports.append((records, crawler.stats.get_value("sitemapaudit/history/runs_deleted")))
+    assert [deleted for _, deleted in reports] == [None, None, 1, 1]
+    with HistoryStore(path, read_only=True) as store:
+        assert [run.id for run in store.runs(site.base)] == [3, 4]
+    last = reports[-1][0]
+    sitemaps = by_record(last, "sitemap")
+    assert [(s["status"], s["url_count"]) for s in sitemaps] == [(304, 2)]
+    assert last[-1]["changes"]["previous_run"] == 3
+    assert ("status_regression", "b", None) in changes(last)
+    assert {r["url"].rsplit("/", 1)[-1] for r in by_record(last, "url")} == {"a", "b"}
 
 
 @deferred_f_from_coro_f

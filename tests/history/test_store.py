@@ -304,6 +304,23 @@ def test_delete_run_removes_everything(store: HistoryStore) -> None:
         assert list(store.query(f"SELECT COUNT(*) FROM {table}")) == [(0,)]
 
 
+def test_prune_runs_keeps_the_newest_finished_runs_of_one_origin(store: HistoryStore) -> None:
+    other = "https://other.example"
+    old = [finished(store, E, OLD_RECORDS) for _ in range(3)]
+    theirs = finished(store, other, OLD_RECORDS)
+    interrupted = store.begin_run(E, "c")  # never finished
+    new = finished(store, E, NEW_RECORDS)
+    assert store.prune_runs(E, 2) == [old[1], old[0]]
+    assert [run.id for run in store.runs(E)] == [old[2], interrupted, new]
+    assert [run.id for run in store.runs(other)] == [theirs]
+    kept = {row[0] for row in store.query("SELECT DISTINCT run_id FROM url_results")}
+    assert kept == {old[2], theirs, new}
+    assert store.prune_runs(E, 2) == []
+    assert store.prune_runs(E, 1) == [old[2]]
+    with pytest.raises(ValueError, match="at least 1"):
+        store.prune_runs(E, 0)
+
+
 def test_bad_field_types_are_stored_as_unknown(store: HistoryStore) -> None:
     run_id = store.begin_run(E, "a")
     store.add_record(

@@ -40,6 +40,8 @@ def test_values_from_the_command_line_are_strings() -> None:
         ("SITEMAPAUDIT_COMMON_PATHS", "sitemap.xml"),
         ("SITEMAPAUDIT_ROBOTS_USER_AGENT", " "),
         ("SITEMAPAUDIT_MAX_REDIRECTS", True),
+        ("SITEMAPAUDIT_HISTORY_KEEP_RUNS", -1),
+        ("SITEMAPAUDIT_HISTORY_KEEP_RUNS", "all"),
     ],
 )
 def test_a_bad_setting_fails_with_its_name(name: str, value: object) -> None:
