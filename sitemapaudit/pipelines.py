@@ -8,6 +8,7 @@ from dataclasses import asdict, fields
 from datetime import UTC, datetime
 from typing import Any, Self, TypeVar
 
+from scrapy import signals
 from scrapy.crawler import Crawler
 
 from sitemapaudit.config import AuditConfig
@@ -81,6 +82,7 @@ class SummaryPipeline:
         builder = RecordBuilder(AuditConfig.from_settings(crawler.settings), datetime.now(UTC))
         self.counter = SummaryCounter(builder.severity)
         self.crawler = crawler
+        self.summarized = False
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -96,6 +98,7 @@ class SummaryPipeline:
         elif isinstance(item, dict) and item.get("record") == "diff":
             self.counter.add_change(str(item["change"]))
         elif isinstance(item, SummaryRecord):
+            self.summarized = True
             self.counter.complete(item)
             fail_on = getattr(self.crawler.spider, "fail_on", None)
             if fail_on is not None and fail_on.failed(item.counts, item.severities):
@@ -116,6 +119,24 @@ class SummaryPipeline:
             if previous is not None:
                 logger.info("changes since run %s: %s", previous, summarize(item.changes["counts"]))
         return item
+
+    def close_spider(self) -> None:
+        """A crawl that closed before the summary came (Ctrl-C, SIGTERM, a CLOSESPIDER limit)
+        still ends its report with one, marked ``"complete": false``; it goes straight to the
+        feeds, past the history (the run stays unfinished there)."""
+        if self.summarized:
+            return
+        spider = self.crawler.spider
+        unfinished = getattr(spider, "unfinished_summary", None)
+        summary = unfinished() if unfinished is not None else None
+        if summary is None:
+            return
+        self.process_item(summary)
+        if self.crawler.stats is not None:
+            self.crawler.stats.set_value("sitemapaudit/summary/incomplete", True)
+        self.crawler.signals.send_catch_log(
+            signal=signals.item_scraped, item=summary, response=None, spider=spider
+        )
 
 
 class HistoryPipeline:

@@ -17,7 +17,8 @@ from sitemapaudit.inventory import check_resumable
 
 
 class Command(ScrapyCrawlCommand):
-    """Scrapy's ``crawl``; for the audit it also exits 1 when ``-a fail_on=...`` findings exist."""
+    """Scrapy's ``crawl``; for the audit it also exits 1 when ``-a fail_on=...`` findings exist
+    or the audit stopped before it was complete."""
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         if not args or args[0] != "audit":
@@ -42,5 +43,8 @@ class Command(ScrapyCrawlCommand):
         if self.crawler_process.bootstrap_failed:
             self.exitcode = 1
             return
-        if crawler.stats.get_value("sitemapaudit/fail_on/failed"):
+        stats = crawler.stats
+        if stats.get_value("sitemapaudit/fail_on/failed") or stats.get_value(
+            "sitemapaudit/summary/incomplete"
+        ):
             self.exitcode = 1

@@ -80,3 +80,6 @@ class SummaryRecord:
     fail_on: dict[str, Any] = field(default_factory=dict)
     changes: dict[str, Any] = field(default_factory=dict)
     incremental: dict[str, Any] = field(default_factory=dict)
+    complete: bool = True
+    """False when the crawl closed before the audit was done (interrupted, or a CLOSESPIDER
+    limit): the report holds the records written until then."""

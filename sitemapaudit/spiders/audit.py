@@ -404,8 +404,28 @@ class AuditSpider(Spider):
     def _summary_items(self) -> Iterator[Any]:
         previous, changes = self.run.changes()
         yield from changes
+        yield self._summary(previous)
+
+    def unfinished_summary(self) -> SummaryRecord | None:
+        """The summary of an audit whose crawl closed before its summary was due (Ctrl-C,
+        SIGTERM, a CLOSESPIDER limit), or ``None`` when another worker of a distributed audit
+        writes the report. Without diff records: a run cut short is not compared with the
+        previous one (nor kept as a finished run in the history)."""
+        if self.shared is not None:
+            return None
+        summary = self._summary(None)
+        summary.complete = False
+        urls, _ = self.run.inventory.totals()
+        summary.notes.append(
+            f"the audit stopped before it was complete: {self.run.totals.urls_emitted:,} of "
+            f"the {urls:,} URLs found so far have a record in this report, and the history "
+            "keeps this run as unfinished"
+        )
+        return summary
+
+    def _summary(self, previous: int | None) -> SummaryRecord:
         robots = self.run.robots
-        yield SummaryRecord(
+        return SummaryRecord(
             origin=self.origin.url,
             started_at=self.started_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
             sitemaps_found=len(self.run.tree),

@@ -1,0 +1,112 @@
+"""An audit that stops early (Ctrl-C, SIGTERM, a CLOSESPIDER limit) still ends its report with
+a summary, marked incomplete, keeps its history run unfinished and exits 1."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from scrapy.utils.defer import deferred_f_from_coro_f
+
+from sitemapaudit.history import HistoryStore
+from tests.support.crawl import by_record, run_audit
+from tests.support.golden_site import XML, url, urlset
+from tests.support.server import Page, TestSite
+
+ROOT = Path(__file__).parents[2]
+PAGES = 200
+
+
+def slow_page(site: TestSite, path: str) -> Page:
+    time.sleep(0.02)
+    return Page(body="<html><head></head><body>x</body></html>")
+
+
+def site_of_slow_pages() -> TestSite:
+    routes: dict[str, object] = {
+        "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+        "/s.xml": Page(
+            body=urlset(*(url(f"{{base}}/p/{i}") for i in range(PAGES))), content_type=XML
+        ),
+    }
+    routes.update({f"/p/{i}": slow_page for i in range(PAGES)})
+    return TestSite(routes)  # type: ignore[arg-type]
+
+
+@deferred_f_from_coro_f
+async def test_a_closespider_limit_ends_the_report_with_an_incomplete_summary(
+    tmp_path: Path,
+) -> None:
+    history = tmp_path / "history.sqlite3"
+    with site_of_slow_pages() as site:
+        records, crawler = await run_audit(
+            site.base,
+            tmp_path / "report.jsonl",
+            settings={"CLOSESPIDER_PAGECOUNT": 20, "SITEMAPAUDIT_HISTORY_PATH": str(history)},
+        )
+    assert crawler.stats.get_value("finish_reason") == "closespider_pagecount"
+    summary = records[-1]
+    assert summary["record"] == "summary"
+    assert summary["complete"] is False
+    assert summary["urls_listed"] == len(by_record(records, "url")) < PAGES
+    assert any(f"of the {PAGES} URLs found so far" in note for note in summary["notes"])
+    assert by_record(records, "diff") == []
+    with HistoryStore(history, read_only=True) as store:
+        assert [run.finished_at for run in store.runs()] == [None]
+    assert crawler.stats.get_value("sitemapaudit/summary/incomplete") is True
+
+
+@deferred_f_from_coro_f
+async def test_a_finished_audit_is_complete(tmp_path: Path) -> None:
+    with TestSite({"/": Page(body="<html></html>")}) as site:
+        records, crawler = await run_audit(site.base, tmp_path / "report.jsonl")
+    assert records[-1]["complete"] is True
+    assert crawler.stats.get_value("sitemapaudit/summary/incomplete") is None
+
+
+def test_ctrl_c_ends_the_report_with_a_summary_and_exits_1(tmp_path: Path) -> None:
+    report = tmp_path / "report.jsonl"
+    with site_of_slow_pages() as site:
+        audit = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "scrapy",
+                "crawl",
+                "audit",
+                "-a",
+                f"domain={site.base}",
+                "-O",
+                str(report),
+                "-s",
+                f"SITEMAPAUDIT_HISTORY_PATH={tmp_path / 'history.sqlite3'}",
+                "-s",
+                "DOWNLOAD_DELAY=0",
+                "-s",
+                "AUTOTHROTTLE_ENABLED=0",
+                "-s",
+                "CONCURRENT_REQUESTS_PER_DOMAIN=2",
+                "-L",
+                "WARNING",
+            ],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        deadline = time.monotonic() + 60
+        while sum(n for p, n in site.hits.items() if p.startswith("/p/")) < 20:
+            assert time.monotonic() < deadline, "the audit fetched no pages"
+            time.sleep(0.05)
+        os.kill(audit.pid, signal.SIGINT)
+        _, stderr = audit.communicate(timeout=60)
+    assert audit.returncode == 1, stderr.decode()[-2000:]
+    records = [json.loads(line) for line in report.read_text().splitlines()]
+    assert records[-1]["record"] == "summary"
+    assert records[-1]["complete"] is False
+    assert 0 < records[-1]["urls_listed"] < PAGES
+    assert "Traceback" not in stderr.decode()
