@@ -16,7 +16,7 @@ from tests.support.server import Page, TestSite
 
 ROOT = Path(__file__).parents[2]
 PER_SITEMAP = 120
-# Pages fetched before the kill (well past half of the 360, so a restart is far from a resume).
+# Pages fetched before the kill: enough of the 360 that a restart is far from a resume.
 KILL_AFTER = 150
 # What a SIGKILL may lose, and the resumed audit request again: the 4 requests in flight, plus
 # the pages of the last moments whose outcome was not written yet (read 32 at a time or within
