@@ -6,25 +6,17 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from sitemapaudit.history import HistoryStore
-from tests.support.crawl import by_record, run_audit
-from tests.support.golden_site import XML, url, urlset
+from tests.support.crawl import by_record, run_audit, start_audit_process
+from tests.support.golden_site import XML, slow_pages, url, urlset
 from tests.support.server import Page, TestSite
 
-ROOT = Path(__file__).parents[2]
 PAGES = 200
-
-
-def slow_page(site: TestSite, path: str) -> Page:
-    time.sleep(0.02)
-    return Page(body="<html><head></head><body>x</body></html>")
 
 
 def site_of_slow_pages() -> TestSite:
@@ -34,7 +26,7 @@ def site_of_slow_pages() -> TestSite:
             body=urlset(*(url(f"{{base}}/p/{i}") for i in range(PAGES))), content_type=XML
         ),
     }
-    routes.update({f"/p/{i}": slow_page for i in range(PAGES)})
+    routes.update(dict.fromkeys((f"/p/{i}" for i in range(PAGES)), slow_pages(0.02)))
     return TestSite(routes)  # type: ignore[arg-type]
 
 
@@ -72,31 +64,11 @@ async def test_a_finished_audit_is_complete(tmp_path: Path) -> None:
 def test_ctrl_c_ends_the_report_with_a_summary_and_exits_1(tmp_path: Path) -> None:
     report = tmp_path / "report.jsonl"
     with site_of_slow_pages() as site:
-        audit = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "scrapy",
-                "crawl",
-                "audit",
-                "-a",
-                f"domain={site.base}",
-                "-O",
-                str(report),
-                "-s",
-                f"SITEMAPAUDIT_HISTORY_PATH={tmp_path / 'history.sqlite3'}",
-                "-s",
-                "DOWNLOAD_DELAY=0",
-                "-s",
-                "AUTOTHROTTLE_ENABLED=0",
-                "-s",
-                "CONCURRENT_REQUESTS_PER_DOMAIN=2",
-                "-L",
-                "WARNING",
-            ],
-            cwd=ROOT,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+        audit = start_audit_process(
+            site.base,
+            report,
+            SITEMAPAUDIT_HISTORY_PATH=tmp_path / "history.sqlite3",
+            CONCURRENT_REQUESTS_PER_DOMAIN=2,
         )
         deadline = time.monotonic() + 60
         while sum(n for p, n in site.hits.items() if p.startswith("/p/")) < 20:

@@ -6,15 +6,14 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
 
-from tests.support.golden_site import XML, index, url, urlset
+from tests.support.crawl import start_audit_process
+from tests.support.golden_site import XML, index, slow_pages, url, urlset
 from tests.support.server import Page, TestSite
 
-ROOT = Path(__file__).parents[2]
 PER_SITEMAP = 120
 # Pages fetched before the kill: enough of the 360 that a restart is far from a resume.
 KILL_AFTER = 150
@@ -25,12 +24,8 @@ KILL_AFTER = 150
 LOST_AT_MOST = 64
 
 
-def slow_page(site: TestSite, path: str) -> Page:
-    time.sleep(0.05)
-    return Page(body="<html><head></head><body>x</body></html>")
-
-
 def resumable_site() -> TestSite:
+    slow_page = slow_pages(0.05)
     routes: dict[str, object] = {
         "/robots.txt": Page(body="Sitemap: {base}/index.xml\n", content_type="text/plain"),
         "/index.xml": Page(body=index(*(f"{{base}}/s{i}.xml" for i in range(3))), content_type=XML),
@@ -44,36 +39,14 @@ def resumable_site() -> TestSite:
 
 
 def start_audit(base: str, jobdir: Path, report: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "scrapy",
-            "crawl",
-            "audit",
-            "-a",
-            f"domain={base}",
-            "-O",
-            str(report),
-            "-s",
-            f"JOBDIR={jobdir}",
-            # The history next to the job, not in the checkout's reports/ directory.
-            "-s",
-            f"SITEMAPAUDIT_HISTORY_PATH={jobdir.parent / 'history.sqlite3'}",
-            "-s",
-            "DOWNLOAD_DELAY=0",
-            "-s",
-            "AUTOTHROTTLE_ENABLED=0",
-            "-s",
-            "CONCURRENT_REQUESTS_PER_DOMAIN=4",
-            "-s",
-            "TELNETCONSOLE_ENABLED=0",
-            "-L",
-            "WARNING",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+    return start_audit_process(
+        base,
+        report,
+        JOBDIR=jobdir,
+        # The history next to the job, not in the checkout's reports/ directory.
+        SITEMAPAUDIT_HISTORY_PATH=jobdir.parent / "history.sqlite3",
+        CONCURRENT_REQUESTS_PER_DOMAIN=4,
+        TELNETCONSOLE_ENABLED=0,
     )
 
 

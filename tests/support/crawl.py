@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -43,3 +45,17 @@ async def run_audit(
 
 def by_record(records: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
     return [r for r in records if r["record"] == kind]
+
+
+ROOT = Path(__file__).parents[2]
+
+
+def start_audit_process(base: str, report: Path, **settings: object) -> subprocess.Popen[bytes]:
+    """``scrapy crawl audit`` of ``base`` in a subprocess of the checkout (delays off, log at
+    WARNING, standard error piped), with ``settings`` as ``-s`` options."""
+    options = {"DOWNLOAD_DELAY": 0, "AUTOTHROTTLE_ENABLED": 0, **settings}
+    command = [sys.executable, "-m", "scrapy", "crawl", "audit", "-a", f"domain={base}"]
+    command += ["-O", str(report), "-L", "WARNING"]
+    for name, value in options.items():
+        command += ["-s", f"{name}={value}"]
+    return subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

@@ -7,6 +7,8 @@ end-to-end tests compare a real crawl of this site against them.
 from __future__ import annotations
 
 import gzip
+import time
+from collections.abc import Callable
 from email.utils import formatdate
 
 from tests.support.server import Page, TestSite
@@ -42,6 +44,17 @@ def html(head: str = "", body: str = "<p>hello</p>") -> str:
 
 def page(head: str = "", body: str = "<p>hello</p>", **kwargs: object) -> Page:
     return Page(body=html(head, body), **kwargs)  # type: ignore[arg-type]
+
+
+def slow_pages(seconds: float) -> Callable[[TestSite, str], Page]:
+    """A route answering a small page after ``seconds``: the pages of an audit still running
+    when a test stops it."""
+
+    def route(site: TestSite, path: str) -> Page:
+        time.sleep(seconds)
+        return Page(body="<html><head></head><body>x</body></html>")
+
+    return route
 
 
 def generated(site: TestSite, path: str) -> Page:
