@@ -106,6 +106,8 @@ class Command(ScrapyCommand):
         urls: list[str] = []
         files: list[Path] = []
         for arg in args:
+            if arg.startswith("-") and not Path(arg).is_file():
+                raise UsageError(f"unknown option {arg} (options: --follow)", print_help=False)
             if arg.startswith(("http://", "https://")):
                 if loc_problems(arg):
                     raise UsageError(f"not a valid URL: {arg!r}", print_help=False)

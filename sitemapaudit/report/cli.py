@@ -100,6 +100,13 @@ class AuditReportCommand(ScrapyCommand):
         )
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        unknown = [a for a in args if a.startswith("-") and a != "-"]
+        if unknown:
+            raise UsageError(
+                f"unknown option {unknown[0]} (options: --csv DIR, --bom, --xlsx FILE, "
+                "--html FILE, --max-rows N)",
+                print_help=False,
+            )
         if len(args) != 1:
             raise UsageError(
                 "give exactly one report file (scrapy audit-report REPORT.jsonl --html FILE)",

@@ -77,6 +77,15 @@ def test_bad_usage_exits_2(tmp_path: Path) -> None:
     assert records == []
 
 
+def test_an_unknown_option_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "s.xml"
+    path.write_text(urlset(url("https://e.com/a")), encoding="utf-8")
+    code, records, stderr = validate(str(path), "-o", "out.jsonl")
+    assert code == 2
+    assert "unknown option -o (options: --follow)" in stderr
+    assert records == []
+
+
 HOSTILE = {
     "xxe.xml": (
         b'<?xml version="1.0"?>\n<!DOCTYPE urlset [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n'

@@ -76,6 +76,7 @@ def test_csv_without_bom_into_a_new_directory(tmp_path: Path) -> None:
         ((SAMPLE, "--html", "no/such/dir/x.html"), "no such directory"),
         ((SAMPLE, "--xlsx", "x.xlsx", "--bom"), "--bom applies to CSV"),
         ((SAMPLE, "--html", "x.html", "--max-rows", "many"), "invalid int value"),
+        ((SAMPLE, "-o", "x.csv"), "unknown option -o (options: --csv DIR"),
     ],
 )
 def test_bad_usage_exits_2(args: tuple[str | Path, ...], message: str) -> None:
