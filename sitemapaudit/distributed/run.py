@@ -39,6 +39,8 @@ logger = logging.getLogger(__name__)
 # URLs a worker takes from the shared list at a time: small, so that the last ones are spread
 # over the workers rather than left queued in one of them.
 _TAKE = 50
+# ... and when no URL is requested (``fetch_urls=no``): every one is settled at once.
+_TAKE_UNREQUESTED = 1000
 _BATCH = 500
 
 
@@ -273,16 +275,26 @@ class SharedAuditRun(AuditRun):
         if not self.load_robots() or (not self.config.fetch_urls and not self.listings_final):
             return None
         inventory = self.shared_inventory
-        while True:
-            if not self._queue:
-                self._queue = deque(inventory.take_new(_TAKE))
+        # The outcomes of URLs settled without a request go to Redis a batch at a time (a
+        # worker that dies before writing them leaves them without an outcome: they are
+        # handed out again).
+        settled: list[tuple[int, dict[str, Any] | None]] = []
+        take = _TAKE if self.config.fetch_urls else _TAKE_UNREQUESTED
+        try:
+            while True:
                 if not self._queue:
-                    return None
-            url_id, url, rules, _lastmod = self._queue.popleft()
-            blocked, request = self._verdict(url, rules)
-            if request:
-                return PageAction(url_id, url, blocked, retry=url_id in inventory.retries)
-            inventory.finish(url_id, {"blocked": blocked, "outcome": NOT_REQUESTED_JSON})
+                    inventory.finish_many(settled)
+                    settled.clear()
+                    self._queue = deque(inventory.take_new(take))
+                    if not self._queue:
+                        return None
+                url_id, url, rules, _lastmod = self._queue.popleft()
+                blocked, request = self._verdict(url, rules)
+                if request:
+                    return PageAction(url_id, url, blocked, retry=url_id in inventory.retries)
+                settled.append((url_id, {"blocked": blocked, "outcome": NOT_REQUESTED_JSON}))
+        finally:
+            inventory.finish_many(settled)
 
     def fetch_finished(
         self, url_id: int, outcome: FetchOutcome, blocked: bool

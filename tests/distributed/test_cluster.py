@@ -177,3 +177,20 @@ def test_sitemaps_given_as_arguments_are_the_only_ones_read(redis_url: str, tmp_
         "BASE/sitemap-0.xml",
         "BASE/sitemap-lang.xml",
     }
+
+
+def test_two_workers_write_the_single_process_inventory_requesting_no_page(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """``fetch_urls=no``: every URL is settled without a request, a thousand at a time."""
+    single, cluster = tmp_path / "single", tmp_path / "cluster"
+    single.mkdir()
+    cluster.mkdir()
+    with TestSite(routes(PAGES, 4, DELAY)) as site:
+        (alone,) = run_workers(site.base, single, 1, {}, fetch_urls="no")
+        reports = run_workers(site.base, cluster, 2, cluster_settings(redis_url), fetch_urls="no")
+        assert page_paths(site) == []
+    assert len(reports) == 1, logs(cluster)
+    expected = normalized(alone, site.base)
+    assert sum(r["record"] == "url" for r in expected) > PAGES
+    assert normalized(reports[0], site.base) == expected

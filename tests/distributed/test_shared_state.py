@@ -15,6 +15,7 @@ from sitemapaudit.distributed.ratelimit import HostPace
 from sitemapaudit.distributed.run import SharedAuditRun, SharedSitemapTree
 from sitemapaudit.distributed.state import SharedAudit, connect
 from sitemapaudit.errors import ConfigError
+from sitemapaudit.facts import NOT_REQUESTED_JSON
 from sitemapaudit.inventory import NewEntry
 from sitemapaudit.urls import parse_origin
 
@@ -92,6 +93,34 @@ def test_each_url_is_handed_out_once_and_lost_ones_come_back_marked(redis_url: s
     again = a.take_new(10)
     assert [t[0] for t in again] == lost
     assert a.retries == set(lost)
+
+
+def test_outcomes_of_many_urls_are_written_at_once_and_read_back(redis_url: str) -> None:
+    shared = audit(redis_url, origin_url())
+    a = SharedInventory(shared.client, shared.prefix)
+    b = SharedInventory(connect(redis_url), shared.prefix)
+    a.sitemap_reading("https://s/1.xml")
+    a.add_entries("https://s/1.xml", entries(*(f"https://x/{i}" for i in range(5))))
+    taken = [t[0] for t in a.take_new(5)]
+    fetched = {"blocked": False, "outcome": {"status": 200, "fetched": True}}
+    a.finish_many(
+        [
+            (taken[0], {"blocked": False, "outcome": NOT_REQUESTED_JSON}),
+            (taken[1], {"blocked": True, "outcome": NOT_REQUESTED_JSON}),
+            (taken[2], fetched),
+        ]
+    )
+    a.finish_many([])
+    assert list(b.without_outcome()) == taken[3:]
+    unrequested, blocked, got, missing, _ = b.outcomes(taken)
+    assert unrequested == {"blocked": False, "outcome": NOT_REQUESTED_JSON}
+    assert blocked == {"blocked": True, "outcome": NOT_REQUESTED_JSON}
+    # Read back as the very object the records are built from without decoding it.
+    assert unrequested is not None
+    assert unrequested["outcome"] is NOT_REQUESTED_JSON
+    assert got == fetched
+    assert missing is None
+    assert b.outcome_count() == 3
 
 
 def tree(shared: SharedAudit, **limits: int) -> SharedSitemapTree:
