@@ -3,13 +3,24 @@ Scrapy 2.19 is an error (the project's pytest settings), and its duplicate filte
 
 from __future__ import annotations
 
+import time
+import uuid
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
-from scrapy import Request
+import pytest
+import redis
+from scrapy import Request, Spider
 from scrapy.utils.defer import deferred_f_from_coro_f
+from scrapy.utils.test import get_crawler
+from scrapy_redis import picklecompat
+from scrapy_redis.queue import PriorityQueue
 
-from sitemapaudit.distributed.scheduler import ExactUrlDupeFilter
+from sitemapaudit.crawl.redirects import RedirectState
+from sitemapaudit.distributed.scheduler import EMPTY_RECHECK, AuditScheduler, ExactUrlDupeFilter
 from sitemapaudit.distributed.state import connect
+from sitemapaudit.spiders.audit import AuditSpider
 from tests.distributed.site import routes
 from tests.support.crawl import by_record, run_audit
 from tests.support.server import TestSite
@@ -40,3 +51,93 @@ async def test_an_in_process_worker_audits_the_site_on_the_shared_scheduler(
     assert stats["scheduler/enqueued/redis"] == stats["scheduler/dequeued/redis"] > 200
     assert len(by_record(records, "url")) == 201
     assert records[-1]["record"] == "summary"
+
+
+def open_scheduler(redis_url: str, spider: Spider, prefix: str) -> AuditScheduler:
+    spider.run = SimpleNamespace(shared=SimpleNamespace(prefix=prefix))  # type: ignore[attr-defined]
+    # (scrapy-redis's own client: replies as bytes, not decoded as the audit's state reads them)
+    scheduler = AuditScheduler(redis.Redis.from_url(redis_url), persist=True)
+    scheduler.open(spider)
+    return scheduler
+
+
+def audit_spider() -> AuditSpider:
+    crawler = get_crawler(AuditSpider, {"SITEMAPAUDIT_HISTORY_PATH": ""})
+    return AuditSpider.from_crawler(crawler, domain="https://e.com")
+
+
+def page_request(spider: AuditSpider, n: int, priority: int = 0) -> Request:
+    request = spider._page_request(n, f"https://e.com/p/{n}", RedirectState(), False)
+    return request.replace(priority=priority)
+
+
+def test_requests_are_encoded_as_scrapy_redis_encodes_them(redis_url: str) -> None:
+    spider = audit_spider()
+    scheduler = open_scheduler(redis_url, spider, f"sitemapaudit:test:{uuid.uuid4().hex}")
+    request = page_request(spider, 7)
+    ours = picklecompat.loads(scheduler._encode(request))
+    theirs = picklecompat.loads(PriorityQueue(None, spider, "k")._encode_request(request))
+    assert ours == theirs
+    assert (ours["callback"], ours["errback"]) == ("parse_page", "page_failed")
+    # A callback that is not a method of the spider fails as scrapy-redis fails.
+    stray = request.replace(callback=lambda response: None)
+    with pytest.raises(ValueError, match="not an instance method"):
+        scheduler._encode(stray)
+
+
+def test_queued_requests_go_to_redis_with_the_next_take_in_priority_order(redis_url: str) -> None:
+    prefix = f"sitemapaudit:test:{uuid.uuid4().hex}"
+    spider = audit_spider()
+    one = open_scheduler(redis_url, spider, prefix)
+    other = open_scheduler(redis_url, audit_spider(), prefix)
+    for n, priority in ((1, 0), (2, 5), (3, 0)):
+        assert one.enqueue_request(page_request(spider, n, priority))
+    assert len(other) == 0  # not sent yet
+    taken = one.next_request()
+    assert taken is not None
+    assert taken.url == "https://e.com/p/2"  # the highest priority first
+    assert taken.callback == spider.parse_page
+    assert taken.meta["url_id"] == 2
+    assert len(other) == 2  # the others went along
+    assert [r.url for r in (other.next_request(), other.next_request())] == [
+        "https://e.com/p/1",
+        "https://e.com/p/3",
+    ]
+    one.enqueue_request(page_request(spider, 4))
+    assert len(one) == 1  # reading the length sends what waits
+    assert len(other) == 1
+    one.close("finished")
+    other.close("finished")
+
+
+def test_an_empty_queue_is_asked_again_after_a_while_or_once_this_worker_queues(
+    redis_url: str,
+) -> None:
+    prefix = f"sitemapaudit:test:{uuid.uuid4().hex}"
+    spider = audit_spider()
+    one = open_scheduler(redis_url, spider, prefix)
+    other = open_scheduler(redis_url, audit_spider(), prefix)
+    asked: list[Any] = []
+    take = one._take
+
+    def counting_take() -> Request | None:
+        asked.append(1)
+        return take()
+
+    one._take = counting_take  # type: ignore[method-assign]
+    assert one.next_request() is None
+    assert one.next_request() is None
+    assert len(asked) == 1  # Redis answered empty a moment ago
+    other.enqueue_request(page_request(spider, 1))
+    assert len(other) == 1
+    assert one.next_request() is None  # another worker's request waits a little
+    time.sleep(EMPTY_RECHECK * 1.5)
+    found = one.next_request()
+    assert found is not None
+    assert found.url == "https://e.com/p/1"
+    one.enqueue_request(page_request(spider, 2))
+    again = one.next_request()  # this worker's own request is taken at once
+    assert again is not None
+    assert again.url == "https://e.com/p/2"
+    assert one.next_request() is None  # as many taken back as queued: empty, unasked
+    assert len(asked) == 3
