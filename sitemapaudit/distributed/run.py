@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+import redis
 
 from sitemapaudit.config import AuditConfig
 from sitemapaudit.crawl.intake import AlternateSink
@@ -42,6 +45,11 @@ _TAKE = 50
 # ... and when no URL is requested (``fetch_urls=no``): every one is settled at once.
 _TAKE_UNREQUESTED = 1000
 _BATCH = 500
+# The outcomes of fetched pages go to Redis this many at a time, or once the first of them
+# waited this long (and on every tick of the worker, and before the audit is judged complete).
+# The pages of the outcomes a dying worker had not sent are requested again by the others.
+_OUTCOME_BATCH = 32
+_OUTCOME_SECONDS = 0.1
 
 
 class SharedSitemapTree(SitemapTree):
@@ -132,6 +140,8 @@ class SharedAuditRun(AuditRun):
         super().__init__(origin, local, stats, sitemap_args=sitemap_args)
         self.writer = False
         self._emitting: Iterator[SitemapFacts | UrlFactsBatch] | None = None
+        self._outcomes: list[tuple[int, dict[str, Any] | None]] = []
+        self._outcomes_since = 0.0
         if shared.created:
             logger.info("opened distributed audit %s as worker %s", shared.prefix, shared.worker)
         else:
@@ -154,6 +164,14 @@ class SharedAuditRun(AuditRun):
         return SharedAlternates(self.shared)
 
     def close(self) -> None:
+        try:
+            self._send_outcomes()
+        except redis.RedisError as exc:
+            logger.warning(
+                "the outcomes of fetched pages could not be sent to Redis (%s): the other "
+                "workers will request those pages again",
+                exc,
+            )
         if self.shared_inventory.notes is not None:
             self.shared_inventory.notes.close()
         self.shared.leave()
@@ -232,7 +250,9 @@ class SharedAuditRun(AuditRun):
         return final
 
     def poll(self) -> None:
-        """Notice (and log) once every sitemap of the cluster is read."""
+        """Send the outcomes still waiting; notice (and log) once every sitemap of the cluster
+        is read."""
+        self._send_outcomes()
         if not self._final:
             self._final = self.listings_final
 
@@ -251,6 +271,7 @@ class SharedAuditRun(AuditRun):
 
     def complete(self) -> bool:
         """Every sitemap is read and every listed URL has its outcome."""
+        self._send_outcomes()
         inventory = self.shared_inventory
         return (
             self.listings_final
@@ -259,7 +280,7 @@ class SharedAuditRun(AuditRun):
         )
 
     def has_local_work(self) -> bool:
-        return bool(self._queue or self._ready)
+        return bool(self._queue or self._ready or self._outcomes)
 
     def start_done(self) -> bool:
         if self.writer:
@@ -300,9 +321,19 @@ class SharedAuditRun(AuditRun):
         self, url_id: int, outcome: FetchOutcome, blocked: bool
     ) -> UrlFactsBatch | None:
         self.totals.urls_fetched += int(outcome.fetched)
-        self.inventory.finish(url_id, {"blocked": blocked, "outcome": outcome.to_json()})
+        now = time.monotonic()
+        if not self._outcomes:
+            self._outcomes_since = now
+        self._outcomes.append((url_id, {"blocked": blocked, "outcome": outcome.to_json()}))
+        if len(self._outcomes) >= _OUTCOME_BATCH or now - self._outcomes_since >= _OUTCOME_SECONDS:
+            self._send_outcomes()
         self.wake()
         return None
+
+    def _send_outcomes(self) -> None:
+        if self._outcomes:
+            self.shared_inventory.finish_many(self._outcomes)
+            self._outcomes = []
 
     # -- writing the report: one worker, once everything is in ---------------------------------
     def try_to_write(self) -> bool:

@@ -10,12 +10,13 @@ import pytest
 
 from sitemapaudit.config import AuditConfig
 from sitemapaudit.crawl.tree import Decision
+from sitemapaudit.distributed import run as shared_run
 from sitemapaudit.distributed.inventory import SharedInventory
 from sitemapaudit.distributed.ratelimit import HostPace
 from sitemapaudit.distributed.run import SharedAuditRun, SharedSitemapTree
 from sitemapaudit.distributed.state import SharedAudit, connect
 from sitemapaudit.errors import ConfigError
-from sitemapaudit.facts import NOT_REQUESTED_JSON
+from sitemapaudit.facts import NOT_REQUESTED_JSON, FetchOutcome
 from sitemapaudit.inventory import NewEntry
 from sitemapaudit.urls import parse_origin
 
@@ -223,3 +224,39 @@ def test_one_worker_writes_the_report_and_another_takes_over_if_it_dies(
     assert first.shared.finished()
     first.close()
     second.close()
+
+
+def test_outcomes_of_fetched_pages_go_to_redis_in_batches_and_none_is_left_behind(
+    redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # However slow the machine, no outcome goes out for having waited.
+    monkeypatch.setattr(shared_run, "_OUTCOME_SECONDS", 3600.0)
+    origin = origin_url()
+    run = worker_run(redis_url, origin, tmp_path)
+    inventory = run.shared_inventory
+    inventory.sitemap_reading("https://s/1.xml")
+    inventory.add_entries("https://s/1.xml", entries(*(f"https://x/{i}" for i in range(40))))
+    ids = [t[0] for t in inventory.take_new(40)]
+    fetched = FetchOutcome(status=200, fetched=True)
+    for url_id in ids[:31]:
+        run.fetch_finished(url_id, fetched, blocked=False)
+    assert inventory.outcome_count() == 0  # waiting for the batch
+    assert run.has_local_work()  # the worker is busy while they wait
+    run.fetch_finished(ids[31], fetched, blocked=False)
+    assert inventory.outcome_count() == 32  # a full batch
+    run.fetch_finished(ids[32], fetched, blocked=False)
+    run.poll()  # the worker's tick
+    assert inventory.outcome_count() == 33
+    run.fetch_finished(ids[33], fetched, blocked=False)
+    assert not run.complete()  # (sends what waits before judging)
+    assert inventory.outcome_count() == 34
+    monkeypatch.setattr(shared_run, "_OUTCOME_SECONDS", 0.0)
+    run.fetch_finished(ids[34], fetched, blocked=False)
+    assert inventory.outcome_count() == 35  # it waited long enough
+    monkeypatch.setattr(shared_run, "_OUTCOME_SECONDS", 3600.0)
+    run.fetch_finished(ids[35], fetched, blocked=False)
+    run.close()  # a worker that stops sends what waits
+    assert inventory.outcome_count() == 36
+    stored = inventory.outcomes([ids[0]])[0]
+    assert stored is not None
+    assert stored["outcome"]["status"] == 200
