@@ -107,6 +107,9 @@ class AuditRun:
         self.sitemap_args = sitemap_args or []
         self.tree = self._make_tree()
         self.discovery = Discovery(homepage_done=bool(self.sitemap_args))
+        # Sitemaps the homepage named before robots.txt was read: registered after robots.txt's
+        # own, so a sitemap both name is found via robots.txt whichever answer came first.
+        self._homepage_held: list[tuple[str, str]] = []
         self.robots: RobotsPolicy | None = None
         self.totals = RunTotals()
         self._work_dir, self._own_work_dir = _work_dir(configured_work_dir(config, jobdir))
@@ -299,7 +302,8 @@ class AuditRun:
         self.wake()
         if self.sitemap_args:
             return [], []
-        return self._candidates([(s, "robots.txt") for s in self.robots.sitemaps])
+        held, self._homepage_held = self._homepage_held, []
+        return self._candidates([*((s, "robots.txt") for s in self.robots.sitemaps), *held])
 
     def evaluate_robots(self, status: int | None, body: bytes, url: str) -> RobotsPolicy:
         return robots_policy(
@@ -313,8 +317,13 @@ class AuditRun:
     def homepage_received(
         self, found: list[tuple[str, str]]
     ) -> tuple[list[SitemapRef], list[SitemapFacts]]:
+        """The sitemaps the homepage names (``<link rel="sitemap">``, ``Link`` header); before
+        robots.txt is read they wait for it (see ``robots_received``)."""
         self.discovery.homepage_done = True
         self.wake()
+        if not self.discovery.robots_done:
+            self._homepage_held.extend(found)
+            return [], []
         return self._candidates(found)
 
     def common_path_refs(self) -> list[SitemapRef]:

@@ -192,12 +192,21 @@ class SharedAuditRun(AuditRun):
         if not self.sitemap_args:
             self.shared.add_found(len(self.robots.sitemaps))
         self.shared.flag("robots_done")
-        return refs, skipped
+        # What the homepage named before (read by any worker) comes after robots.txt's own.
+        more_refs, more_skipped = self._candidates(self.shared.take_held_sitemaps())
+        return [*refs, *more_refs], [*skipped, *more_skipped]
 
     def homepage_received(
         self, found: list[tuple[str, str]]
     ) -> tuple[list[SitemapRef], list[SitemapFacts]]:
-        refs, skipped = super().homepage_received(found)
+        """As in one process, with robots.txt read by any worker: the homepage's sitemaps
+        wait in Redis until it is."""
+        self.discovery.homepage_done = True
+        self.wake()
+        refs: list[SitemapRef] = []
+        skipped: list[SitemapFacts] = []
+        if not self.shared.hold_homepage_sitemaps(found):
+            refs, skipped = self._candidates(found)
         self.shared.add_found(len(found))
         self.shared.flag("homepage_done")
         return refs, skipped

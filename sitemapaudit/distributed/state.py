@@ -40,6 +40,18 @@ end
 return 0
 """
 
+# Keep the sitemaps the homepage named until robots.txt is read; 0 if it is read already.
+# KEYS: flags, held list. ARGV: the encoded (url, via) pairs.
+_HOLD = """
+if redis.call('HEXISTS', KEYS[1], 'robots_done') == 1 then
+  return 0
+end
+for i = 1, #ARGV do
+  redis.call('RPUSH', KEYS[2], ARGV[i])
+end
+return 1
+"""
+
 
 def connect(url: str) -> redis.Redis:
     """A client for ``SITEMAPAUDIT_DISTRIBUTED``; an unreachable server fails at start."""
@@ -89,6 +101,7 @@ class SharedAudit:
         self.prefix = f"{self.base}:{self.number}"
         self.worker = worker or worker_name()
         self._renew = client.register_script(_RENEW)
+        self._hold = client.register_script(_HOLD)
         client.sadd(self.key("workers"), self.worker)
 
     def key(self, name: str) -> str:
@@ -111,6 +124,24 @@ class SharedAudit:
     def add_found(self, count: int) -> None:
         if count:
             self.client.hincrby(self.key("flags"), "found", count)
+
+    def hold_homepage_sitemaps(self, found: list[tuple[str, str]]) -> bool:
+        """Keep the sitemaps the homepage named until robots.txt is read (``True``), or
+        ``False`` when it is read already (any worker's): the caller registers them now. With
+        ``take_held_sitemaps`` after the ``robots_done`` flag, none is registered twice or
+        lost, whichever worker reads which answer first."""
+        if not found:
+            return False
+        keys = [self.key("flags"), self.key("homepage_held")]
+        return bool(self._hold(keys=keys, args=[json.dumps(list(pair)) for pair in found]))
+
+    def take_held_sitemaps(self) -> list[tuple[str, str]]:
+        """The sitemaps the homepage named before robots.txt was read (once: they are gone)."""
+        pipe = self.client.pipeline()
+        pipe.lrange(self.key("homepage_held"), 0, -1)
+        pipe.delete(self.key("homepage_held"))
+        held, _ = pipe.execute()
+        return [(str(url), str(via)) for url, via in map(json.loads, held)]
 
     def store_robots(self, status: int | None, body: bytes, url: str) -> None:
         data = {"status": status, "body": base64.b64encode(body).decode(), "url": url}

@@ -260,3 +260,31 @@ def test_outcomes_of_fetched_pages_go_to_redis_in_batches_and_none_is_left_behin
     stored = inventory.outcomes([ids[0]])[0]
     assert stored is not None
     assert stored["outcome"]["status"] == 200
+
+
+def test_a_sitemap_named_by_robots_txt_and_the_homepage_is_found_via_robots_txt_in_both_orders(
+    redis_url: str, tmp_path: Path
+) -> None:
+    robots = b"Sitemap: https://SITE/both.xml\n"
+    homepage = [("https://SITE/both.xml", "html-link"), ("https://SITE/home.xml", "html-link")]
+    for homepage_first in (True, False):
+        origin = origin_url()
+        site = origin.removeprefix("https://")
+        named = [(url.replace("SITE", site), via) for url, via in homepage]
+        one, two = worker_run(redis_url, origin, tmp_path), worker_run(redis_url, origin, tmp_path)
+        refs = []
+        if homepage_first:
+            held, _ = two.homepage_received(named)
+            assert held == []  # waits for robots.txt (read by the other worker)
+        found, _ = one.robots_received(200, robots.replace(b"SITE", site.encode()), origin)
+        refs += found
+        if not homepage_first:
+            later, _ = two.homepage_received(named)
+            refs += later
+        assert sorted((ref.url.replace(site, "SITE"), ref.found_via) for ref in refs) == [
+            ("https://SITE/both.xml", "robots.txt"),
+            ("https://SITE/home.xml", "html-link"),
+        ]
+        assert one.shared.take_held_sitemaps() == []
+        one.close()
+        two.close()

@@ -326,3 +326,35 @@ async def test_redirect_to_a_very_long_url_keeps_its_record(tmp_path: Path) -> N
     assert [hop["status"] for hop in record["redirect_chain"]] == [301]
     assert record["noindex"] == ["meta:robots"]
     assert site.hits[long] == 1
+
+
+@deferred_f_from_coro_f
+async def test_a_sitemap_named_by_robots_txt_and_the_homepage_is_found_via_robots_txt(
+    tmp_path: Path,
+) -> None:
+    """Whichever answer comes first: here the homepage's, robots.txt being slow."""
+    site = TestSite(
+        {
+            "/robots.txt": Page(
+                body="Sitemap: {base}/both.xml\n", content_type="text/plain", delay=0.5
+            ),
+            "/": Page(
+                body=html(
+                    '<link rel="sitemap" href="/both.xml"><link rel="sitemap" href="/home.xml">'
+                )
+            ),
+            "/both.xml": Page(body=urlset(url("{base}/a")), content_type=XML),
+            "/home.xml": Page(body=urlset(url("{base}/b")), content_type=XML),
+            "/a": page(),
+            "/b": page(),
+        }
+    )
+    with site:
+        records = await audit(site, tmp_path, fetch_urls="no")
+        assert site.hits["/both.xml"] == 1
+    sitemaps = {r["url"]: r["found_via"] for r in by_record(records, "sitemap")}
+    assert sitemaps == {
+        f"{site.base}/both.xml": "robots.txt",
+        f"{site.base}/home.xml": "html-link",
+    }
+    assert len(by_record(records, "url")) == 2
