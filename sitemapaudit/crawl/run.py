@@ -321,10 +321,17 @@ class AuditRun:
         robots.txt is read they wait for it (see ``robots_received``)."""
         self.discovery.homepage_done = True
         self.wake()
-        if not self.discovery.robots_done:
-            self._homepage_held.extend(found)
+        if self._hold_homepage_sitemaps(found):
             return [], []
         return self._candidates(found)
+
+    def _hold_homepage_sitemaps(self, found: list[tuple[str, str]]) -> bool:
+        """Keep the homepage's sitemaps until robots.txt is read (``True``), or ``False``
+        when it is read already: they are registered now."""
+        if self.discovery.robots_done:
+            return False
+        self._homepage_held.extend(found)
+        return True
 
     def common_path_refs(self) -> list[SitemapRef]:
         """The common paths, once robots.txt and the homepage named no sitemap."""

@@ -199,17 +199,15 @@ class SharedAuditRun(AuditRun):
     def homepage_received(
         self, found: list[tuple[str, str]]
     ) -> tuple[list[SitemapRef], list[SitemapFacts]]:
-        """As in one process, with robots.txt read by any worker: the homepage's sitemaps
-        wait in Redis until it is."""
-        self.discovery.homepage_done = True
-        self.wake()
-        refs: list[SitemapRef] = []
-        skipped: list[SitemapFacts] = []
-        if not self.shared.hold_homepage_sitemaps(found):
-            refs, skipped = self._candidates(found)
+        refs, skipped = super().homepage_received(found)
         self.shared.add_found(len(found))
         self.shared.flag("homepage_done")
         return refs, skipped
+
+    def _hold_homepage_sitemaps(self, found: list[tuple[str, str]]) -> bool:
+        """As in one process, with robots.txt read by any worker: the homepage's sitemaps
+        wait in Redis until it is."""
+        return self.shared.hold_homepage_sitemaps(found)
 
     def argument_refs(self) -> list[SitemapRef]:
         refs = super().argument_refs()

@@ -50,12 +50,19 @@ def test_workers_join_the_unfinished_audit_and_a_finished_one_is_not_joined(
     assert third.number == first.number + 1
 
 
+def two_workers(redis_url: str) -> tuple[SharedInventory, SharedInventory]:
+    """The inventories of two workers of one new audit, each with its own connection."""
+    shared = audit(redis_url, origin_url())
+    return (
+        SharedInventory(shared.client, shared.prefix),
+        SharedInventory(connect(redis_url), shared.prefix),
+    )
+
+
 def test_listings_are_shared_and_a_sitemap_read_again_is_not_counted_twice(
     redis_url: str,
 ) -> None:
-    shared = audit(redis_url, origin_url())
-    a = SharedInventory(shared.client, shared.prefix)
-    b = SharedInventory(connect(redis_url), shared.prefix)
+    a, b = two_workers(redis_url)
     a.sitemap_reading("https://s/1.xml")
     a.add_entries("https://s/1.xml", entries("https://x/a", "https://x/b", "https://x/a"))
     # A worker reads half of sitemap 2, then is gone; another reads it again, whole.
@@ -79,9 +86,7 @@ def test_listings_are_shared_and_a_sitemap_read_again_is_not_counted_twice(
 
 
 def test_each_url_is_handed_out_once_and_lost_ones_come_back_marked(redis_url: str) -> None:
-    shared = audit(redis_url, origin_url())
-    a = SharedInventory(shared.client, shared.prefix)
-    b = SharedInventory(connect(redis_url), shared.prefix)
+    a, b = two_workers(redis_url)
     a.sitemap_reading("https://s/1.xml")
     a.add_entries("https://s/1.xml", entries(*(f"https://x/{i}" for i in range(10))))
     taken = [*a.take_new(4), *b.take_new(4), *a.take_new(4), *b.take_new(4)]
@@ -97,9 +102,7 @@ def test_each_url_is_handed_out_once_and_lost_ones_come_back_marked(redis_url: s
 
 
 def test_outcomes_of_many_urls_are_written_at_once_and_read_back(redis_url: str) -> None:
-    shared = audit(redis_url, origin_url())
-    a = SharedInventory(shared.client, shared.prefix)
-    b = SharedInventory(connect(redis_url), shared.prefix)
+    a, b = two_workers(redis_url)
     a.sitemap_reading("https://s/1.xml")
     a.add_entries("https://s/1.xml", entries(*(f"https://x/{i}" for i in range(5))))
     taken = [t[0] for t in a.take_new(5)]
