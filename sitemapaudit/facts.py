@@ -51,6 +51,9 @@ class FetchOutcome:
     canonical_source: str | None = None
     checked_at: str | None = None
     carried_over: bool = False
+    # The sources of ``noindex`` that are there because their ``unavailable_after`` date had
+    # passed when the page was checked, each with that date (UTC, ISO 8601).
+    unavailable_after: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         # What dataclasses.asdict gives (fresh lists and dicts), without its generic recursion.
@@ -70,6 +73,7 @@ class FetchOutcome:
             "canonical_source": self.canonical_source,
             "checked_at": self.checked_at,
             "carried_over": self.carried_over,
+            "unavailable_after": dict(self.unavailable_after),
         }
 
     @classmethod

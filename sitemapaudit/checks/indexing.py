@@ -8,16 +8,25 @@ from sitemapaudit.urls import same_url
 
 
 class NoIndex(UrlCheck):
-    """The page says noindex (meta robots/googlebot or X-Robots-Tag) but is listed for indexing."""
+    """The page says noindex (meta robots/googlebot or X-Robots-Tag, or an `unavailable_after`
+    date that has passed) but is listed for indexing."""
 
     code = "noindex"
     severity = Severity.ERROR
     needs_response = True
 
     def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
-        if facts.outcome.noindex:
-            return [f"noindex from {', '.join(facts.outcome.noindex)}"]
-        return None
+        outcome = facts.outcome
+        if not outcome.noindex:
+            return None
+        expired = outcome.unavailable_after
+        sources = [
+            f"{source} (unavailable_after {expired[source]} has passed)"
+            if source in expired
+            else source
+            for source in outcome.noindex
+        ]
+        return [f"noindex from {', '.join(sources)}"]
 
 
 class RobotsBlocked(UrlCheck):

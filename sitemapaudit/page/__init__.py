@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from sitemapaudit.page.dates import (
     Lastmod,
@@ -19,7 +20,11 @@ from sitemapaudit.page.dates import (
 )
 from sitemapaudit.page.head import HeadFacts, head_end_offset, parse_head
 from sitemapaudit.page.links import parse_link_header
-from sitemapaudit.page.robots_directives import directives_noindex, x_robots_tag_noindex
+from sitemapaudit.page.robots_directives import (
+    directives_noindex,
+    unavailable_after,
+    x_robots_tag_noindex,
+)
 from sitemapaudit.urls import resolve
 
 __all__ = [
@@ -61,7 +66,9 @@ class PageFacts:
     ``"meta:googlebot"``, ``"header:x-robots-tag"``). ``canonical`` is absolute and comes from
     the first ``<link rel="canonical">`` (``canonical_source == "link"``), else from a
     ``Link: <...>; rel="canonical"`` header (``"header"``). ``last_modified``, ``date`` and
-    ``content_type`` are the raw header values.
+    ``content_type`` are the raw header values. ``unavailable_after`` pairs each source that
+    sets an ``unavailable_after`` date (a robots meta, ``"header:x-robots-tag"``) with the
+    earliest one: Google stops showing the page once it has passed.
     """
 
     noindex: tuple[str, ...]
@@ -70,6 +77,7 @@ class PageFacts:
     last_modified: str | None
     date: str | None
     content_type: str | None
+    unavailable_after: tuple[tuple[str, datetime], ...] = ()
 
 
 def _values(headers: Mapping[str, Sequence[str]], name: str) -> list[str]:
@@ -126,15 +134,25 @@ def page_facts(
     """
     content_type = _first(headers, "content-type")
     noindex: list[str] = []
+    expiries: list[tuple[str, datetime]] = []
     canonical: str | None = None
     source: str | None = None
     if is_html(content_type, body):
         head = parse_head(body, url, user_agent=user_agent, encoding=charset(content_type))
         noindex.extend(head.noindex)
+        expiries.extend(head.unavailable_after)
         if head.canonical is not None:
             canonical, source = head.canonical, "link"
-    if x_robots_tag_noindex(_values(headers, "x-robots-tag"), user_agent=user_agent):
+    robots_headers = _values(headers, "x-robots-tag")
+    if x_robots_tag_noindex(robots_headers, user_agent=user_agent):
         noindex.append("header:x-robots-tag")
+    header_dates = [
+        when
+        for value in robots_headers
+        if (when := unavailable_after(value, user_agent=user_agent)) is not None
+    ]
+    if header_dates:
+        expiries.append(("header:x-robots-tag", min(header_dates)))
     if canonical is None:
         for target, rels in parse_link_header(_values(headers, "link")):
             if "canonical" in rels:
@@ -149,4 +167,5 @@ def page_facts(
         last_modified=_first(headers, "last-modified"),
         date=_first(headers, "date"),
         content_type=content_type,
+        unavailable_after=tuple(expiries),
     )

@@ -151,6 +151,33 @@ def _parse_email_date(text: str) -> datetime | None:
         return None
 
 
+def expiry_instant(text: str) -> datetime | None:
+    """The instant after which a robots ``unavailable_after`` date has surely passed.
+
+    Google reads "widely adopted" formats: RFC 822 (``25 Jun 2010 15:00:00 PST``), RFC 850
+    and ISO 8601 (``2010-06-25``, ``2010-06-25T15:00:00+02:00``, or without a zone, read as
+    UTC). A date without a time names a day in an unknown time zone: it has passed once that
+    day is over everywhere (12:00 UTC of the next day). Anything else gives ``None``.
+    """
+    if not isinstance(text, str) or not text.strip():
+        return None
+    lastmod = parse_w3c_datetime(text)
+    if lastmod is not None:
+        if not lastmod.date_only:
+            return lastmod.value
+        try:
+            return period_end(lastmod) + _LATEST_OFFSET
+        except (ValueError, OverflowError):
+            return None
+    parsed = _parse_email_date(text)
+    if parsed is not None:
+        return parsed
+    try:
+        return _aware(datetime.fromisoformat(text.strip())).astimezone(UTC)
+    except ValueError:
+        return None
+
+
 def _aware(value: datetime) -> datetime:
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value
 

@@ -7,12 +7,13 @@ import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol
 
 import lxml.html
 from lxml import etree
 
-from sitemapaudit.page.robots_directives import directives_noindex
+from sitemapaudit.page.robots_directives import directives_noindex, unavailable_after
 from sitemapaudit.page.scan import scan_attributes, scan_head
 from sitemapaudit.urls import resolve
 
@@ -38,12 +39,15 @@ class HeadFacts:
     ``noindex`` lists the sources that forbid indexing (``"meta:robots"``,
     ``"meta:googlebot"``: the lowercased meta name), ``canonical`` is the absolute URL of the
     first ``<link rel="canonical">`` with an ``href``, and ``head_complete`` says whether the
-    end of the head (``</head>`` or ``<body``) was seen.
+    end of the head (``</head>`` or ``<body``) was seen. ``unavailable_after`` pairs each of
+    those metas that sets an ``unavailable_after`` date with the earliest one (see
+    :func:`~sitemapaudit.page.robots_directives.unavailable_after`).
     """
 
     noindex: tuple[str, ...]
     canonical: str | None
     head_complete: bool
+    unavailable_after: tuple[tuple[str, datetime], ...] = ()
 
 
 def head_end_offset(body: bytes) -> int | None:
@@ -240,6 +244,7 @@ def parse_head(
     portion = body if end is None else body[:end]
     agent = user_agent.strip().lower()
     noindex: list[str] = []
+    expiries: list[tuple[str, datetime]] = []
     base_href: str | None = None
     canonical_hrefs: list[str] = []
     text = decode_html(portion, encoding=encoding)
@@ -248,13 +253,15 @@ def parse_head(
     for tag, attributes in tags:
         if tag == "meta":
             name = (attributes.get("name") or "").strip().lower()
+            if name not in ("robots", agent):
+                continue
             source = f"meta:{name}"
-            if (
-                name in ("robots", agent)
-                and source not in noindex
-                and directives_noindex(attributes.get("content") or "", user_agent=user_agent)
-            ):
+            content = attributes.get("content") or ""
+            if source not in noindex and directives_noindex(content, user_agent=user_agent):
                 noindex.append(source)
+            when = unavailable_after(content, user_agent=user_agent)
+            if when is not None:
+                expiries.append((source, when))
         elif tag == "link":
             href = attributes.get("href")
             if href is not None and "canonical" in rel_tokens(attributes.get("rel")):
@@ -268,4 +275,9 @@ def parse_head(
     for href in canonical_hrefs:
         if (canonical := resolve(base, href)) is not None:
             break
-    return HeadFacts(noindex=tuple(noindex), canonical=canonical, head_complete=end is not None)
+    return HeadFacts(
+        noindex=tuple(noindex),
+        canonical=canonical,
+        head_complete=end is not None,
+        unavailable_after=tuple(expiries),
+    )

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
+
+from sitemapaudit.page.dates import expiry_instant
 
 _NOINDEX = frozenset({"noindex", "none"})
 # Directives that take a value after a colon; any other "name:" prefix names a user agent.
@@ -60,3 +63,47 @@ def x_robots_tag_noindex(values: Sequence[str], *, user_agent: str = "googlebot"
     if isinstance(values, str):
         values = [values]
     return any(isinstance(value, str) and _says_noindex(value, user_agent) for value in values)
+
+
+def unavailable_after(value: str, *, user_agent: str = "googlebot") -> datetime | None:
+    """The earliest date of the ``unavailable_after: <date>`` rules of a directive list that
+    apply to ``user_agent`` (unscoped, or scoped to it), or ``None``.
+
+    Google drops a page from its results after that date. The date may hold commas (``Sat,
+    25 Jun 2010 15:00:00 GMT``), so it is read from the rule's text and, when that alone is no
+    date, with the comma-separated parts after it. A date Google could not read either
+    (see :func:`sitemapaudit.page.dates.expiry_instant`) is ignored.
+    """
+    if not isinstance(value, str) or "unavailable_after" not in value.lower():
+        return None
+    agent = user_agent.strip().lower()
+    parts = value.split(",")
+    scope: str | None = None
+    found: datetime | None = None
+    for index, part in enumerate(parts):
+        match = _SCOPE_RE.match(part)
+        if match is None:
+            continue
+        name, rest = match[1].lower(), match[2]
+        if name not in _VALUED_DIRECTIVES:
+            scope = name
+            inner = _SCOPE_RE.match(rest)
+            if inner is None:
+                continue
+            name, rest = inner[1].lower(), inner[2]
+        if name != "unavailable_after" or scope not in (None, agent):
+            continue
+        for extra in range(3):
+            when = expiry_instant(",".join([rest, *parts[index + 1 : index + 1 + extra]]))
+            if when is not None:
+                found = when if found is None else min(found, when)
+                break
+    return found
+
+
+def expired(value: str, now: datetime, *, user_agent: str = "googlebot") -> datetime | None:
+    """The ``unavailable_after`` date of ``value`` if it has passed at ``now``, else ``None``."""
+    when = unavailable_after(value, user_agent=user_agent)
+    if when is None or when > now.astimezone(UTC):
+        return None
+    return when

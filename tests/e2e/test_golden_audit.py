@@ -102,6 +102,12 @@ def test_url_record_fields(golden: Any) -> None:
     assert ok["lastmod_delta_s"] == 0.0
     noindex = urls[f"{site.base}/noindex-header"]
     assert noindex["noindex"] == ["header:x-robots-tag"]
+    expired = urls[f"{site.base}/expired"]
+    assert expired["noindex"] == ["meta:robots"]
+    assert expired["errors"] == [
+        "noindex: noindex from meta:robots (unavailable_after 2010-06-25T23:00:00Z has passed)"
+    ]
+    assert urls[f"{site.base}/expires-later"]["noindex"] == []
     canonical = urls[f"{site.base}/canonical-other"]
     assert canonical["canonical"] == f"{site.base}/ok"
     dropped = urls[f"{site.base}/dropped"]

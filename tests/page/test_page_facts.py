@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 
 import pytest
 from hypothesis import given, settings
@@ -189,3 +190,36 @@ def test_page_facts_never_raises(body: bytes, headers: dict[str, list[str]]) -> 
 def test_page_facts_never_raises_on_html_text(text: str, url: str) -> None:
     body = text.encode("utf-8", "surrogatepass")
     page_facts(url, {"content-type": ["text/html"], "link": [text[:80]]}, body)
+
+
+def test_unavailable_after_dates_of_metas_and_header() -> None:
+    body = (
+        b'<html><head><meta name="robots" content="unavailable_after: 2010-06-25T00:00:00Z">'
+        b'<meta name="googlebot" content="nofollow, unavailable_after: 25 Jun 2011 10:00:00 GMT">'
+        b'<meta name="otherbot" content="unavailable_after: 2001-01-01T00:00:00Z">'
+        b"</head><body></body></html>"
+    )
+    result = facts(
+        {
+            "content-type": ["text/html"],
+            "x-robots-tag": [
+                "unavailable_after: 2030-01-01T00:00:00Z",
+                "googlebot: unavailable_after: 2020-01-01T00:00:00Z",
+            ],
+        },
+        body,
+    )
+    assert result.noindex == ()
+    assert result.unavailable_after == (
+        ("meta:robots", datetime(2010, 6, 25, tzinfo=UTC)),
+        ("meta:googlebot", datetime(2011, 6, 25, 10, tzinfo=UTC)),
+        ("header:x-robots-tag", datetime(2020, 1, 1, tzinfo=UTC)),
+    )
+
+
+def test_unavailable_after_in_the_body_does_not_count() -> None:
+    body = (
+        b"<html><head><title>t</title></head><body>"
+        b'<meta name="robots" content="unavailable_after: 2010-06-25"></body></html>'
+    )
+    assert facts({"content-type": ["text/html"]}, body).unavailable_after == ()

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitemapaudit.page.robots_directives import directives_noindex, x_robots_tag_noindex
+from sitemapaudit.page.robots_directives import (
+    directives_noindex,
+    unavailable_after,
+    x_robots_tag_noindex,
+)
 
 
 @pytest.mark.parametrize(
@@ -111,3 +117,59 @@ def test_x_robots_tag_other_user_agent() -> None:
 def test_never_raise(content: str, values: list[str]) -> None:
     directives_noindex(content)
     x_robots_tag_noindex(values)
+
+
+# -- unavailable_after --------------------------------------------------------------------------
+def _utc(text: str) -> datetime:
+    return datetime.fromisoformat(text).replace(tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("unavailable_after: 25 Jun 2010 15:00:00 PST", _utc("2010-06-25T23:00:00")),
+        ("unavailable_after: Sat, 25 Jun 2010 15:00:00 GMT", _utc("2010-06-25T15:00:00")),
+        ("unavailable_after: Saturday, 25-Jun-10 15:00:00 GMT", _utc("2010-06-25T15:00:00")),
+        ("UNAVAILABLE_AFTER : 2010-06-25T15:00:00+02:00", _utc("2010-06-25T13:00:00")),
+        ("unavailable_after: 2010-06-25T15:00:00", _utc("2010-06-25T15:00:00")),
+        # A day in an unknown zone is over everywhere at 12:00 UTC of the next day.
+        ("unavailable_after: 2010-06-25", _utc("2010-06-26T12:00:00")),
+        ("noindex, unavailable_after: 2010-06-25T00:00:00Z, nofollow", _utc("2010-06-25T00:00:00")),
+        ("googlebot: unavailable_after: 2010-06-25T00:00:00Z", _utc("2010-06-25T00:00:00")),
+        # The earliest of several dates.
+        (
+            "unavailable_after: 2030-01-01T00:00:00Z, unavailable_after: 2011-01-01T00:00:00Z",
+            _utc("2011-01-01T00:00:00"),
+        ),
+    ],
+)
+def test_unavailable_after_dates(value: str, expected: datetime) -> None:
+    assert unavailable_after(value) == expected
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "",
+        "noindex",
+        "unavailable_after:",
+        "unavailable_after: soon",
+        "unavailable_after: 2010-13-45",
+        "otherbot: unavailable_after: 2010-06-25T00:00:00Z",
+        "max-snippet: 2010",
+    ],
+)
+def test_unavailable_after_absent_unreadable_or_for_another_bot(value: str) -> None:
+    assert unavailable_after(value) is None
+
+
+def test_unavailable_after_is_not_noindex_by_itself() -> None:
+    assert not directives_noindex("unavailable_after: 2010-06-25")
+    assert not x_robots_tag_noindex(["unavailable_after: 2010-06-25"])
+
+
+@given(st.text(max_size=80))
+@settings(max_examples=300, deadline=None)
+def test_unavailable_after_never_raises(value: str) -> None:
+    when = unavailable_after("unavailable_after: " + value)
+    assert when is None or when.tzinfo is not None

@@ -79,6 +79,8 @@ PAGES = urlset(
     url("{base}/nofollow"),
     url("{base}/body-noindex"),
     url("{base}/bingbot-header"),
+    url("{base}/expired"),
+    url("{base}/expires-later"),
     url("{base}/private/page"),
     url("{base}/canonical-other"),
     url("{base}/canonical-header"),
@@ -201,6 +203,10 @@ def routes(host: str) -> dict[str, object]:
         "/nofollow": page('<meta name="robots" content="nofollow">'),
         "/body-noindex": page(body="<p>Please noindex this, we say noindex in text.</p>"),
         "/bingbot-header": page(headers=[("X-Robots-Tag", "bingbot: noindex")]),
+        "/expired": page(
+            '<meta name="robots" content="unavailable_after: 25 Jun 2010 15:00:00 PST">'
+        ),
+        "/expires-later": page(headers=[("X-Robots-Tag", "unavailable_after: 2999-01-01")]),
         "/private/page": page(),
         "/canonical-other": page('<link rel="canonical" href="/ok">'),
         "/canonical-header": page(headers=[("Link", '<{base}/ok>; rel="canonical"')]),
@@ -271,6 +277,8 @@ EXPECTED_URLS: dict[str, list[str]] = {
     f"{B}/nofollow": [],
     f"{B}/body-noindex": [],
     f"{B}/bingbot-header": [],
+    f"{B}/expired": ["noindex"],
+    f"{B}/expires-later": [],
     f"{B}/private/page": ["robots_blocked"],
     f"{B}/canonical-other": ["canonical_mismatch"],
     f"{B}/canonical-header": ["canonical_mismatch"],

@@ -212,3 +212,28 @@ def test_a_redirect_not_followed_says_where_it_went_not_where_it_stopped() -> No
         "redirect: redirects 1 time(s), the last one not followed: "
         "'ftp://e.com/x' is not a valid http(s) URL"
     ]
+
+
+def test_the_noindex_detail_names_a_passed_unavailable_after() -> None:
+    facts = UrlFacts(
+        url=U,
+        sitemaps=["https://e.com/s.xml"],
+        lastmod=None,
+        lastmod_format="w3c",
+        times_listed=1,
+        rules=[],
+        robots_blocked=False,
+        outcome=FetchOutcome(
+            fetched=True,
+            status=200,
+            final_url=U,
+            noindex=["header:x-robots-tag", "meta:robots"],
+            unavailable_after={"meta:robots": "2010-06-25T00:00:00Z"},
+        ),
+    )
+    record = builder().url_record(facts)
+    assert record.issues == ["noindex"]
+    assert record.errors == [
+        "noindex: noindex from header:x-robots-tag, "
+        "meta:robots (unavailable_after 2010-06-25T00:00:00Z has passed)"
+    ]

@@ -86,3 +86,27 @@ def test_read_fills_each_outcome_as_reading_the_response_at_once_does() -> None:
     assert noindex[5] == []  # a 404 is not read
     assert read[1].outcome.canonical == "https://e.com/other"
     assert read[1].outcome.redirect_chain == [{"url": "https://e.com/r1", "status": 301}]
+
+
+def test_a_passed_unavailable_after_is_a_noindex_of_its_source() -> None:
+    body = (
+        b'<html><head><meta name="robots" content="unavailable_after: 2010-06-25T00:00:00Z">'
+        b"</head><body></body></html>"
+    )
+    headers = {
+        "content-type": ["text/html"],
+        "x-robots-tag": ["unavailable_after: 2999-01-01T00:00:00Z"],
+    }
+    outcome = outcome_from_response(
+        url="https://e.com/a",
+        status=200,
+        headers=headers,
+        body=body,
+        outcome=FetchOutcome(),
+        user_agent="Googlebot",
+    )
+    # The header's date is still ahead: only the meta's counts.
+    assert outcome.noindex == ["meta:robots"]
+    assert outcome.unavailable_after == {"meta:robots": "2010-06-25T00:00:00Z"}
+    again = FetchOutcome.from_json(outcome.to_json())
+    assert again == outcome
