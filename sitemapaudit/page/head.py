@@ -40,7 +40,7 @@ class HeadFacts:
     ``"meta:googlebot"``: the lowercased meta name), ``canonical`` is the absolute URL of the
     first ``<link rel="canonical">`` with an ``href``, and ``head_complete`` says whether the
     end of the head (``</head>`` or ``<body``) was seen. ``unavailable_after`` pairs each of
-    those metas that sets an ``unavailable_after`` date with the earliest one (see
+    those sources that sets an ``unavailable_after`` date with its earliest one (see
     :func:`~sitemapaudit.page.robots_directives.unavailable_after`).
     """
 
@@ -244,7 +244,7 @@ def parse_head(
     portion = body if end is None else body[:end]
     agent = user_agent.strip().lower()
     noindex: list[str] = []
-    expiries: list[tuple[str, datetime]] = []
+    expiries: dict[str, datetime] = {}
     base_href: str | None = None
     canonical_hrefs: list[str] = []
     text = decode_html(portion, encoding=encoding)
@@ -261,7 +261,7 @@ def parse_head(
                 noindex.append(source)
             when = unavailable_after(content, user_agent=user_agent)
             if when is not None:
-                expiries.append((source, when))
+                expiries[source] = min(when, expiries.get(source, when))
         elif tag == "link":
             href = attributes.get("href")
             if href is not None and "canonical" in rel_tokens(attributes.get("rel")):
@@ -279,5 +279,5 @@ def parse_head(
         noindex=tuple(noindex),
         canonical=canonical,
         head_complete=end is not None,
-        unavailable_after=tuple(expiries),
+        unavailable_after=tuple(expiries.items()),
     )

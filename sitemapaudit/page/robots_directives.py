@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 
 from sitemapaudit.page.dates import expiry_instant
 
@@ -99,11 +99,3 @@ def unavailable_after(value: str, *, user_agent: str = "googlebot") -> datetime 
                 found = when if found is None else min(found, when)
                 break
     return found
-
-
-def expired(value: str, now: datetime, *, user_agent: str = "googlebot") -> datetime | None:
-    """The ``unavailable_after`` date of ``value`` if it has passed at ``now``, else ``None``."""
-    when = unavailable_after(value, user_agent=user_agent)
-    if when is None or when > now.astimezone(UTC):
-        return None
-    return when

@@ -223,3 +223,13 @@ def test_unavailable_after_in_the_body_does_not_count() -> None:
         b'<meta name="robots" content="unavailable_after: 2010-06-25"></body></html>'
     )
     assert facts({"content-type": ["text/html"]}, body).unavailable_after == ()
+
+
+def test_the_earliest_unavailable_after_of_a_source_counts() -> None:
+    body = (
+        b'<html><head><meta name="robots" content="unavailable_after: 2015-01-01T00:00:00Z">'
+        b'<meta name="robots" content="unavailable_after: 2010-01-01T00:00:00Z">'
+        b"</head><body></body></html>"
+    )
+    result = facts({"content-type": ["text/html"]}, body)
+    assert result.unavailable_after == (("meta:robots", datetime(2010, 1, 1, tzinfo=UTC)),)
