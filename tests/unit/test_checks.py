@@ -12,6 +12,7 @@ from sitemapaudit.config import AuditConfig
 from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFacts
 from sitemapaudit.page.dates import parse_w3c_datetime
 from sitemapaudit.report.build import RecordBuilder
+from sitemapaudit.report.records import UrlRecord
 from sitemapaudit.sitemap.records import Problem
 
 AUDIT_TIME = datetime(2024, 6, 1, 12, 0, tzinfo=UTC)
@@ -22,7 +23,11 @@ def builder(**settings: Any) -> RecordBuilder:
     return RecordBuilder(AuditConfig.from_settings(settings), AUDIT_TIME)
 
 
-def url_issues(
+def url_issues(**kwargs: Any) -> list[str]:
+    return url_record(**kwargs).issues
+
+
+def url_record(
     *,
     lastmod: str | None = None,
     fmt: str = "w3c",
@@ -30,7 +35,7 @@ def url_issues(
     blocked: bool = False,
     listed: int = 1,
     **outcome: Any,
-) -> list[str]:
+) -> UrlRecord:
     outcome.setdefault("fetched", True)
     outcome.setdefault("status", 200)
     facts = UrlFacts(
@@ -43,7 +48,7 @@ def url_issues(
         robots_blocked=blocked,
         outcome=FetchOutcome(final_url=outcome.pop("final_url", U), **outcome),
     )
-    return builder().url_record(facts).issues
+    return builder().url_record(facts)
 
 
 def test_a_clean_page_has_no_findings() -> None:
@@ -190,23 +195,11 @@ def test_listed_lastmod_reads_as_the_w3c_parser_does(text: str) -> None:
 
 
 def test_a_redirect_not_followed_says_where_it_went_not_where_it_stopped() -> None:
-    facts = UrlFacts(
-        url=U,
-        sitemaps=["https://e.com/s.xml"],
-        lastmod=None,
-        lastmod_format="w3c",
-        times_listed=1,
-        rules=[],
-        robots_blocked=False,
-        outcome=FetchOutcome(
-            fetched=True,
-            status=302,
-            final_url=U,
-            redirect_chain=[{"url": U, "status": 302}],
-            redirect_stopped="not followed: 'ftp://e.com/x' is not a valid http(s) URL",
-        ),
+    record = url_record(
+        status=302,
+        redirect_chain=[{"url": U, "status": 302}],
+        redirect_stopped="not followed: 'ftp://e.com/x' is not a valid http(s) URL",
     )
-    record = builder().url_record(facts)
     assert record.issues == ["redirect"]
     assert record.errors == [
         "redirect: redirects 1 time(s), the last one not followed: "
@@ -215,23 +208,10 @@ def test_a_redirect_not_followed_says_where_it_went_not_where_it_stopped() -> No
 
 
 def test_the_noindex_detail_names_a_passed_unavailable_after() -> None:
-    facts = UrlFacts(
-        url=U,
-        sitemaps=["https://e.com/s.xml"],
-        lastmod=None,
-        lastmod_format="w3c",
-        times_listed=1,
-        rules=[],
-        robots_blocked=False,
-        outcome=FetchOutcome(
-            fetched=True,
-            status=200,
-            final_url=U,
-            noindex=["header:x-robots-tag", "meta:robots"],
-            unavailable_after={"meta:robots": "2010-06-25T00:00:00Z"},
-        ),
+    record = url_record(
+        noindex=["header:x-robots-tag", "meta:robots"],
+        unavailable_after={"meta:robots": "2010-06-25T00:00:00Z"},
     )
-    record = builder().url_record(facts)
     assert record.issues == ["noindex"]
     assert record.errors == [
         "noindex: noindex from header:x-robots-tag, "
