@@ -52,7 +52,7 @@ def outcome_from_response(
     outcome.fetched = True
     outcome.status = status
     outcome.final_url = url
-    outcome.checked_at = checked_at = now_iso()
+    outcome.checked_at = now_iso()
     outcome.last_modified = _first(headers, "last-modified")
     outcome.date = _first(headers, "date")
     outcome.content_type = _first(headers, "content-type")
@@ -62,16 +62,13 @@ def outcome_from_response(
         outcome.canonical = facts.canonical
         outcome.canonical_source = facts.canonical_source
         if facts.unavailable_after:
-            _expire(outcome, facts.unavailable_after, checked_at)
+            _expire(outcome, facts.unavailable_after, datetime.now(UTC))
     return outcome
 
 
-def _expire(
-    outcome: FetchOutcome, dates: tuple[tuple[str, datetime], ...], checked_at: str
-) -> None:
-    """A source whose ``unavailable_after`` date has passed forbids indexing as a noindex
-    does (Google no longer shows the page)."""
-    now = datetime.strptime(checked_at, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+def _expire(outcome: FetchOutcome, dates: tuple[tuple[str, datetime], ...], now: datetime) -> None:
+    """A source whose ``unavailable_after`` date has passed at ``now`` (when the page was
+    checked) forbids indexing as a noindex does (Google no longer shows the page)."""
     for source, when in dates:
         if when <= now and source not in outcome.noindex:
             outcome.noindex.append(source)

@@ -16,19 +16,26 @@ _VALUED_DIRECTIVES = frozenset(
 _SCOPE_RE = re.compile(r"\s*([A-Za-z][A-Za-z0-9_.\-]*)\s*:(.*)", re.DOTALL)
 
 
-def _scoped_rules(value: str) -> Iterator[tuple[str | None, str]]:
-    """(user agent or ``None`` for all, lowercased rule) for each rule of a directive list.
+def _scoped_parts(parts: list[str]) -> Iterator[tuple[int, str | None, str]]:
+    """(index, user agent or ``None`` for all, rules text) for each comma-separated part of a
+    directive list.
 
     A ``name:`` prefix that is not a valued directive (``unavailable_after:``...) scopes the
     rules after it, within the same value, to that user agent.
     """
     scope: str | None = None
-    for part in value.split(","):
+    for index, part in enumerate(parts):
         rules = part
         match = _SCOPE_RE.match(part)
         if match and match[1].lower() not in _VALUED_DIRECTIVES:
             scope = match[1].lower()
             rules = match[2]
+        yield index, scope, rules
+
+
+def _scoped_rules(value: str) -> Iterator[tuple[str | None, str]]:
+    """(user agent or ``None`` for all, lowercased rule) for each rule of a directive list."""
+    for _, scope, rules in _scoped_parts(value.split(",")):
         for word in rules.split():
             yield scope, word.lower()
 
@@ -78,21 +85,12 @@ def unavailable_after(value: str, *, user_agent: str = "googlebot") -> datetime 
         return None
     agent = user_agent.strip().lower()
     parts = value.split(",")
-    scope: str | None = None
     found: datetime | None = None
-    for index, part in enumerate(parts):
-        match = _SCOPE_RE.match(part)
-        if match is None:
+    for index, scope, rules in _scoped_parts(parts):
+        match = _SCOPE_RE.match(rules)
+        if scope not in (None, agent) or match is None or match[1].lower() != "unavailable_after":
             continue
-        name, rest = match[1].lower(), match[2]
-        if name not in _VALUED_DIRECTIVES:
-            scope = name
-            inner = _SCOPE_RE.match(rest)
-            if inner is None:
-                continue
-            name, rest = inner[1].lower(), inner[2]
-        if name != "unavailable_after" or scope not in (None, agent):
-            continue
+        rest = match[2]
         for extra in range(3):
             when = expiry_instant(",".join([rest, *parts[index + 1 : index + 1 + extra]]))
             if when is not None:
