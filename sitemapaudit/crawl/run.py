@@ -31,6 +31,7 @@ from sitemapaudit.facts import (
     UrlFacts,
     UrlFactsBatch,
 )
+from sitemapaudit.history.background import BackgroundHistoryStore
 from sitemapaudit.history.diff import diff_runs
 from sitemapaudit.history.store import HistoryStore
 from sitemapaudit.inventory import Inventory, Listing, NewEntry
@@ -135,7 +136,7 @@ class AuditRun:
         self.history_run = 0
         if config.history_path:
             Path(config.history_path).parent.mkdir(parents=True, exist_ok=True)
-            self.history = HistoryStore(config.history_path)
+            self.history = BackgroundHistoryStore(config.history_path)
             self.history_run = self.history.begin_run(
                 origin.url, self.audit_time.strftime("%Y-%m-%dT%H:%M:%SZ")
             )

@@ -159,15 +159,21 @@ class HistoryStore:
     Opening a path that does not exist creates the database. ``batch_size`` is how many
     report records :meth:`add_record` buffers before committing them. With ``read_only``
     the file must already be a history database; it is opened for reading and never
-    changed.
+    changed. ``cache_kib`` is SQLite's page cache of the connection, in KiB.
     """
 
     def __init__(
-        self, path: str | Path, *, batch_size: int = 5000, read_only: bool = False
+        self,
+        path: str | Path,
+        *,
+        batch_size: int = 5000,
+        read_only: bool = False,
+        cache_kib: int = 16000,
     ) -> None:
         self.path = str(path)
         self.batch_size = max(1, batch_size)
         self.read_only = read_only
+        self.cache_kib = cache_kib
         self._urls: list[_Buffered] = []
         self._sitemaps: list[_Buffered] = []
         self._pending_run: int | None = None
@@ -195,7 +201,7 @@ class HistoryStore:
     def _setup(self) -> None:
         db = self._db
         db.execute("PRAGMA temp_store=FILE")
-        db.execute("PRAGMA cache_size=-16000")
+        db.execute(f"PRAGMA cache_size=-{int(self.cache_kib)}")
         if self.read_only:
             found = db.execute(
                 "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
@@ -444,6 +450,12 @@ class HistoryStore:
         if run_id is None or not (urls or sitemaps):
             return
         self._urls, self._sitemaps, self._pending_run = [], [], None
+        self.commit_rows(run_id, urls, sitemaps)
+
+    def commit_rows(
+        self, run_id: int, urls: Sequence[_Buffered], sitemaps: Sequence[_Buffered]
+    ) -> None:
+        """Write one batch of buffered URL and sitemap rows of a run in one transaction."""
         # (A batch of URL records names a few sitemaps thousands of times: one union.)
         locs = {row[0] for row in urls}.union(*[row[1] for row in urls])
         for url, related, _, _ in sitemaps:
@@ -485,7 +497,7 @@ class HistoryStore:
         row = self._db.execute("SELECT id FROM locs WHERE loc = ?", (loc,)).fetchone()
         return None if row is None else int(row[0])
 
-    def _write_urls(self, run_id: int, rows: list[_Buffered], ids: dict[str, int]) -> None:
+    def _write_urls(self, run_id: int, rows: Sequence[_Buffered], ids: dict[str, int]) -> None:
         if not rows:
             return
         results: list[tuple[Any, ...]] = []
@@ -512,7 +524,7 @@ class HistoryStore:
             findings,
         )
 
-    def _write_sitemaps(self, run_id: int, rows: list[_Buffered], ids: dict[str, int]) -> None:
+    def _write_sitemaps(self, run_id: int, rows: Sequence[_Buffered], ids: dict[str, int]) -> None:
         if not rows:
             return
         results: list[tuple[Any, ...]] = []

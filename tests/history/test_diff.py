@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from sitemapaudit.history import CHANGES, HistoryError, HistoryStore, diff_runs, summarize
+from sitemapaudit.history.background import BackgroundHistoryStore
 from sitemapaudit.history.diff import same_http_date, same_lastmod, went_backwards
 from tests.history.scenario import (
     EXPECTED,
@@ -33,9 +34,9 @@ def store_run(store: HistoryStore, records: list[dict[str, Any]], summary: dict[
     return run_id
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Any:
-    with HistoryStore(tmp_path / "history.sqlite3", batch_size=4) as history:
+@pytest.fixture(params=[HistoryStore, BackgroundHistoryStore], ids=["in-process", "writer-process"])
+def store(tmp_path: Path, request: pytest.FixtureRequest) -> Any:
+    with request.param(tmp_path / "history.sqlite3", batch_size=4) as history:
         yield history
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from sitemapaudit.history import HistoryError, HistoryStore, RunInfo
+from sitemapaudit.history.background import BackgroundHistoryStore
 from sitemapaudit.history.store import SCHEMA_VERSION
 from tests.history.scenario import (
     NEW_RECORDS,
@@ -23,9 +24,11 @@ from tests.history.scenario import (
 OTHER = "https://other.example"
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Any:
-    with HistoryStore(tmp_path / "history.sqlite3") as history:
+@pytest.fixture(params=[HistoryStore, BackgroundHistoryStore], ids=["in-process", "writer-process"])
+def store(tmp_path: Path, request: pytest.FixtureRequest) -> Any:
+    # Every test of this fixture runs against both stores: the one an audit uses writes
+    # from a second process and must read back exactly what the plain store does.
+    with request.param(tmp_path / "history.sqlite3") as history:
         yield history
 
 
