@@ -150,8 +150,10 @@ class BackgroundHistoryStore(HistoryStore):
         writer = self._running()
         assert writer.stdin is not None
         data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        frame = memoryview(_FRAME.pack(len(data)) + data)
         try:
-            writer.stdin.write(_FRAME.pack(len(data)) + data)
+            while frame:  # (a signal can cut a write to a pipe short)
+                frame = frame[writer.stdin.write(frame) :]
         except BrokenPipeError:
             raise self._failure(b"") from None
         self._unsynced = True
