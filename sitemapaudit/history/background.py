@@ -3,7 +3,7 @@
 Writing the history costs the SQLite work of a few rows per URL, about as much CPU as the
 rest of an inventory-only audit. :class:`BackgroundHistoryStore` buffers the rows of the
 run as :class:`~sitemapaudit.history.store.HistoryStore` does, and hands each full batch to a
-writer process (``python -m sitemapaudit.history.background PATH``), which commits it with
+writer process (this module's :func:`main`), which commits it with
 its own connection while the crawl goes on. A thread would not help: the GIL would have the
 crawl and the writer take turns.
 
@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import os
 import pickle
 import signal
 import struct
@@ -35,7 +34,6 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
-import sitemapaudit
 from sitemapaudit.history.store import HistoryError, HistoryStore
 
 _FRAME = struct.Struct("<Q")
@@ -195,24 +193,36 @@ class BackgroundHistoryStore(HistoryStore):
         return error
 
 
+# The writer's command: the module's main(), importing from the same sys.path as the crawl's
+# process, so that it runs the same sitemapaudit, whether installed or in a checkout.
+_WRITER_CODE = (
+    "import sys; sys.path[:] = sys.argv[2:]; "
+    "from sitemapaudit.history.background import main; sys.exit(main(sys.argv[1:2]))"
+)
+
+
 def _start_writer(path: str) -> subprocess.Popen[bytes]:
-    package_parent = str(Path(sitemapaudit.__file__).resolve().parent.parent)
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH", "")) if p)
     # In a session of its own, a Ctrl-C at the terminal does not reach the writer.
     writer = subprocess.Popen(
-        [sys.executable, "-m", "sitemapaudit.history.background", path],
+        [sys.executable, "-c", _WRITER_CODE, path, *sys.path],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         bufsize=0,
-        env=env,
         start_new_session=True,
     )
     assert writer.stdin is not None
     set_pipe_size: int | None = getattr(fcntl, "F_SETPIPE_SZ", None)
     if set_pipe_size is not None:
-        fcntl.fcntl(writer.stdin.fileno(), set_pipe_size, _PIPE_BYTES)
+        fcntl.fcntl(writer.stdin.fileno(), set_pipe_size, _pipe_bytes())
     return writer
+
+
+def _pipe_bytes() -> int:
+    """_PIPE_BYTES, or less where the system lets a process have only less."""
+    limit = Path("/proc/sys/fs/pipe-max-size")
+    if not limit.is_file():
+        return _PIPE_BYTES
+    return min(_PIPE_BYTES, int(limit.read_text()))
 
 
 # The writer process
