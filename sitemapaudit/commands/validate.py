@@ -29,7 +29,7 @@ from sitemapaudit.localfiles import validate_file
 from sitemapaudit.report.build import RecordBuilder
 from sitemapaudit.report.jsonlines import unrequested_line
 from sitemapaudit.report.records import SitemapRecord, UrlRecord, UrlRecordBatch
-from sitemapaudit.spiders.audit import AuditSpider
+from sitemapaudit.spiders.audit import GC_THRESHOLDS, AuditSpider
 from sitemapaudit.urls import loc_problems, parse_origin
 
 # Lines are written in batches of this many records (and whenever a file or crawl is done).
@@ -120,8 +120,11 @@ class Command(ScrapyCommand):
         self.builder = builder
         self._pending: list[str] = []
         # Everything loaded so far lives as long as the command: keep the collector from
-        # walking it again and again while the records of a large file come and go.
+        # walking it again and again while the records of a large file come and go, and let
+        # it collect as seldom as an audit's does.
         gc.freeze()
+        thresholds = gc.get_threshold()
+        gc.set_threshold(*GC_THRESHOLDS)
         try:
             for path in files:
                 children: list[str] = []
@@ -134,6 +137,7 @@ class Command(ScrapyCommand):
                 self._crawl(urls)
         finally:
             self._flush()
+            gc.set_threshold(*thresholds)
             gc.unfreeze()
         self.exitcode = 1 if self.errors else 0
 
