@@ -34,7 +34,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
-from sitemapaudit.history.store import HistoryError, HistoryStore
+from sitemapaudit.history.store import HistoryError, HistoryStore, listing_chunks
 
 _FRAME = struct.Struct("<Q")
 # The pipe to the writer holds this much (Linux), so that the crawl rarely waits while the
@@ -62,17 +62,10 @@ class BackgroundHistoryStore(HistoryStore):
 
     # Writes that go to the writer
 
-    def _added(self) -> None:
-        if len(self._urls) + len(self._sitemaps) >= self.batch_size:
-            self._send_rows()
-
-    def _send_rows(self) -> None:
-        run_id = self._pending_run
-        urls, sitemaps = self._urls, self._sitemaps
-        if run_id is None or not (urls or sitemaps):
-            return
-        self._urls, self._sitemaps, self._pending_run = [], [], None
-        self._send(("rows", run_id, urls, sitemaps))
+    def _write_buffered(self) -> None:
+        taken = self._take_buffered()
+        if taken is not None:
+            self._send(("rows", *taken))
 
     def add_listings(
         self,
@@ -81,13 +74,7 @@ class BackgroundHistoryStore(HistoryStore):
         entries: Iterable[tuple[str, str | None, str]],
         batch: int = 5000,
     ) -> None:
-        chunk: list[tuple[str, str | None, str]] = []
-        for entry in entries:
-            chunk.append(entry)
-            if len(chunk) >= batch:
-                self._send(("listings", run_id, sitemap_url, chunk, batch))
-                chunk = []
-        if chunk:
+        for chunk in listing_chunks(entries, batch):
             self._send(("listings", run_id, sitemap_url, chunk, batch))
 
     def set_validators(
@@ -99,7 +86,7 @@ class BackgroundHistoryStore(HistoryStore):
 
     def flush(self) -> None:
         """Commit the buffered records: send them, and wait until the writer has."""
-        self._send_rows()
+        self._write_buffered()
         self.sync()
 
     def sync(self) -> None:

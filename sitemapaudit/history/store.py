@@ -441,16 +441,26 @@ class HistoryStore:
 
     def _added(self) -> None:
         if len(self._urls) + len(self._sitemaps) >= self.batch_size:
-            self.flush()
+            self._write_buffered()
 
     def flush(self) -> None:
         """Commit the buffered records."""
+        self._write_buffered()
+
+    def _write_buffered(self) -> None:
+        """Write the buffered records (and empty the buffer)."""
+        taken = self._take_buffered()
+        if taken is not None:
+            self.commit_rows(*taken)
+
+    def _take_buffered(self) -> tuple[int, list[_Buffered], list[_Buffered]] | None:
+        """The run and the URL and sitemap rows buffered for it, taken out of the buffer."""
         run_id = self._pending_run
         urls, sitemaps = self._urls, self._sitemaps
         if run_id is None or not (urls or sitemaps):
-            return
+            return None
         self._urls, self._sitemaps, self._pending_run = [], [], None
-        self.commit_rows(run_id, urls, sitemaps)
+        return run_id, urls, sitemaps
 
     def commit_rows(
         self, run_id: int, urls: Sequence[_Buffered], sitemaps: Sequence[_Buffered]
@@ -660,15 +670,9 @@ class HistoryStore:
             (run_id, sitemap_id),
         ).fetchone()
         seq = 0 if row[0] is None else int(row[0])
-        chunk: list[tuple[str, str | None, str]] = []
-        for entry in entries:
-            chunk.append(entry)
-            if len(chunk) >= batch:
-                self._store_listings(run_id, sitemap_id, seq, chunk)
-                seq += len(chunk)
-                chunk = []
-        if chunk:
+        for chunk in listing_chunks(entries, batch):
             self._store_listings(run_id, sitemap_id, seq, chunk)
+            seq += len(chunk)
 
     def _store_listings(
         self, run_id: int, sitemap_id: int, seq: int, chunk: list[tuple[str, str | None, str]]
@@ -823,6 +827,20 @@ class HistoryStore:
             yield from cursor
         finally:
             cursor.close()
+
+
+def listing_chunks(
+    entries: Iterable[tuple[str, str | None, str]], size: int
+) -> Iterator[list[tuple[str, str | None, str]]]:
+    """``entries`` in lists of ``size`` (the last one shorter)."""
+    chunk: list[tuple[str, str | None, str]] = []
+    for entry in entries:
+        chunk.append(entry)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
 
 
 def _strings(value: Any) -> list[str]:
