@@ -91,11 +91,10 @@ class BackgroundHistoryStore(HistoryStore):
 
     def sync(self) -> None:
         """Wait until the writer has committed everything sent to it."""
-        self._running()
+        writer = self._running()
         if not self._unsynced:
             return
         self._send(("sync",))
-        writer = self._running()
         assert writer.stdout is not None
         reply = writer.stdout.readline()
         if reply != b"ok\n":
@@ -252,9 +251,9 @@ def serve(path: str, source: BinaryIO, replies: IO[bytes]) -> int:
     except Exception as exc:  # reported to the crawl, which raises it as a HistoryError
         replies.write(f"error {type(exc).__name__}: {exc}\n".encode())
         replies.flush()
-        store.close()
         return 1
-    store.close()
+    finally:
+        store.close()
     return 0
 
 
