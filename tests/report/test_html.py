@@ -14,15 +14,13 @@ import pytest
 
 from sitemapaudit.history.diff import CHANGES
 from sitemapaudit.report.exporters import HtmlItemExporter
-from sitemapaudit.report.html import (
+from sitemapaudit.report.html import CHANGE_TONES, HtmlReport, write_html
+from sitemapaudit.report.timebins import (
     AGE_BUCKETS,
-    CHANGE_TONES,
-    HtmlReport,
     TimeHistogram,
     age_bucket,
     delta_bucket,
     human_seconds,
-    write_html,
 )
 from tests.report.conftest import SCRIPT_URL, by_record
 
