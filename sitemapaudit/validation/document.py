@@ -27,16 +27,15 @@ from lxml import etree
 
 from sitemapaudit.sitemap.records import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_ENTRIES, Problem
 from sitemapaudit.validation.extensions import check_extensions, unknown_namespaces
-from sitemapaudit.validation.schemas import SAFE_PARSER_OPTIONS, SITEMAP_NS, EmptyResolver
-from sitemapaudit.validation.streaming import StreamResult, stream_document
-from sitemapaudit.validation.xsd import (
+from sitemapaudit.validation.messages import local_name, namespace_of, source_line
+from sitemapaudit.validation.schemas import (
     ITEM_TAGS,
-    MAX_SCHEMA_PROBLEMS,
-    local_name,
-    namespace_of,
-    source_line,
-    validate_tree,
+    SAFE_PARSER_OPTIONS,
+    SITEMAP_NS,
+    EmptyResolver,
 )
+from sitemapaudit.validation.streaming import StreamResult, stream_document
+from sitemapaudit.validation.xsd import MAX_SCHEMA_PROBLEMS, validate_tree
 
 MAX_PROBLEMS_PER_CODE: Final = 1000
 _HEAD_BYTES: Final = 1 << 16

@@ -27,21 +27,21 @@ from lxml import etree
 
 from sitemapaudit.sitemap.records import Problem
 from sitemapaudit.validation.hreflang import hreflang_hint, is_valid_hreflang
-from sitemapaudit.validation.schemas import (
-    EXTENSION_PREFIXES,
-    IMAGE_NS,
-    NEWS_NS,
-    SITEMAP_NS,
-    VIDEO_NS,
-    XHTML_NS,
-)
-from sitemapaudit.validation.xsd import (
-    ITEM_TAGS,
+from sitemapaudit.validation.messages import (
     element_name,
     local_name,
     namespace_of,
     source_line,
     unknown_extension,
+)
+from sitemapaudit.validation.schemas import (
+    EXTENSION_PREFIXES,
+    IMAGE_NS,
+    ITEM_TAGS,
+    NEWS_NS,
+    SITEMAP_NS,
+    VIDEO_NS,
+    XHTML_NS,
 )
 
 MAX_IMAGES_PER_URL: Final = 1000

@@ -46,6 +46,9 @@ EXTENSION_PREFIXES: dict[str, str] = {
 }
 """Extension namespaces with a shipped schema, and the prefix used for them in messages."""
 
+ITEM_TAGS: dict[str, str] = {"urlset": "url", "sitemapindex": "sitemap"}
+"""Root local name -> the entry element it lists."""
+
 SCHEMA_FILES: tuple[str, ...] = (
     "sitemap.xsd",
     "siteindex.xsd",

@@ -26,7 +26,18 @@ from lxml import etree
 
 from sitemapaudit.sitemap.records import Problem
 from sitemapaudit.validation.extensions import ExtensionScan, NamespaceScan
+from sitemapaudit.validation.messages import (
+    element_name,
+    explain,
+    local_name,
+    misplaced_reason,
+    namespace_of,
+    source_line,
+    steps_up_to,
+    unknown_extension,
+)
 from sitemapaudit.validation.schemas import (
+    ITEM_TAGS,
     SAFE_PARSER_OPTIONS,
     SITEMAP_NS,
     EmptyResolver,
@@ -34,19 +45,10 @@ from sitemapaudit.validation.schemas import (
 )
 from sitemapaudit.validation.xsd import (
     CHUNK_SIZE,
-    ITEM_TAGS,
     MAX_SCHEMA_PROBLEMS,
     Chunk,
-    element_name,
-    explain,
-    local_name,
-    misplaced_reason,
-    namespace_of,
     resolve,
-    source_line,
     start_tag_positions,
-    steps_up_to,
-    unknown_extension,
     unknown_wildcard,
 )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sitemapaudit.validation import CODES, validate_document
-from sitemapaudit.validation.xsd import date_reason, explain
+from sitemapaudit.validation.messages import date_reason, explain
 from tests.validation.conftest import NOW, url, urlset
 
 VIDEO_HEAD = (
