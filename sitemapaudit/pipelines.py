@@ -14,7 +14,7 @@ from scrapy.crawler import Crawler
 from sitemapaudit.config import AuditConfig
 from sitemapaudit.facts import SitemapFacts, UrlFacts, UrlFactsBatch
 from sitemapaudit.history.diff import summarize
-from sitemapaudit.history.store import HistoryStore
+from sitemapaudit.history.store import STORE_FAILURES, HistoryStore
 from sitemapaudit.report.build import RecordBuilder
 from sitemapaudit.report.records import SitemapRecord, SummaryRecord, UrlRecord, UrlRecordBatch
 from sitemapaudit.report.summary import SummaryCounter
@@ -140,7 +140,11 @@ class SummaryPipeline:
 
 
 class HistoryPipeline:
-    """Keeps every record of the run in the history store (SITEMAPAUDIT_HISTORY_PATH)."""
+    """Keeps every record of the run in the history store (SITEMAPAUDIT_HISTORY_PATH).
+
+    A history that fails (a full disk, a writer process that died) costs the report nothing:
+    the record goes on, and the run carries on without the history (``AuditRun.history_failed``).
+    """
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
@@ -155,19 +159,27 @@ class HistoryPipeline:
         history = getattr(run, "history", None)
         if history is None or run is None:
             return item
+        try:
+            self._keep(history, run.history_run, item)
+        except STORE_FAILURES as exc:
+            note = run.history_failed(exc)
+            if isinstance(item, SummaryRecord) and note not in item.notes:
+                item.notes.append(note)  # (the summary was made before the failure)
+        return item
+
+    def _keep(self, history: HistoryStore, run_id: int, item: Any) -> None:
         if isinstance(item, UrlRecordBatch):
             for record in item.records:
-                _add_url(history, run.history_run, record)
+                _add_url(history, run_id, record)
         elif isinstance(item, UrlRecord):
-            _add_url(history, run.history_run, item)
+            _add_url(history, run_id, item)
         elif isinstance(item, SitemapRecord):
             # The store reads a few fields and copies what it keeps: no deep copy needed.
-            history.add_record(run.history_run, _fields(item))
+            history.add_record(run_id, _fields(item))
         elif isinstance(item, SummaryRecord):
-            history.finish_run(run.history_run, item.finished_at or "", asdict(item))
+            history.finish_run(run_id, item.finished_at or "", asdict(item))
             if self.keep_runs:
                 self._prune(history, item.origin)
-        return item
 
     def _prune(self, history: HistoryStore, origin: str) -> None:
         """Delete the runs of ``origin`` past SITEMAPAUDIT_HISTORY_KEEP_RUNS (this one is

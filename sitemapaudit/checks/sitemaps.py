@@ -19,7 +19,8 @@ class SitemapHttpError(SitemapCheck):
 
 
 class SitemapFetchFailed(SitemapCheck):
-    """The sitemap could not be fetched at all: DNS, connection, timeout (after retries)."""
+    """The sitemap could not be fetched at all: DNS, connection, timeout (after retries); or
+    it answered 304 Not Modified and the history that kept its entries failed."""
 
     code = "fetch_failed"
     severity = Severity.ERROR

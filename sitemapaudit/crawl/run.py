@@ -7,6 +7,7 @@ Python (no Scrapy), so the decisions are testable without a crawler.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import shutil
 import tempfile
@@ -33,7 +34,7 @@ from sitemapaudit.facts import (
 )
 from sitemapaudit.history.background import BackgroundHistoryStore
 from sitemapaudit.history.diff import diff_runs
-from sitemapaudit.history.store import HistoryStore
+from sitemapaudit.history.store import STORE_FAILURES, HistoryStore
 from sitemapaudit.inventory import Inventory, Listing, NewEntry
 from sitemapaudit.sitemap.records import Problem, SitemapKind
 from sitemapaudit.urls import Origin, in_sitemap_scope, loc_problems
@@ -202,7 +203,10 @@ class AuditRun:
 
     def close(self) -> None:
         if self.history is not None:
-            self.history.close()
+            try:
+                self.history.close()
+            except STORE_FAILURES as exc:
+                self.history_failed(exc)
         self.hreflang.close()
         self.inventory.close()
         if self._own_work_dir:
@@ -276,6 +280,28 @@ class AuditRun:
                 and not self.inventory.has_done()
             )
         return self._handed_out
+
+    def history_failed(self, exc: Exception) -> str:
+        """The history cannot be written or read any more (a full disk, a writer process that
+        died): the audit goes on without it, and its report stays complete. The run stays
+        unfinished in the history; the summary's notes, an error in the log and
+        ``sitemapaudit/history/failed`` say so (and the command exits with 1). Returns the
+        note."""
+        history, self.history = self.history, None
+        path = history.path if history is not None else self.config.history_path
+        note = (
+            f"the history {path} failed and the audit went on without it ({exc}): this run is "
+            "not kept there as finished (the next audit is compared with an earlier run), and "
+            "changes since the previous run may be missing from this report"
+        )
+        if history is None:
+            return note
+        logger.error("history %s failed, the audit goes on without it: %s", path, exc)
+        self.stats.inc_value("sitemapaudit/history/failed")
+        self.totals.notes.append(note)
+        with contextlib.suppress(*STORE_FAILURES):
+            history.close()
+        return note
 
     # -- discovery -------------------------------------------------------------------------
     def argument_refs(self) -> list[SitemapRef]:
@@ -464,7 +490,11 @@ class AuditRun:
         the previous run, and that run's id."""
         if self.history is None or not self.config.conditional_sitemaps:
             return {}, None
-        found = self.history.validators(self.origin.url, url)
+        try:
+            found = self.history.validators(self.origin.url, url)
+        except STORE_FAILURES as exc:
+            self.history_failed(exc)
+            return {}, None
         if found is None:
             return {}, None
         run_id, etag, last_modified = found
@@ -477,13 +507,21 @@ class AuditRun:
 
     def remember_validators(self, url: str, etag: str | None, last_modified: str | None) -> None:
         if self.history is not None and (etag or last_modified):
-            self.history.set_validators(self.history_run, url, etag, last_modified)
+            try:
+                self.history.set_validators(self.history_run, url, etag, last_modified)
+            except STORE_FAILURES as exc:
+                self.history_failed(exc)
 
     def reuse_sitemap(
         self, ref: SitemapRef, previous_run: int
     ) -> tuple[SitemapFacts | None, list[SitemapRef]]:
-        """A 304 Not Modified: the previous run's entries of this sitemap stand for its body."""
-        assert self.history is not None
+        """A 304 Not Modified: the previous run's entries of this sitemap stand for its body.
+
+        Should the history fail while they are read, the entries read until then count, and
+        the sitemap is reported as ``fetch_failed`` (its body is known to no one)."""
+        history = self.history
+        assert history is not None
+        failures: list[Exception] = []
         children = ChildProblems()
         child_refs: list[SitemapRef] = []
         skipped: list[SitemapFacts] = []
@@ -493,20 +531,36 @@ class AuditRun:
 
         def entries() -> Iterator[NewEntry]:
             nonlocal url_count, child_count
-            for loc, lastmod, fmt in self.history.listings(previous_run, ref.url):  # type: ignore[union-attr]
-                if listings is not None:
-                    listings.add(loc, lastmod, fmt)
-                if fmt == CHILD_FORMAT:
-                    child_count += 1
-                    self._child(ref, loc, children, child_refs, skipped)
-                else:
-                    url_count += 1
-                    yield NewEntry(loc, lastmod, fmt, self._rules(loc, ref.url))
+            try:
+                for loc, lastmod, fmt in history.listings(previous_run, ref.url):
+                    if listings is not None:
+                        listings.add(loc, lastmod, fmt)
+                    if fmt == CHILD_FORMAT:
+                        child_count += 1
+                        self._child(ref, loc, children, child_refs, skipped)
+                    else:
+                        url_count += 1
+                        yield NewEntry(loc, lastmod, fmt, self._rules(loc, ref.url))
+            except STORE_FAILURES as exc:
+                failures.append(exc)
 
         self.inventory.add_entries(ref.url, entries())
         if listings is not None:
             listings.close()
-        before = self.history.sitemap_record(previous_run, ref.url) or {}
+        before: dict[str, Any] = {}
+        if not failures:
+            try:
+                before = history.sitemap_record(previous_run, ref.url) or {}
+            except STORE_FAILURES as exc:
+                failures.append(exc)
+        error = None
+        if failures:
+            self.history_failed(failures[0])
+            error = (
+                f"not modified (304), but the entries run {previous_run} kept of it could not "
+                f"be read from the history ({failures[0]}); {url_count:,} URL(s) and "
+                f"{child_count:,} child sitemap(s) were read before that"
+            )
         carried = [
             Problem(code, f"carried over from run {previous_run}: the sitemap is unchanged (304)")
             for code in before.get("issues", [])
@@ -524,6 +578,7 @@ class AuditRun:
             child_count=child_count,
             problems=[*carried, *children.problems()],
             not_modified=True,
+            error=error,
         )
         self._skipped_children = [self.settle(child) for child in skipped]
         self._sitemap_finished()
@@ -541,7 +596,7 @@ class AuditRun:
     def _listing_recorder(self, sitemap_url: str) -> _ListingRecorder | None:
         if self.history is None or not self.config.conditional_sitemaps:
             return None
-        return _ListingRecorder(self.history, self.history_run, sitemap_url)
+        return _ListingRecorder(self, sitemap_url)
 
     def take_skipped_children(self) -> list[SitemapFacts]:
         skipped, self._skipped_children = self._skipped_children, []
@@ -665,7 +720,11 @@ class AuditRun:
             self.totals.rechecked += 1
             return None
         base = self._incremental_base
-        before = None if base is None else self.history.url_result(base, url)
+        try:
+            before = None if base is None else self.history.url_result(base, url)
+        except STORE_FAILURES as exc:
+            self.history_failed(exc)
+            before = None
         if (
             before is None
             or before["issues"]
@@ -724,10 +783,21 @@ class AuditRun:
         """The previous run of this origin, and the diff records against it."""
         if self.history is None:
             return None, iter(())
-        previous = self.history.previous_run(self.origin.url, self.history_run)
+        try:
+            previous = self.history.previous_run(self.origin.url, self.history_run)
+        except STORE_FAILURES as exc:
+            self.history_failed(exc)
+            return None, iter(())
         if previous is None:
             return None, iter(())
-        return previous, diff_runs(self.history, previous, self.history_run)
+        return previous, self._unless_failing(diff_runs(self.history, previous, self.history_run))
+
+    def _unless_failing(self, records: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        """``records`` read from the history, until it fails."""
+        try:
+            yield from records
+        except STORE_FAILURES as exc:
+            self.history_failed(exc)
 
     def progress(self) -> dict[str, int]:
         """Counts for the progress line."""
@@ -786,10 +856,11 @@ _EMPTY = {"blocked": False, "outcome": NOT_REQUESTED_JSON}
 
 
 class _ListingRecorder:
-    """Keeps a sitemap's entries in the history, in batches, for a later 304 to reuse."""
+    """Keeps a sitemap's entries in the history, in batches, for a later 304 to reuse (none
+    once the history has failed)."""
 
-    def __init__(self, history: HistoryStore, run_id: int, sitemap_url: str) -> None:
-        self.history, self.run_id, self.sitemap_url = history, run_id, sitemap_url
+    def __init__(self, run: AuditRun, sitemap_url: str) -> None:
+        self.run, self.sitemap_url = run, sitemap_url
         self.batch: list[tuple[str, str | None, str]] = []
 
     def add(self, loc: str, lastmod: str | None, fmt: str) -> None:
@@ -798,9 +869,13 @@ class _ListingRecorder:
             self.close()
 
     def close(self) -> None:
-        if self.batch:
-            self.history.add_listings(self.run_id, self.sitemap_url, self.batch)
-            self.batch = []
+        batch, self.batch = self.batch, []
+        history = self.run.history
+        if batch and history is not None:
+            try:
+                history.add_listings(self.run.history_run, self.sitemap_url, batch)
+            except STORE_FAILURES as exc:
+                self.run.history_failed(exc)
 
 
 def _release(waiter: asyncio.Future[None]) -> None:

@@ -24,7 +24,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from sitemapaudit.errors import SitemapAuditError
+from sitemapaudit.errors import ConfigError, SitemapAuditError
 
 # 2: a sitemap's listings are stored as compressed chunks (``listing_chunks``). Version 1
 # files are read as they are (their ``listings`` rows) and written in the new layout, after
@@ -139,6 +139,12 @@ _Buffered = tuple[str, Sequence[str], Sequence[str], tuple[Any, ...]]
 
 class HistoryError(SitemapAuditError):
     """The history database or a report file cannot be used (the message says why)."""
+
+
+STORE_FAILURES: tuple[type[Exception], ...] = (HistoryError, sqlite3.Error)
+"""What a store raises when its file cannot be read or written any more (a full disk, an I/O
+error, a writer process that died): a :class:`HistoryError`, or SQLite's own error from a
+store that writes in-process."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -827,6 +833,17 @@ class HistoryStore:
             yield from cursor
         finally:
             cursor.close()
+
+
+def check_history_path(path: str) -> None:
+    """Open the history at ``path`` (SITEMAPAUDIT_HISTORY_PATH), creating it and its directory
+    if need be, and close it: a :class:`ConfigError` naming the setting when it cannot be used,
+    before anything is requested."""
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        HistoryStore(path).close()
+    except (OSError, HistoryError) as exc:
+        raise ConfigError(f"SITEMAPAUDIT_HISTORY_PATH={path!r} cannot be used: {exc}") from None
 
 
 def listing_chunks(

@@ -24,6 +24,9 @@ FAST = {
 }
 
 
+STUCK_AFTER_SECONDS = 60
+
+
 def project_settings(**overrides: Any) -> dict[str, Any]:
     values = {key: getattr(project_module, key) for key in dir(project_module) if key.isupper()}
     values.update(FAST)
@@ -37,6 +40,9 @@ async def run_audit(
     """Audit ``domain`` with the project's settings (delays off); returns (records, crawler)."""
     values = project_settings(**(settings or {}))
     values["FEEDS"] = {str(report): {"format": "jsonlines", "overwrite": True}}
+    # A crawl that never ends fails its test (the summary says it is incomplete) instead of
+    # hanging the suite.
+    values.setdefault("CLOSESPIDER_TIMEOUT", STUCK_AFTER_SECONDS)
     crawler = get_crawler(AuditSpider, values)
     await crawler.crawl_async(domain=domain, **spider_args)
     lines = report.read_text(encoding="utf-8").splitlines()
