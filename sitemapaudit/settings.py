@@ -118,6 +118,9 @@ FEED_EXPORTERS = {
     "xlsx": "sitemapaudit.report.exporters.XlsxItemExporter",
     "html": "sitemapaudit.report.exporters.HtmlItemExporter",
 }
+# An error of the audit's own code (a bug) stops the audit, whose report then ends with a
+# summary marked incomplete, instead of a report missing records or a crawl that never ends.
+CLOSESPIDER_ERRORCOUNT = 1
 TELNETCONSOLE_ENABLED = False
 REMOTE_CONTROL_ENABLED = False
 LOG_LEVEL = "INFO"

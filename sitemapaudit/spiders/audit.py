@@ -14,6 +14,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider
 from scrapy.http import Headers, Response
 from scrapy.settings import BaseSettings
+from scrapy.utils.defer import deferred_from_coro
 from twisted.python.failure import Failure
 
 from sitemapaudit.arguments import parse_arguments
@@ -87,6 +88,9 @@ class AuditSpider(Spider):
         host = self.origin.host.replace(":", "_")
         self.report_name = f"{host}-{self.started_at:%Y%m%dT%H%M%SZ}"
         self.summary_sent = False
+        # The first error of the audit's own code (a bug), for the summary of the stopped audit.
+        self.first_error: str | None = None
+        self.item_errors = 0
 
     @classmethod
     def update_settings(cls, settings: BaseSettings) -> None:
@@ -133,6 +137,8 @@ class AuditSpider(Spider):
             )
         crawler.signals.connect(spider.on_idle, signal=signals.spider_idle)
         crawler.signals.connect(spider.on_closed, signal=signals.spider_closed)
+        crawler.signals.connect(spider.on_spider_error, signal=signals.spider_error)
+        crawler.signals.connect(spider.on_item_error, signal=signals.item_error)
         return spider
 
     # -- start: discovery first, then the inventory drained as the downloader has room ---------
@@ -201,6 +207,9 @@ class AuditSpider(Spider):
                         yield request
                 else:
                     await self._process(action)
+        except Exception as exc:  # a bug: Scrapy logs it; the audit stops, its report incomplete
+            self._stop_on_error(exc, None, "start_error")
+            raise
         finally:
             # Every URL is handed out: the pages still being fetched are read as they arrive,
             # and the crawl ends with the last of them (the engine sees it idle after a
@@ -253,6 +262,34 @@ class AuditSpider(Spider):
         engine = self.crawler.engine
         assert engine is not None
         await engine.scraper.start_itemproc_async(item, response=None)
+
+    # -- errors of the audit's own code: the audit stops, its report marked incomplete ---------
+    def on_spider_error(self, failure: Failure, response: Any, **kwargs: Any) -> None:
+        """A callback raised (a bug). Scrapy logs it, and closes the audit on the first one
+        with the ``CLOSESPIDER_ERRORCOUNT = 1`` the project ships: a report missing the
+        records that error took with it, or a crawl waiting for a sitemap that will never be
+        finished, would be worse. The summary says why it stopped."""
+        self._note_error(failure.value, getattr(response, "url", None))
+
+    def on_item_error(self, item: Any, failure: Failure, **kwargs: Any) -> None:
+        """An item pipeline raised: the item's records are not in the report, so the audit
+        stops as on a callback's error (``CLOSESPIDER_ERRORCOUNT`` counts these too)."""
+        self.item_errors += 1
+        limit = self.crawler.settings.getint("CLOSESPIDER_ERRORCOUNT")
+        self._note_error(failure.value, None)
+        if limit and self.item_errors >= limit:
+            self._stop_on_error(failure.value, None, "item_error")
+
+    def _note_error(self, exc: BaseException | None, url: str | None) -> None:
+        if self.first_error is None:
+            where = f" while processing {url}" if url else ""
+            self.first_error = f"{type(exc).__name__}: {exc}{where}"
+
+    def _stop_on_error(self, exc: BaseException | None, url: str | None, reason: str) -> None:
+        self._note_error(exc, url)
+        engine = self.crawler.engine
+        if engine is not None:
+            deferred_from_coro(engine.close_spider_async(reason=reason))
 
     # -- discovery ------------------------------------------------------------------------------
     def parse_robots(self, response: Response) -> Iterator[Any]:
@@ -421,6 +458,11 @@ class AuditSpider(Spider):
             f"the {urls:,} URLs found so far have a record in this report, and the history "
             "keeps this run as unfinished"
         )
+        if self.first_error is not None:
+            summary.notes.append(
+                f"it stopped on an error of sitemapaudit itself ({self.first_error}); the "
+                "traceback is in the log"
+            )
         return summary
 
     def _summary(self, previous: int | None) -> SummaryRecord:

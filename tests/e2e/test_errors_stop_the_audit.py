@@ -1,0 +1,113 @@
+"""An error of the audit's own code (a bug, injected here) stops the audit at once: the report
+ends with a summary marked incomplete that names the error, rather than missing records
+quietly or waiting forever for a sitemap that will never be finished."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from scrapy.utils.defer import deferred_f_from_coro_f
+
+from sitemapaudit.commands.crawl import audit_failed
+from sitemapaudit.crawl import pages, run
+from sitemapaudit.report.build import RecordBuilder
+from tests.support.crawl import by_record, run_audit
+from tests.support.golden_site import XML, page, url, urlset
+from tests.support.server import Page, TestSite
+
+
+def site() -> TestSite:
+    routes: dict[str, Any] = {
+        "/robots.txt": Page(
+            body="Sitemap: {base}/s.xml\nSitemap: {base}/t.xml\n", content_type="text/plain"
+        ),
+        "/s.xml": Page(
+            body=urlset(*(url("{base}" + f"/p{i}") for i in range(5))), content_type=XML
+        ),
+        "/t.xml": Page(body=urlset(url("{base}/q")), content_type=XML),
+        "/q": page(),
+    }
+    routes.update({f"/p{i}": page() for i in range(5)})
+    return TestSite(routes)
+
+
+def break_page_reading(monkeypatch: pytest.MonkeyPatch) -> None:
+    read = pages.outcome_from_response
+
+    def broken(**kwargs: Any) -> Any:
+        if kwargs["url"].endswith("/p2"):
+            raise RuntimeError("bug in page reading")
+        return read(**kwargs)
+
+    monkeypatch.setattr(pages, "outcome_from_response", broken)
+
+
+def break_sitemap_reading(monkeypatch: pytest.MonkeyPatch) -> None:
+    read = run.read_sitemap
+
+    def broken(body: bytes, facts: Any, **kwargs: Any) -> Any:
+        if facts.url.endswith("/s.xml"):
+            raise RuntimeError("bug in sitemap reading")
+        return read(body, facts, **kwargs)
+
+    monkeypatch.setattr(run, "read_sitemap", broken)
+
+
+def break_a_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    build = RecordBuilder.url_record
+
+    def broken(self: RecordBuilder, facts: Any) -> Any:
+        if facts.url.endswith("/q"):
+            raise RuntimeError("bug in a check")
+        return build(self, facts)
+
+    monkeypatch.setattr(RecordBuilder, "url_record", broken)
+
+
+@pytest.mark.parametrize(
+    ("breaks", "message", "reason"),
+    [
+        (break_page_reading, "RuntimeError: bug in page reading while processing", "errorcount"),
+        (break_sitemap_reading, "RuntimeError: bug in sitemap reading", "errorcount"),
+        (break_a_check, "RuntimeError: bug in a check", "item_error"),
+    ],
+    ids=["page-callback", "sitemap-callback", "item-pipeline"],
+)
+@deferred_f_from_coro_f
+async def test_an_error_of_the_audit_stops_it_with_an_incomplete_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, breaks: Any, message: str, reason: str
+) -> None:
+    breaks(monkeypatch)
+    with site() as test_site:
+        records, crawler = await run_audit(test_site.base, tmp_path / "r.jsonl")
+
+    assert crawler.stats.get_value("finish_reason").endswith(reason)
+    summary = records[-1]
+    assert summary["record"] == "summary"
+    assert summary["complete"] is False
+    assert any(message in note for note in summary["notes"]), summary["notes"]
+    assert audit_failed(crawler.stats.get_stats())
+    assert len(by_record(records, "url")) < 6
+
+
+@deferred_f_from_coro_f
+async def test_with_the_error_count_off_the_audit_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``-s CLOSESPIDER_ERRORCOUNT=0``: Scrapy's own behaviour, the error is logged and the
+    crawl goes on (the broken page has no record)."""
+    break_page_reading(monkeypatch)
+    with site() as test_site:
+        records, crawler = await run_audit(
+            test_site.base, tmp_path / "r.jsonl", settings={"CLOSESPIDER_ERRORCOUNT": 0}
+        )
+    assert crawler.stats.get_value("finish_reason") == "finished"
+    assert sorted(r["url"].rsplit("/", 1)[-1] for r in by_record(records, "url")) == [
+        "p0",
+        "p1",
+        "p3",
+        "p4",
+        "q",
+    ]
