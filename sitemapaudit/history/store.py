@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -126,6 +127,8 @@ _RUN_TABLES = (
     "validators",
 )
 
+# Seconds a connection waits for another one's lock (SQLite's busy timeout).
+_LOCK_WAIT = 30.0
 # Placeholders per SELECT ... IN (...) when looking up the ids of a batch of locations.
 _LOOKUP_CHUNK = 500
 # Rows read per query when paging through a run's listings.
@@ -187,11 +190,11 @@ class HistoryStore:
             if read_only:
                 uri = Path(self.path).absolute().as_uri() + "?mode=ro"
                 self._db = sqlite3.connect(
-                    uri, uri=True, isolation_level=None, check_same_thread=False, timeout=30.0
+                    uri, uri=True, isolation_level=None, check_same_thread=False, timeout=_LOCK_WAIT
                 )
             else:
                 self._db = sqlite3.connect(
-                    self.path, isolation_level=None, check_same_thread=False, timeout=30.0
+                    self.path, isolation_level=None, check_same_thread=False, timeout=_LOCK_WAIT
                 )
         except sqlite3.Error as exc:
             raise HistoryError(f"cannot open the history database {self.path}: {exc}") from None
@@ -214,11 +217,36 @@ class HistoryStore:
             ).fetchone()
             if found is None:
                 raise HistoryError(f"{self.path} is not a history database")
+            self._check_version()
         else:
-            db.execute("PRAGMA journal_mode=WAL")
+            _use_wal(db)
             db.execute("PRAGMA synchronous=NORMAL")
-            db.executescript(_SCHEMA)
-        row = db.execute("SELECT MAX(version) FROM schema_version").fetchone()
+            # One write transaction, taken up front: audits that start together (cron, scrapyd)
+            # on a new file wait for each other here instead of failing with "database is
+            # locked" (SQLite does not wait for a lock it would have to upgrade to).
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                if self._check_version() < SCHEMA_VERSION:
+                    for index in _DROPPED_INDEXES:
+                        db.execute(f"DROP INDEX IF EXISTS {index}")
+                    db.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+        self._chunked = (
+            db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'listing_chunks'"
+            ).fetchone()
+            is not None
+        )
+
+    def _check_version(self) -> int:
+        """The file's schema version (0 for a new file); refuses versions it cannot read."""
+        row = self._db.execute("SELECT MAX(version) FROM schema_version").fetchone()
         if row[0] is not None and int(row[0]) > SCHEMA_VERSION:
             raise HistoryError(
                 f"{self.path} has history schema version {row[0]}; this version of "
@@ -226,16 +254,7 @@ class HistoryStore:
             )
         if row[0] is None and self.read_only:
             raise HistoryError(f"{self.path} has no history schema version")
-        if not self.read_only and (row[0] is None or int(row[0]) < SCHEMA_VERSION):
-            for index in _DROPPED_INDEXES:
-                db.execute(f"DROP INDEX IF EXISTS {index}")
-            db.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
-        self._chunked = (
-            db.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'listing_chunks'"
-            ).fetchone()
-            is not None
-        )
+        return 0 if row[0] is None else int(row[0])
 
     def __enter__(self) -> HistoryStore:
         return self
@@ -833,6 +852,21 @@ class HistoryStore:
             yield from cursor
         finally:
             cursor.close()
+
+
+def _use_wal(db: sqlite3.Connection, wait: float = _LOCK_WAIT) -> None:
+    """Put the file in WAL mode. Switching a new file needs it to itself, and SQLite reports
+    "database is locked" at once instead of waiting when another connection (an audit that
+    started at the same moment) has it open: try again for up to ``wait`` seconds."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.02)
 
 
 def check_history_path(path: str) -> None:
