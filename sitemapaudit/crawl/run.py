@@ -135,6 +135,8 @@ class AuditRun:
         self._final = False
         self.history: HistoryStore | None = None
         self.history_run = 0
+        # Why the history failed during the run, if it did (see history_failed).
+        self.history_error: str | None = None
         if config.history_path:
             Path(config.history_path).parent.mkdir(parents=True, exist_ok=True)
             self.history = BackgroundHistoryStore(config.history_path)
@@ -288,6 +290,8 @@ class AuditRun:
         ``sitemapaudit/history/failed`` say so (and the command exits with 1). Returns the
         note."""
         history, self.history = self.history, None
+        if history is not None:
+            self.history_error = str(exc)
         path = history.path if history is not None else self.config.history_path
         note = (
             f"the history {path} failed and the audit went on without it ({exc}): this run is "
@@ -558,7 +562,7 @@ class AuditRun:
             self.history_failed(failures[0])
             error = (
                 f"not modified (304), but the entries run {previous_run} kept of it could not "
-                f"be read from the history ({failures[0]}); {url_count:,} URL(s) and "
+                f"be read from the history ({self.history_error}); {url_count:,} URL(s) and "
                 f"{child_count:,} child sitemap(s) were read before that"
             )
         carried = [
