@@ -19,9 +19,8 @@ from sitemapaudit.errors import ConfigError
 from sitemapaudit.history import HistoryError, HistoryStore
 from sitemapaudit.history.background import BackgroundHistoryStore
 from sitemapaudit.history.store import check_history_path
-from tests.e2e.test_nightly_diff import conditional
 from tests.support.crawl import by_record, run_audit
-from tests.support.golden_site import XML, page, url, urlset
+from tests.support.golden_site import XML, conditional, page, url, urlset
 from tests.support.server import Page, TestSite
 
 NOTE = "failed and the audit went on without it"

@@ -9,7 +9,7 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 
 from sitemapaudit.history import HistoryStore
 from tests.support.crawl import by_record, run_audit
-from tests.support.golden_site import XML, page, url, urlset
+from tests.support.golden_site import XML, conditional, page, url, urlset
 from tests.support.server import Page, TestSite
 
 
@@ -60,15 +60,6 @@ async def test_the_second_run_reports_what_changed(tmp_path: Path) -> None:
     summary = second[-1]
     assert summary["changes"]["previous_run"] == 1
     assert summary["changes"]["counts"]["url_added"] == 1
-
-
-def conditional(body: str, etag: str) -> object:
-    def route(site: TestSite, path: str) -> Page:
-        if site.request_headers[path].get("if-none-match") == etag:
-            return Page(status=304, content_type=None)
-        return Page(body=body, content_type=XML, headers=[("ETag", etag)])
-
-    return route
 
 
 @deferred_f_from_coro_f

@@ -26,6 +26,18 @@ def urlset(*entries: str) -> str:
     )
 
 
+def conditional(body: str, etag: str) -> object:
+    """A sitemap route that answers 304 to a request with ``If-None-Match: etag``, and
+    ``body`` with that ETag otherwise."""
+
+    def route(site: TestSite, path: str) -> Page:
+        if site.request_headers[path].get("if-none-match") == etag:
+            return Page(status=304, content_type=None)
+        return Page(body=body, content_type=XML, headers=[("ETag", etag)])
+
+    return route
+
+
 def url(loc: str, lastmod: str | None = None) -> str:
     extra = f"<lastmod>{lastmod}</lastmod>" if lastmod else ""
     return f"  <url><loc>{loc}</loc>{extra}</url>"
