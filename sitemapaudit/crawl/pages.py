@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -139,17 +139,31 @@ class PageQueue:
             return None
         return max(0.0, self._since + self.max_wait - now)
 
-    def read(self) -> list[PendingPage]:
-        """Take every waiting page, its ``outcome`` filled from its response, in arrival order."""
+    def read(
+        self, on_error: Callable[[PendingPage, Exception], None] | None = None
+    ) -> list[PendingPage]:
+        """Take every waiting page, its ``outcome`` filled from its response, in arrival order.
+
+        A page whose reading raises (a bug) is handed to ``on_error`` and left out, so that it
+        does not take the other pages of its batch with it; without ``on_error`` the exception
+        propagates."""
         pages, self._pages = self._pages, []
         self._bytes = 0
+        read: list[PendingPage] = []
         for page in pages:
-            outcome_from_response(
-                url=page.url,
-                status=page.status,
-                headers=page.headers,
-                body=page.body,
-                outcome=page.outcome,
-                user_agent=self.user_agent,
-            )
-        return pages
+            try:
+                outcome_from_response(
+                    url=page.url,
+                    status=page.status,
+                    headers=page.headers,
+                    body=page.body,
+                    outcome=page.outcome,
+                    user_agent=self.user_agent,
+                )
+            except Exception as exc:
+                if on_error is None:
+                    raise
+                on_error(page, exc)
+                continue
+            read.append(page)
+        return read

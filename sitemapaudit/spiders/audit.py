@@ -392,9 +392,26 @@ class AuditSpider(Spider):
     def _read_pages(self) -> list[Any]:
         """Read the waiting pages and record their outcomes."""
         items: list[Any] = []
-        for page in self.pages.read():
+        for page in self.pages.read(self._page_unreadable):
             items += self._emit(self.run.fetch_finished(page.url_id, page.outcome, page.blocked))
         return items
+
+    def _page_unreadable(self, page: PendingPage, exc: Exception) -> None:
+        """Reading one page raised (a bug): a spider error, as if its callback had raised (the
+        pages are read in batches, from callbacks or from start()), so that it is logged and
+        counted, and stops the audit under CLOSESPIDER_ERRORCOUNT; the page has no record."""
+        self.logger.error("Spider error reading the page %s", page.url, exc_info=exc)
+        self._note_error(exc, page.url)
+        stats = self.crawler.stats
+        if stats is not None:
+            stats.inc_value("spider_exceptions/count")
+            stats.inc_value(f"spider_exceptions/{type(exc).__name__}")
+        self.crawler.signals.send_catch_log(
+            signal=signals.spider_error,
+            failure=Failure(exc, type(exc), exc.__traceback__),  # type: ignore[no-untyped-call]
+            response=None,
+            spider=self,
+        )
 
     def page_failed(self, failure: Failure) -> list[Any]:
         request = failure.request  # type: ignore[attr-defined]

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+
+from sitemapaudit.crawl import pages
 from sitemapaudit.crawl.pages import PageQueue, PendingPage, outcome_from_response
 from sitemapaudit.facts import FetchOutcome
 
@@ -110,3 +115,26 @@ def test_a_passed_unavailable_after_is_a_noindex_of_its_source() -> None:
     assert outcome.unavailable_after == {"meta:robots": "2010-06-25T00:00:00Z"}
     again = FetchOutcome.from_json(outcome.to_json())
     assert again == outcome
+
+
+def test_a_page_whose_reading_raises_does_not_take_its_batch_with_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def read_but_p1(**kwargs: Any) -> FetchOutcome:
+        if kwargs["url"].endswith("/p1"):
+            raise RuntimeError("bug")
+        return outcome_from_response(**kwargs)
+
+    monkeypatch.setattr(pages, "outcome_from_response", read_but_p1)
+    queue = PageQueue("Googlebot", size=3, max_wait=1.0)
+    for i in range(3):
+        queue.add(_page(i), 10.0)
+    failed: list[tuple[int, str]] = []
+    read = queue.read(lambda page, exc: failed.append((page.url_id, str(exc))))
+    assert [p.url_id for p in read] == [0, 2]
+    assert all(p.outcome.fetched for p in read)
+    assert failed == [(1, "bug")]
+    for i in range(3):
+        queue.add(_page(i), 10.0)
+    with pytest.raises(RuntimeError, match="bug"):
+        queue.read()
