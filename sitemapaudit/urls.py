@@ -74,6 +74,18 @@ class Origin:
         return port == self.port
 
 
+def origin_of(url: str) -> str:
+    """The origin (``scheme://host[:port]``) of an absolute http(s) URL, as the ``domain``
+    argument takes it; ``url`` itself when it has none."""
+    parts = _split_authority(url)
+    if parts is None:
+        return url
+    scheme, host, port = parts
+    if port == DEFAULT_PORTS.get(scheme):
+        port = None
+    return Origin(scheme, host, port).url
+
+
 def parse_origin(value: str) -> Origin:
     """Read the ``domain`` argument: a bare host (meaning https) or an ``http(s)://`` origin.
 

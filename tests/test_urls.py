@@ -16,6 +16,7 @@ from sitemapaudit.urls import (
     in_sitemap_scope,
     loc_problems,
     normalize_url,
+    origin_of,
     parse_origin,
     resolve,
     same_url,
@@ -401,3 +402,20 @@ def test_resolve_skips_only_joins_that_change_nothing() -> None:
 )
 def test_resolve_joins_urls_that_urljoin_changes(value: str, joined: str) -> None:
     assert resolve("http://ex.com/b", value) == joined
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("https://www.example.com/", "https://www.example.com"),
+        ("https://WWW.Example.com:443/a?b", "https://www.example.com"),
+        ("http://127.0.0.1:8080/robots.txt", "http://127.0.0.1:8080"),
+        ("http://user@example.com:80/", "http://example.com"),
+        ("https://bücher.de/", "https://xn--bcher-kva.de"),
+        ("not a url", "not a url"),
+    ],
+)
+def test_origin_of_gives_what_the_domain_argument_takes(url: str, expected: str) -> None:
+    assert origin_of(url) == expected
+    if expected != url:
+        assert parse_origin(expected).url == expected

@@ -18,6 +18,8 @@ class RedirectState:
     chain: list[dict[str, Any]] = field(default_factory=list)
     loop: bool = False
     stopped: str | None = None
+    # The target of a redirect that was not followed because it is on another host.
+    other_host: str | None = None
 
 
 def next_hop(
@@ -32,7 +34,8 @@ def next_hop(
     """Record one response; return the URL to request next, or ``None`` when the chain ends.
 
     The chain ends on a non-redirect status, a missing or unusable Location, a revisited URL or
-    too many hops (``loop``), or a target this audit must not request (``stopped``).
+    too many hops (``loop``), or a target this audit must not request (``stopped``; one on
+    another host is also ``other_host``).
     """
     if status not in REDIRECT_STATUSES or not location:
         return None
@@ -52,5 +55,6 @@ def next_hop(
         return None
     if not origin.owns(target):
         state.stopped = f"not followed: {target} is on another host"
+        state.other_host = target
         return None
     return target

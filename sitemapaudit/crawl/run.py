@@ -37,7 +37,7 @@ from sitemapaudit.history.diff import diff_runs
 from sitemapaudit.history.store import STORE_FAILURES, HistoryStore
 from sitemapaudit.inventory import Inventory, Listing, NewEntry
 from sitemapaudit.sitemap.records import Problem, SitemapKind
-from sitemapaudit.urls import Origin, in_sitemap_scope, loc_problems
+from sitemapaudit.urls import Origin, in_sitemap_scope, loc_problems, origin_of
 from sitemapaudit.validation import HreflangGraph
 
 logger = logging.getLogger(__name__)
@@ -314,12 +314,20 @@ class AuditRun:
         return self._candidates([(url, "argument") for url in self.sitemap_args])[0]
 
     def robots_received(
-        self, status: int | None, body: bytes, url: str
+        self, status: int | None, body: bytes, url: str, *, moved_to: str | None = None
     ) -> tuple[list[SitemapRef], list[SitemapFacts]]:
-        """Evaluate robots.txt; return the sitemaps it names (unless given as arguments)."""
+        """Evaluate robots.txt; return the sitemaps it names (unless given as arguments).
+        ``moved_to``: robots.txt redirects to this URL on another host (not followed)."""
         self.robots = self.evaluate_robots(status, body, url)
         self.discovery.robots_done = True
         self.stats.inc_value(f"sitemapaudit/robots/{self.robots.outcome}")
+        if moved_to is not None:
+            self._note(
+                "discovery/robots_other_host",
+                f"robots.txt of {self.origin.url} redirects to {moved_to}, on another host, "
+                "which the audit does not request: it counts as not found, so no robots.txt "
+                "rules apply and it names no sitemap",
+            )
         if self.robots.outcome == "disallow_all":
             note = (
                 f"robots.txt could not be read (status {status}); as RFC 9309 requires, every "
@@ -346,15 +354,30 @@ class AuditRun:
         )
 
     def homepage_received(
-        self, found: list[tuple[str, str]]
+        self, found: list[tuple[str, str]], *, moved_to: str | None = None
     ) -> tuple[list[SitemapRef], list[SitemapFacts]]:
         """The sitemaps the homepage names (``<link rel="sitemap">``, ``Link`` header); before
-        robots.txt is read they wait for it (see ``robots_received``)."""
+        robots.txt is read they wait for it (see ``robots_received``). ``moved_to``: the
+        homepage redirects to this URL on another host (not followed)."""
         self.discovery.homepage_done = True
+        if moved_to is not None:
+            self._note(
+                "discovery/homepage_other_host",
+                f"the homepage of {self.origin.url} redirects to {moved_to}, on another host: "
+                f"this audit covers {self.origin.url} only, and sitemaps and URLs on that host "
+                "are reported as off_host; to audit that site, run it with "
+                f"-a domain={origin_of(moved_to)}",
+            )
         self.wake()
         if self._hold_homepage_sitemaps(found):
             return [], []
         return self._candidates(found)
+
+    def _note(self, stat: str, note: str) -> None:
+        """A remark on discovery for the summary, the log and the stats."""
+        self.totals.notes.append(note)
+        self.stats.inc_value(f"sitemapaudit/{stat}")
+        logger.warning("%s", note)
 
     def _hold_homepage_sitemaps(self, found: list[tuple[str, str]]) -> bool:
         """Keep the homepage's sitemaps until robots.txt is read (``True``), or ``False``

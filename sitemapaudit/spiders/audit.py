@@ -296,9 +296,12 @@ class AuditSpider(Spider):
         if (hop := self._hop(response)) is not None:
             yield hop
             return
-        # A redirect chain that does not end (RFC 9309: after 5 hops) counts as "not found".
-        status = 404 if 300 <= response.status < 400 else response.status
-        refs, skipped = self.run.robots_received(status, response.body, response.url)
+        # A redirect chain that does not end (RFC 9309: after 5 hops), or that leads to another
+        # host (not requested), ends on its 3xx: robots.txt counts as not found.
+        moved_to = response.meta["redirects"].other_host
+        refs, skipped = self.run.robots_received(
+            response.status, response.body, response.url, moved_to=moved_to
+        )
         yield from self._live(skipped)
         yield from self._sitemaps(refs)
 
@@ -315,7 +318,8 @@ class AuditSpider(Spider):
         found = (
             homepage_sitemaps(response.body, response.url, links) if response.status < 400 else []
         )
-        refs, skipped = self.run.homepage_received(found)
+        moved_to = response.meta["redirects"].other_host
+        refs, skipped = self.run.homepage_received(found, moved_to=moved_to)
         yield from self._live(skipped)
         yield from self._sitemaps(refs)
 
@@ -655,7 +659,7 @@ def _redirect_problems(state: RedirectState) -> list[Problem]:
         return [
             Problem("redirect_loop", f"redirects in a loop or past the hop limit: {state.chain}")
         ]
-    if state.stopped and "another host" in state.stopped:
+    if state.other_host is not None:
         return [Problem("off_host", f"redirects to another host, {state.stopped}")]
     if state.stopped:
         return [Problem("invalid_url", f"redirect {state.stopped}")]

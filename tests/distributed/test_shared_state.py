@@ -291,3 +291,15 @@ def test_a_sitemap_named_by_robots_txt_and_the_homepage_is_found_via_robots_txt_
         assert one.shared.take_held_sitemaps() == []
         one.close()
         two.close()
+
+
+def test_a_homepage_on_another_host_is_noted_for_the_whole_cluster(
+    redis_url: str, tmp_path: Path
+) -> None:
+    origin = origin_url()
+    one, two = worker_run(redis_url, origin, tmp_path), worker_run(redis_url, origin, tmp_path)
+    one.homepage_received([], moved_to="https://www.example.com/")
+    assert len(two.notes()) == 1
+    assert "-a domain=https://www.example.com" in two.notes()[0]
+    one.close()
+    two.close()

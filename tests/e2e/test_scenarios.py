@@ -358,3 +358,67 @@ async def test_a_sitemap_named_by_robots_txt_and_the_homepage_is_found_via_robot
         f"{site.base}/home.xml": "html-link",
     }
     assert len(by_record(records, "url")) == 2
+
+
+@deferred_f_from_coro_f
+async def test_a_site_that_redirects_to_another_host_says_so(tmp_path: Path) -> None:
+    """Neither redirect is followed (nothing off the audited host is requested): robots.txt
+    counts as not found, and the summary says where robots.txt and the homepage went."""
+    other = TestSite({"/robots.txt": Page(body="User-agent: *\nDisallow: /\n")})
+    site = TestSite(
+        {
+            "/robots.txt": lambda _site, _path: Page(
+                status=301, headers=[("Location", f"{other.base}/robots.txt")]
+            ),
+            "/": lambda _site, _path: Page(status=308, headers=[("Location", f"{other.base}/")]),
+            "/sitemap.xml": Page(
+                body=urlset(url("{base}/ok"), url(f"{other.base}/x")), content_type=XML
+            ),
+            "/ok": page(),
+        }
+    )
+    with site, other:
+        records, crawler = await run_audit(site.base, tmp_path / "report.jsonl")
+    assert issues_by_url(records, "sitemap") == {f"{site.base}/sitemap.xml": []}
+    assert issues_by_url(records) == {f"{site.base}/ok": [], f"{other.base}/x": ["off_host"]}
+    summary = by_record(records, "summary")[0]
+    assert summary["robots_txt"] == {
+        "outcome": "allow_all",
+        "status": 301,
+        "sitemaps": 0,
+        "crawl_delay": None,
+    }
+    robots_note, homepage_note = summary["notes"]
+    assert robots_note.startswith(
+        f"robots.txt of {site.base} redirects to {other.base}/robots.txt, on another host"
+    )
+    assert "counts as not found" in robots_note
+    assert homepage_note.startswith(f"the homepage of {site.base} redirects to {other.base}/")
+    assert homepage_note.endswith(f"-a domain={other.base}")
+    assert other.hits == {}
+    stats = crawler.stats.get_stats()
+    assert stats["sitemapaudit/discovery/robots_other_host"] == 1
+    assert stats["sitemapaudit/discovery/homepage_other_host"] == 1
+
+
+@deferred_f_from_coro_f
+async def test_redirects_on_the_audited_host_need_no_note(tmp_path: Path) -> None:
+    site = TestSite(
+        {
+            "/robots.txt": Page(status=301, headers=[("Location", "/robots-real.txt")]),
+            "/robots-real.txt": Page(body="Sitemap: {base}/a.xml\n", content_type="text/plain"),
+            "/": Page(status=301, headers=[("Location", "/home")]),
+            "/home": page(),
+            "/a.xml": Page(body=urlset(url("{base}/ok")), content_type=XML),
+            "/ok": page(),
+        }
+    )
+    with site:
+        records, crawler = await run_audit(site.base, tmp_path / "report.jsonl")
+    summary = by_record(records, "summary")[0]
+    assert summary["notes"] == []
+    assert summary["robots_txt"]["sitemaps"] == 1
+    assert issues_by_url(records) == {f"{site.base}/ok": []}
+    stats = crawler.stats.get_stats()
+    assert "sitemapaudit/discovery/robots_other_host" not in stats
+    assert "sitemapaudit/discovery/homepage_other_host" not in stats

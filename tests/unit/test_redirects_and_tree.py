@@ -41,9 +41,11 @@ def test_other_hosts_and_schemes_are_not_followed() -> None:
     assert hop(state, "https://e.com/a", 301, "https://evil.example/") is None
     assert state.stopped
     assert "another host" in state.stopped
+    assert state.other_host == "https://evil.example/"
     state = RedirectState()
     assert hop(state, "https://e.com/a", 301, "file:///etc/passwd") is None
     assert state.stopped
+    assert state.other_host is None
 
 
 def test_tree_decisions() -> None:
