@@ -112,6 +112,8 @@ class AuditRun:
         # Sitemaps the homepage named before robots.txt was read: registered after robots.txt's
         # own, so a sitemap both name is found via robots.txt whichever answer came first.
         self._homepage_held: list[tuple[str, str]] = []
+        # Why robots.txt or the homepage got no HTTP answer (see unreachable).
+        self._failures: dict[str, str] = {}
         self.robots: RobotsPolicy | None = None
         self.totals = RunTotals()
         self._work_dir, self._own_work_dir = _work_dir(configured_work_dir(config, jobdir))
@@ -314,13 +316,22 @@ class AuditRun:
         return self._candidates([(url, "argument") for url in self.sitemap_args])[0]
 
     def robots_received(
-        self, status: int | None, body: bytes, url: str, *, moved_to: str | None = None
+        self,
+        status: int | None,
+        body: bytes,
+        url: str,
+        *,
+        moved_to: str | None = None,
+        error: str | None = None,
     ) -> tuple[list[SitemapRef], list[SitemapFacts]]:
         """Evaluate robots.txt; return the sitemaps it names (unless given as arguments).
-        ``moved_to``: robots.txt redirects to this URL on another host (not followed)."""
+        ``moved_to``: robots.txt redirects to this URL on another host (not followed);
+        ``error``: why it got no HTTP answer (``status`` is ``None``)."""
         self.robots = self.evaluate_robots(status, body, url)
         self.discovery.robots_done = True
         self.stats.inc_value(f"sitemapaudit/robots/{self.robots.outcome}")
+        if error is not None:
+            self._failures["robots.txt"] = error
         if moved_to is not None:
             self._note(
                 "discovery/robots_other_host",
@@ -329,9 +340,10 @@ class AuditRun:
                 "rules apply and it names no sitemap",
             )
         if self.robots.outcome == "disallow_all":
+            why = f"status {status}" if error is None else error
             note = (
-                f"robots.txt could not be read (status {status}); as RFC 9309 requires, every "
-                "URL is treated as disallowed"
+                f"robots.txt could not be read ({why}); as RFC 9309 requires, every URL is "
+                "treated as disallowed"
             )
             self.totals.notes.append(note)
             logger.warning("%s", note)
@@ -354,12 +366,19 @@ class AuditRun:
         )
 
     def homepage_received(
-        self, found: list[tuple[str, str]], *, moved_to: str | None = None
+        self,
+        found: list[tuple[str, str]],
+        *,
+        moved_to: str | None = None,
+        error: str | None = None,
     ) -> tuple[list[SitemapRef], list[SitemapFacts]]:
         """The sitemaps the homepage names (``<link rel="sitemap">``, ``Link`` header); before
         robots.txt is read they wait for it (see ``robots_received``). ``moved_to``: the
-        homepage redirects to this URL on another host (not followed)."""
+        homepage redirects to this URL on another host (not followed); ``error``: why it got
+        no HTTP answer."""
         self.discovery.homepage_done = True
+        if error is not None:
+            self._failures["the homepage"] = error
         if moved_to is not None:
             self._note(
                 "discovery/homepage_other_host",
@@ -372,6 +391,26 @@ class AuditRun:
         if self._hold_homepage_sitemaps(found):
             return [], []
         return self._candidates(found)
+
+    def unreachable(self, answers: int) -> str | None:
+        """The note of an audit in which no request got an HTTP answer (``answers`` is the
+        number of responses): the site could not be reached, and nothing was audited; else
+        ``None``."""
+        if answers:
+            return None
+        why = "; ".join(
+            f"{what}: {self._failures[what]}"
+            for what in ("robots.txt", "the homepage")
+            if what in self._failures
+        )
+        note = (
+            f"the site could not be reached: no request to {self.origin.url} got an HTTP "
+            f"answer{f' ({why})' if why else ''}, so nothing was audited"
+        )
+        if self.origin.scheme == "https" and ("SSL" in why or "TLS" in why):
+            plain = Origin("http", self.origin.host, self.origin.port).url
+            note += f"; for a site served over plain HTTP, run with -a domain={plain}"
+        return note
 
     def _note(self, stat: str, note: str) -> None:
         """A remark on discovery for the summary, the log and the stats."""

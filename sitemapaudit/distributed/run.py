@@ -182,9 +182,15 @@ class SharedAuditRun(AuditRun):
         return self.shared.claim("discovery")
 
     def robots_received(
-        self, status: int | None, body: bytes, url: str, *, moved_to: str | None = None
+        self,
+        status: int | None,
+        body: bytes,
+        url: str,
+        *,
+        moved_to: str | None = None,
+        error: str | None = None,
     ) -> tuple[list[SitemapRef], list[SitemapFacts]]:
-        refs, skipped = super().robots_received(status, body, url, moved_to=moved_to)
+        refs, skipped = super().robots_received(status, body, url, moved_to=moved_to, error=error)
         assert self.robots is not None
         self.shared.store_robots(status, body, url)
         for note in self.totals.notes:
@@ -197,9 +203,13 @@ class SharedAuditRun(AuditRun):
         return [*refs, *more_refs], [*skipped, *more_skipped]
 
     def homepage_received(
-        self, found: list[tuple[str, str]], *, moved_to: str | None = None
+        self,
+        found: list[tuple[str, str]],
+        *,
+        moved_to: str | None = None,
+        error: str | None = None,
     ) -> tuple[list[SitemapRef], list[SitemapFacts]]:
-        refs, skipped = super().homepage_received(found, moved_to=moved_to)
+        refs, skipped = super().homepage_received(found, moved_to=moved_to, error=error)
         for note in self.totals.notes:
             self.shared.add_note(note)
         self.shared.add_found(len(found))

@@ -43,7 +43,7 @@ class SummaryCounter:
         summary.severities = {s.value: self.severities.get(s.value, 0) for s in Severity}
         if summary.changes.get("previous_run") is not None:
             summary.changes["counts"] = dict(self.changes)
-        if self.sitemaps == 0:
+        if self.sitemaps == 0 and summary.complete:  # else discovery may not have ended
             summary.notes.append(
                 "no sitemap was found: robots.txt and the homepage name none, and none of the "
                 "common paths holds one"

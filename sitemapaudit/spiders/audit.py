@@ -91,6 +91,8 @@ class AuditSpider(Spider):
         # The first error of the audit's own code (a bug), for the summary of the stopped audit.
         self.first_error: str | None = None
         self.item_errors = 0
+        # Why nothing could be audited: no request got an HTTP answer (see on_idle).
+        self.unreachable: str | None = None
 
     @classmethod
     def update_settings(cls, settings: BaseSettings) -> None:
@@ -287,6 +289,9 @@ class AuditSpider(Spider):
 
     def _stop_on_error(self, exc: BaseException | None, url: str | None, reason: str) -> None:
         self._note_error(exc, url)
+        self._close(reason)
+
+    def _close(self, reason: str) -> None:
         engine = self.crawler.engine
         if engine is not None:
             deferred_from_coro(engine.close_spider_async(reason=reason))
@@ -306,7 +311,9 @@ class AuditSpider(Spider):
         yield from self._sitemaps(refs)
 
     def robots_failed(self, failure: Failure) -> Iterator[Any]:
-        refs, skipped = self.run.robots_received(None, b"", self.origin.url + "/robots.txt")
+        refs, skipped = self.run.robots_received(
+            None, b"", self.origin.url + "/robots.txt", error=_reason(failure)
+        )
         yield from self._live(skipped)
         yield from self._sitemaps(refs)
 
@@ -324,7 +331,7 @@ class AuditSpider(Spider):
         yield from self._sitemaps(refs)
 
     def homepage_failed(self, failure: Failure) -> Iterator[Any]:
-        refs, skipped = self.run.homepage_received([])
+        refs, skipped = self.run.homepage_received([], error=_reason(failure))
         yield from self._live(skipped)
         yield from self._sitemaps(refs)
 
@@ -451,10 +458,23 @@ class AuditSpider(Spider):
             return
         self.summary_sent = True
         assert self.crawler.engine is not None
+        if self.shared is None and self._stop_if_unreachable():
+            raise DontCloseSpider
         self.crawler.engine.crawl(
             Request(SUMMARY_URL, callback=self.emit_summary, dont_filter=True, priority=-100)
         )
         raise DontCloseSpider
+
+    def _stop_if_unreachable(self) -> bool:
+        """An audit that got no HTTP answer at all stops, its report incomplete: a run that
+        saw nothing of the site is no baseline for the next run's changes."""
+        assert self.crawler.stats is not None
+        answers = self.crawler.stats.get_value("downloader/response_count", 0)
+        self.unreachable = self.run.unreachable(answers)
+        if self.unreachable is None:
+            return False
+        self._close("site_unreachable")
+        return True
 
     def emit_summary(self, response: Response) -> Iterator[Any]:
         yield from self._summary_items()
@@ -474,6 +494,9 @@ class AuditSpider(Spider):
         summary = self._summary(None)
         summary.complete = False
         urls, _ = self.run.inventory.totals()
+        if self.unreachable is not None:
+            summary.notes.append(f"{self.unreachable}; the history keeps this run as unfinished")
+            return summary
         summary.notes.append(
             f"the audit stopped before it was complete: {self.run.totals.urls_emitted:,} of "
             f"the {urls:,} URLs found so far have a record in this report, and the history "

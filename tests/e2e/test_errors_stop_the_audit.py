@@ -4,6 +4,7 @@ quietly or waiting forever for a sitemap that will never be finished."""
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -111,3 +112,45 @@ async def test_with_the_error_count_off_the_audit_goes_on(
         "p4",
         "q",
     ]
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+@deferred_f_from_coro_f
+async def test_a_site_that_never_answers_stops_the_audit_saying_why(tmp_path: Path) -> None:
+    """No request got an HTTP answer: the report is no baseline for the next run, so the
+    audit is incomplete (exit status 1) and the summary names the errors."""
+    base = f"http://127.0.0.1:{_closed_port()}"
+    records, crawler = await run_audit(base, tmp_path / "report.jsonl")
+    [summary] = records
+    assert summary["complete"] is False
+    assert summary["robots_txt"]["outcome"] == "disallow_all"
+    robots, unreachable = summary["notes"]
+    assert robots.startswith("robots.txt could not be read (ConnectionRefusedError")
+    assert unreachable.startswith(
+        f"the site could not be reached: no request to {base} got an HTTP answer "
+        "(robots.txt: ConnectionRefusedError"
+    )
+    assert "; the homepage: ConnectionRefusedError" in unreachable
+    assert unreachable.endswith("so nothing was audited; the history keeps this run as unfinished")
+    stats = crawler.stats.get_stats()
+    assert stats["finish_reason"] == "site_unreachable"
+    assert audit_failed(stats)
+
+
+@deferred_f_from_coro_f
+async def test_a_site_that_answers_only_with_errors_is_audited(tmp_path: Path) -> None:
+    """An HTTP answer, even a 503, means the site was reached: the audit ends as usual."""
+    site = TestSite({"/robots.txt": Page(status=503, body="down")})
+    with site:
+        records, crawler = await run_audit(site.base, tmp_path / "report.jsonl")
+    summary = by_record(records, "summary")[0]
+    assert summary["complete"] is True
+    assert summary["robots_txt"]["status"] == 503
+    assert any(note.startswith("no sitemap was found") for note in summary["notes"])
+    assert crawler.stats.get_value("finish_reason") == "finished"

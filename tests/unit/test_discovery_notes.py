@@ -1,0 +1,95 @@
+"""What an audit's run says about a site it could not reach, or that lives on another host."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from sitemapaudit.config import AuditConfig
+from sitemapaudit.crawl.run import AuditRun
+from sitemapaudit.urls import parse_origin
+
+TLS_ERROR = "Error: [('SSL routines', '', 'wrong version number')]"
+
+
+class _Stats:
+    def __init__(self) -> None:
+        self.values: Counter[str] = Counter()
+
+    def inc_value(self, key: str, count: int = 1, start: int = 0) -> None:
+        self.values[key] += count
+
+
+@pytest.fixture
+def make_run(tmp_path: Path) -> Iterator[Callable[[str], AuditRun]]:
+    runs: list[AuditRun] = []
+
+    def make(origin: str) -> AuditRun:
+        config = AuditConfig.from_settings(
+            {"SITEMAPAUDIT_HISTORY_PATH": "", "SITEMAPAUDIT_WORK_DIR": str(tmp_path / origin[-4:])}
+        )
+        run = AuditRun(parse_origin(origin), config, _Stats())
+        runs.append(run)
+        return run
+
+    yield make
+    for run in runs:
+        run.close()
+
+
+def test_a_run_with_an_answer_is_not_unreachable(make_run: Callable[[str], AuditRun]) -> None:
+    run = make_run("https://e.com")
+    run.robots_received(None, b"", "https://e.com/robots.txt", error=TLS_ERROR)
+    assert run.unreachable(1) is None
+
+
+def test_an_unreachable_site_is_explained_with_every_discovery_error(
+    make_run: Callable[[str], AuditRun],
+) -> None:
+    run = make_run("http://e.com:8080")
+    run.robots_received(None, b"", "http://e.com:8080/robots.txt", error="DNSLookupError: x")
+    run.homepage_received([], error="DNSLookupError: y")
+    note = run.unreachable(0)
+    assert note == (
+        "the site could not be reached: no request to http://e.com:8080 got an HTTP answer "
+        "(robots.txt: DNSLookupError: x; the homepage: DNSLookupError: y), so nothing was "
+        "audited"
+    )
+    assert "robots.txt could not be read (DNSLookupError: x)" in run.notes()[0]
+
+
+def test_tls_errors_on_an_https_origin_suggest_plain_http(
+    make_run: Callable[[str], AuditRun],
+) -> None:
+    run = make_run("https://e.com:8443")
+    run.robots_received(None, b"", "https://e.com:8443/robots.txt", error=TLS_ERROR)
+    run.homepage_received([], error=TLS_ERROR)
+    note = run.unreachable(0)
+    assert note is not None
+    assert note.endswith(
+        "; for a site served over plain HTTP, run with -a domain=http://e.com:8443"
+    )
+
+
+def test_redirects_to_another_host_are_noted_and_counted(
+    make_run: Callable[[str], AuditRun],
+) -> None:
+    run = make_run("https://e.com")
+    run.robots_received(
+        301, b"", "https://e.com/robots.txt", moved_to="https://www.e.com/robots.txt"
+    )
+    run.homepage_received([], moved_to="https://www.e.com/")
+    robots, homepage = run.notes()
+    assert robots.startswith(
+        "robots.txt of https://e.com redirects to https://www.e.com/robots.txt"
+    )
+    assert homepage.endswith("-a domain=https://www.e.com")
+    assert run.robots is not None
+    assert run.robots.outcome == "allow_all"
+    stats = run.stats
+    assert isinstance(stats, _Stats)
+    assert stats.values["sitemapaudit/discovery/robots_other_host"] == 1
+    assert stats.values["sitemapaudit/discovery/homepage_other_host"] == 1
