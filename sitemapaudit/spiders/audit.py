@@ -493,14 +493,14 @@ class AuditSpider(Spider):
             return None
         summary = self._summary(None)
         summary.complete = False
-        urls, _ = self.run.inventory.totals()
+        kept = "; the history keeps this run as unfinished" if self.config.history_path else ""
         if self.unreachable is not None:
-            summary.notes.append(f"{self.unreachable}; the history keeps this run as unfinished")
+            summary.notes.append(self.unreachable + kept)
             return summary
+        urls, _ = self.run.inventory.totals()
         summary.notes.append(
             f"the audit stopped before it was complete: {self.run.totals.urls_emitted:,} of "
-            f"the {urls:,} URLs found so far have a record in this report, and the history "
-            "keeps this run as unfinished"
+            f"the {urls:,} URLs found so far have a record in this report{kept}"
         )
         if self.first_error is not None:
             summary.notes.append(

@@ -13,6 +13,7 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 
 from sitemapaudit.commands.crawl import audit_failed
 from sitemapaudit.crawl import pages, run
+from sitemapaudit.history.store import HistoryStore
 from sitemapaudit.report.build import RecordBuilder
 from tests.support.crawl import by_record, run_audit
 from tests.support.golden_site import XML, page, url, urlset
@@ -126,7 +127,10 @@ async def test_a_site_that_never_answers_stops_the_audit_saying_why(tmp_path: Pa
     """No request got an HTTP answer: the report is no baseline for the next run, so the
     audit is incomplete (exit status 1) and the summary names the errors."""
     base = f"http://127.0.0.1:{_closed_port()}"
-    records, crawler = await run_audit(base, tmp_path / "report.jsonl")
+    history = tmp_path / "history.sqlite3"
+    records, crawler = await run_audit(
+        base, tmp_path / "report.jsonl", settings={"SITEMAPAUDIT_HISTORY_PATH": str(history)}
+    )
     [summary] = records
     assert summary["complete"] is False
     assert summary["robots_txt"]["outcome"] == "disallow_all"
@@ -141,6 +145,9 @@ async def test_a_site_that_never_answers_stops_the_audit_saying_why(tmp_path: Pa
     stats = crawler.stats.get_stats()
     assert stats["finish_reason"] == "site_unreachable"
     assert audit_failed(stats)
+    with HistoryStore(str(history)) as store:
+        [kept] = store.runs()
+    assert kept.finished_at is None
 
 
 @deferred_f_from_coro_f

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -177,3 +178,15 @@ def test_validating_urls_writes_no_audit_history(tmp_path: Path) -> None:
             assert [r["url"] for r in records if r["record"] == "url"] == [f"{site.base}/p1"]
             assert [r["status"] for r in records if r["record"] == "sitemap"] == [200]
     assert not (tmp_path / "reports").exists()
+
+
+def test_a_url_on_a_host_that_never_answers_is_a_fetch_failure(tmp_path: Path) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    code, records, stderr = validate(f"http://127.0.0.1:{port}/sitemap.xml")
+    assert code == 1
+    [record] = records
+    assert record["issues"] == ["fetch_failed"]
+    assert "the site could not be reached" in stderr
+    assert "history" not in stderr
