@@ -407,9 +407,11 @@ class AuditRun:
             f"the site could not be reached: no request to {self.origin.url} got an HTTP "
             f"answer{f' ({why})' if why else ''}, so nothing was audited"
         )
-        if self.origin.scheme == "https" and ("SSL" in why or "TLS" in why):
+        # A bare host means https; the site may only speak plain HTTP (a TLS error, or no
+        # server on the https port). Not after a DNS failure: the host itself is unknown.
+        if self.origin.scheme == "https" and "DNSLookupError" not in why:
             plain = Origin("http", self.origin.host, self.origin.port).url
-            note += f"; for a site served over plain HTTP, run with -a domain={plain}"
+            note += f"; if the site is served over plain HTTP, run with -a domain={plain}"
         return note
 
     def _note(self, stat: str, note: str) -> None:

@@ -61,17 +61,28 @@ def test_an_unreachable_site_is_explained_with_every_discovery_error(
     assert "robots.txt could not be read (DNSLookupError: x)" in run.notes()[0]
 
 
-def test_tls_errors_on_an_https_origin_suggest_plain_http(
-    make_run: Callable[[str], AuditRun],
+@pytest.mark.parametrize(
+    "error", [TLS_ERROR, "ConnectionRefusedError: Connection was refused by other side"]
+)
+def test_an_unreachable_https_origin_suggests_plain_http(
+    make_run: Callable[[str], AuditRun], error: str
 ) -> None:
     run = make_run("https://e.com:8443")
-    run.robots_received(None, b"", "https://e.com:8443/robots.txt", error=TLS_ERROR)
-    run.homepage_received([], error=TLS_ERROR)
+    run.robots_received(None, b"", "https://e.com:8443/robots.txt", error=error)
+    run.homepage_received([], error=error)
     note = run.unreachable(0)
     assert note is not None
     assert note.endswith(
-        "; for a site served over plain HTTP, run with -a domain=http://e.com:8443"
+        "; if the site is served over plain HTTP, run with -a domain=http://e.com:8443"
     )
+
+
+def test_a_dns_failure_suggests_nothing(make_run: Callable[[str], AuditRun]) -> None:
+    run = make_run("https://e.invalid")
+    run.robots_received(None, b"", "https://e.invalid/robots.txt", error="DNSLookupError: x")
+    note = run.unreachable(0)
+    assert note is not None
+    assert note.endswith("so nothing was audited")
 
 
 def test_redirects_to_another_host_are_noted_and_counted(
