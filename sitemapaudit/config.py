@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 from sitemapaudit.defaults import SETTINGS
 from sitemapaudit.errors import ConfigError
+from sitemapaudit.urls import Origin, parse_origin
 
 T = TypeVar("T")
 
@@ -59,6 +60,19 @@ def _fraction(name: str, value: Any) -> float:
     return number
 
 
+def _origins(name: str, value: Any) -> tuple[Origin, ...]:
+    origins = []
+    for item in _parse_list(name, value):
+        try:
+            origins.append(parse_origin(item))
+        except ConfigError:
+            raise ConfigError(
+                f"{name} entries must be hosts such as 'cdn.example.com' or origins such as "
+                f"'https://cdn.example.com', got {item!r}"
+            ) from None
+    return tuple(origins)
+
+
 _REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 
 
@@ -80,6 +94,7 @@ class AuditConfig:
     fetch_urls: bool
     fetch_blocked: bool
     common_paths: tuple[str, ...]
+    sitemap_hosts: tuple[Origin, ...]
     max_index_depth: int
     max_sitemaps: int
     sitemap_read_limit: int
@@ -137,6 +152,7 @@ class AuditConfig:
                 "SITEMAPAUDIT_FETCH_BLOCKED", get("SITEMAPAUDIT_FETCH_BLOCKED")
             ),
             common_paths=tuple(paths),
+            sitemap_hosts=_origins("SITEMAPAUDIT_SITEMAP_HOSTS", get("SITEMAPAUDIT_SITEMAP_HOSTS")),
             max_index_depth=integer("SITEMAPAUDIT_MAX_INDEX_DEPTH"),
             max_sitemaps=integer("SITEMAPAUDIT_MAX_SITEMAPS", 1),
             sitemap_read_limit=integer("SITEMAPAUDIT_SITEMAP_READ_LIMIT", 1024),
@@ -189,6 +205,7 @@ class AuditConfig:
             "robots_user_agent": self.robots_user_agent,
             "fetch_urls": self.fetch_urls,
             "fetch_blocked": self.fetch_blocked,
+            "sitemap_hosts": [origin.url for origin in self.sitemap_hosts],
             "max_index_depth": self.max_index_depth,
             "max_sitemaps": self.max_sitemaps,
             "sitemap_read_limit": self.sitemap_read_limit,

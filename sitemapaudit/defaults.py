@@ -36,6 +36,14 @@ SETTINGS: dict[str, tuple[Any, str, str]] = {
         "list",
         "Paths tried when neither robots.txt nor the homepage names a sitemap.",
     ),
+    "SITEMAPAUDIT_SITEMAP_HOSTS": (
+        [],
+        "list",
+        "Other hosts that keep the site's sitemaps (a CDN, a host robots.txt cross-submits), "
+        "as `cdn.example.com` or `https://cdn.example.com`: sitemaps there, and sitemap "
+        "redirects to them, are fetched; the URLs they list must still be on the audited host. "
+        "The hosts of `-a sitemap=` URLs count too.",
+    ),
     "SITEMAPAUDIT_MAX_INDEX_DEPTH": (
         5,
         "int",

@@ -74,16 +74,33 @@ class Origin:
         return port == self.port
 
 
+def url_origin(url: str) -> Origin | None:
+    """The origin of an absolute http(s) URL; ``None`` when it has none."""
+    parts = _split_authority(url)
+    if parts is None or parts[0] not in DEFAULT_PORTS:
+        return None
+    scheme, host, port = parts
+    return Origin(scheme, host, None if port == DEFAULT_PORTS[scheme] else port)
+
+
 def origin_of(url: str) -> str:
     """The origin (``scheme://host[:port]``) of an absolute http(s) URL, as the ``domain``
     argument takes it; ``url`` itself when it has none."""
-    parts = _split_authority(url)
-    if parts is None:
-        return url
-    scheme, host, port = parts
-    if port == DEFAULT_PORTS.get(scheme):
-        port = None
-    return Origin(scheme, host, port).url
+    origin = url_origin(url)
+    return url if origin is None else origin.url
+
+
+@dataclass(frozen=True, slots=True)
+class SitemapHosts:
+    """Where the site's sitemaps may be fetched: the audited origin, and other hosts that keep
+    its sitemaps (a CDN, a host that robots.txt cross-submits, the host of a sitemap given as
+    an argument)."""
+
+    origin: Origin
+    others: tuple[Origin, ...] = ()
+
+    def owns(self, url: str) -> bool:
+        return self.origin.owns(url) or any(other.owns(url) for other in self.others)
 
 
 def parse_origin(value: str) -> Origin:

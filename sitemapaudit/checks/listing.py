@@ -45,7 +45,8 @@ class UrlOffHost(RuleCheck):
 
 
 class OutOfScope(RuleCheck):
-    """The URL is outside the directory of the sitemap listing it (sitemaps.org location rule)."""
+    """The URL is outside the directory of the sitemap listing it (sitemaps.org location rule;
+    not for a sitemap on a SITEMAPAUDIT_SITEMAP_HOSTS host)."""
 
     code = "out_of_scope"
     severity = Severity.WARNING

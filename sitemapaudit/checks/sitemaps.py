@@ -107,7 +107,8 @@ class NestedIndex(ProblemCheck):
 
 
 class SitemapOffHost(ProblemCheck):
-    """The sitemap is on another host than the audited one; it is not fetched."""
+    """The sitemap is on another host than the audited one (and not in SITEMAPAUDIT_SITEMAP_HOSTS),
+    or redirects there; it is not fetched."""
 
     code = "off_host"
     severity = Severity.ERROR

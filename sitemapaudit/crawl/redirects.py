@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urljoin
 
-from sitemapaudit.urls import Origin, loc_problems, normalize_url
+from sitemapaudit.urls import loc_problems, normalize_url
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+
+
+class Hosts(Protocol):
+    """Where redirects may lead: an :class:`~sitemapaudit.urls.Origin`, or the
+    :class:`~sitemapaudit.urls.SitemapHosts` of a sitemap request."""
+
+    def owns(self, url: str) -> bool: ...
 
 
 @dataclass(slots=True)
@@ -28,14 +35,14 @@ def next_hop(
     url: str,
     status: int,
     location: str | None,
-    origin: Origin,
+    origin: Hosts,
     max_redirects: int,
 ) -> str | None:
     """Record one response; return the URL to request next, or ``None`` when the chain ends.
 
     The chain ends on a non-redirect status, a missing or unusable Location, a revisited URL or
     too many hops (``loop``), or a target this audit must not request (``stopped``; one on
-    another host is also ``other_host``).
+    another host than ``origin`` owns is also ``other_host``).
     """
     if status not in REDIRECT_STATUSES or not location:
         return None

@@ -37,12 +37,17 @@ from sitemapaudit.history.diff import diff_runs
 from sitemapaudit.history.store import STORE_FAILURES, HistoryStore
 from sitemapaudit.inventory import Inventory, Listing, NewEntry
 from sitemapaudit.sitemap.records import Problem, SitemapKind
-from sitemapaudit.urls import Origin, in_sitemap_scope, loc_problems, origin_of
+from sitemapaudit.urls import Origin, in_sitemap_scope, loc_problems, origin_of, url_origin
 from sitemapaudit.validation import HreflangGraph
 
 logger = logging.getLogger(__name__)
 
 INDEX_KINDS = {SitemapKind.SITEMAPINDEX.value}
+
+OFF_HOST_SITEMAP = (
+    "on another host, not fetched (if the site keeps its sitemaps there, add that host to "
+    "SITEMAPAUDIT_SITEMAP_HOSTS)"
+)
 
 # URL-rule codes that keep a listed URL from being requested at all.
 NOT_FETCHABLE = frozenset({"invalid_url", "url_too_long", "off_host"})
@@ -165,7 +170,18 @@ class AuditRun:
             max_depth=self.config.max_index_depth,
             max_sitemaps=self.config.max_sitemaps,
             max_url_length=self.config.max_url_length,
+            sitemap_hosts=self.sitemap_hosts(),
         )
+
+    def sitemap_hosts(self) -> tuple[Origin, ...]:
+        """The other hosts whose sitemaps are fetched: SITEMAPAUDIT_SITEMAP_HOSTS and the
+        hosts of the sitemaps given as arguments (the user named them)."""
+        hosts = list(self.config.sitemap_hosts)
+        for url in self.sitemap_args:
+            origin = url_origin(url)
+            if origin is not None and origin not in hosts and origin != self.origin:
+                hosts.append(origin)
+        return tuple(hosts)
 
     def _make_inventory(self) -> Inventory:
         # A temporary work directory goes with the run: nothing will resume from it.
@@ -452,7 +468,7 @@ class AuditRun:
             if decision is Decision.FETCH:
                 refs.append(self._pending(SitemapRef(url, via, None, 0)))
             elif decision is Decision.OFF_HOST:
-                skipped.append(_skipped(url, via, None, "off_host", "on another host, not fetched"))
+                skipped.append(_skipped(url, via, None, "off_host", OFF_HOST_SITEMAP))
             elif decision is Decision.INVALID:
                 skipped.append(_skipped(url, via, None, "invalid_url", "not a valid http(s) URL"))
             elif decision is Decision.CAPPED:
@@ -686,9 +702,7 @@ class AuditRun:
         elif decision is Decision.KNOWN:
             pass
         elif decision is Decision.OFF_HOST:
-            skipped.append(
-                _skipped(loc, "index", parent.url, "off_host", "on another host, not fetched")
-            )
+            skipped.append(_skipped(loc, "index", parent.url, "off_host", OFF_HOST_SITEMAP))
         elif decision is Decision.SEEN:
             problems.add("index_cycle", loc)
         elif decision is Decision.TOO_DEEP:
@@ -707,16 +721,19 @@ class AuditRun:
         codes = loc_problems(loc, max_length=self.config.max_url_length)
         if codes:
             return tuple(codes)
-        # Most locs start with their (fetched, so on-origin) sitemap's directory, character
-        # for character: on the origin and in scope without parsing them.
+        # Most locs start with their (on-origin) sitemap's directory, character for
+        # character: on the origin and in scope without parsing them. A sitemap on another of
+        # the site's sitemap hosts (a cross-submit) has no scope on the origin ("").
         scope = self._scopes.get(sitemap_url)
         if scope is None:
-            scope = self._scopes[sitemap_url] = sitemap_url[: sitemap_url.rfind("/") + 1]
+            scope = self._scopes[sitemap_url] = (
+                sitemap_url[: sitemap_url.rfind("/") + 1] if self.origin.owns(sitemap_url) else ""
+            )
         if "://" in scope and loc.startswith(scope) and "?" not in scope:
             return ()
         if not self.origin.owns(loc):
             return ("off_host",)
-        if not in_sitemap_scope(loc, sitemap_url):
+        if scope and not in_sitemap_scope(loc, sitemap_url):
             return ("out_of_scope",)
         return ()
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from sitemapaudit.sitemap.records import Problem
-from sitemapaudit.urls import Origin, loc_problems, normalize_url
+from sitemapaudit.urls import Origin, SitemapHosts, loc_problems, normalize_url
 
 
 class Decision(StrEnum):
@@ -33,8 +33,18 @@ class SitemapRef:
 class SitemapTree:
     """Decides, for each sitemap reference, whether it is fetched; remembers every one seen."""
 
-    def __init__(self, origin: Origin, *, max_depth: int, max_sitemaps: int, max_url_length: int):
+    def __init__(
+        self,
+        origin: Origin,
+        *,
+        max_depth: int,
+        max_sitemaps: int,
+        max_url_length: int,
+        sitemap_hosts: tuple[Origin, ...] = (),
+    ):
         self.origin = origin
+        # Where sitemaps are fetched: the origin and the other hosts that keep its sitemaps.
+        self.hosts = SitemapHosts(origin, sitemap_hosts)
         self.max_depth = max_depth
         self.max_sitemaps = max_sitemaps
         self.max_url_length = max_url_length
@@ -58,7 +68,7 @@ class SitemapTree:
         key = normalize_url(url)
         if key in self._seen:
             return Decision.SEEN
-        if not self.origin.owns(url):
+        if not self.hosts.owns(url):
             self._seen.add(key)
             return Decision.OFF_HOST
         if depth > self.max_depth:

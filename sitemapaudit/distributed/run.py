@@ -72,7 +72,7 @@ class SharedSitemapTree(SitemapTree):
         first = self.shared.seen_by(key)
         if first is not None:
             return self._again(key, url, first, parent)
-        if not self.origin.owns(url):
+        if not self.hosts.owns(url):
             self._register(key, parent)
             return Decision.OFF_HOST
         if depth > self.max_depth:
@@ -95,7 +95,7 @@ class SharedSitemapTree(SitemapTree):
         """Seen before. By this worker, or by another parent: a repeat. By the same parent in
         another worker: the parent is read again because its first reader left, and the
         child is fetched only if that reader did not get to register it."""
-        if key in self._mine or first != (parent or "") or not self.origin.owns(url):
+        if key in self._mine or first != (parent or "") or not self.hosts.owns(url):
             return Decision.SEEN
         return Decision.KNOWN if self.inventory.is_settled(url) else Decision.FETCH
 
@@ -155,6 +155,7 @@ class SharedAuditRun(AuditRun):
             max_depth=self.config.max_index_depth,
             max_sitemaps=self.config.max_sitemaps,
             max_url_length=self.config.max_url_length,
+            sitemap_hosts=self.sitemap_hosts(),
         )
 
     def _make_inventory(self) -> SharedInventory:  # type: ignore[override]

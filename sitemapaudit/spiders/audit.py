@@ -20,7 +20,7 @@ from twisted.python.failure import Failure
 from sitemapaudit.arguments import parse_arguments
 from sitemapaudit.config import AuditConfig, parse_bool
 from sitemapaudit.crawl.pages import PageQueue, PendingPage
-from sitemapaudit.crawl.redirects import REDIRECT_STATUSES, RedirectState, next_hop
+from sitemapaudit.crawl.redirects import REDIRECT_STATUSES, Hosts, RedirectState, next_hop
 from sitemapaudit.crawl.run import AuditRun, PageAction
 from sitemapaudit.crawl.tree import SitemapRef
 from sitemapaudit.discovery.homepage import homepage_sitemaps
@@ -343,7 +343,7 @@ class AuditSpider(Spider):
 
     # -- sitemaps -------------------------------------------------------------------------------
     def parse_sitemap(self, response: Response) -> Iterator[Any]:
-        if (hop := self._hop(response)) is not None:
+        if (hop := self._hop(response, self.run.tree.hosts)) is not None:
             yield hop
             return
         ref: SitemapRef = response.meta["sitemap_ref"]
@@ -616,21 +616,22 @@ class AuditSpider(Spider):
             },
         )
 
-    def _next_target(self, response: Response) -> str | None:
-        """Record the response in its request's redirect chain; the URL to request next."""
+    def _next_target(self, response: Response, hosts: Hosts | None = None) -> str | None:
+        """Record the response in its request's redirect chain; the URL to request next, on
+        the audited host (or on ``hosts``)."""
         status = response.status
         return next_hop(
             response.meta["redirects"],
             url=response.url,
             status=status,
             location=_header(response, "Location") if status in REDIRECT_STATUSES else None,
-            origin=self.origin,
+            origin=self.origin if hosts is None else hosts,
             max_redirects=self.config.max_redirects,
         )
 
-    def _hop(self, response: Response) -> Request | None:
+    def _hop(self, response: Response, hosts: Hosts | None = None) -> Request | None:
         """The next hop of a redirected robots.txt, homepage or sitemap request, if any."""
-        target = self._next_target(response)
+        target = self._next_target(response, hosts)
         if target is None:
             return None
         return response.request.replace(url=target)  # type: ignore[union-attr]
@@ -683,7 +684,13 @@ def _redirect_problems(state: RedirectState) -> list[Problem]:
             Problem("redirect_loop", f"redirects in a loop or past the hop limit: {state.chain}")
         ]
     if state.other_host is not None:
-        return [Problem("off_host", f"redirects to another host, {state.stopped}")]
+        return [
+            Problem(
+                "off_host",
+                f"redirects to another host, {state.stopped} (if the site keeps its sitemaps "
+                "there, add that host to SITEMAPAUDIT_SITEMAP_HOSTS)",
+            )
+        ]
     if state.stopped:
         return [Problem("invalid_url", f"redirect {state.stopped}")]
     return []

@@ -303,3 +303,18 @@ def test_a_homepage_on_another_host_is_noted_for_the_whole_cluster(
     assert "-a domain=https://www.example.com" in two.notes()[0]
     one.close()
     two.close()
+
+
+def test_the_clusters_tree_fetches_sitemaps_on_the_sitemap_hosts(redis_url: str) -> None:
+    shared = audit(redis_url, origin_url())
+    cluster_tree = SharedSitemapTree(
+        shared,
+        SharedInventory(shared.client, shared.prefix),
+        origin=parse_origin("https://e.com"),
+        max_depth=3,
+        max_sitemaps=3,
+        max_url_length=2048,
+        sitemap_hosts=(parse_origin("cdn.e.com"),),
+    )
+    assert cluster_tree.consider("https://cdn.e.com/s.xml", depth=0) is Decision.FETCH
+    assert cluster_tree.consider("https://other.com/s.xml", depth=0) is Decision.OFF_HOST

@@ -422,3 +422,90 @@ async def test_redirects_on_the_audited_host_need_no_note(tmp_path: Path) -> Non
     stats = crawler.stats.get_stats()
     assert "sitemapaudit/discovery/robots_other_host" not in stats
     assert "sitemapaudit/discovery/homepage_other_host" not in stats
+
+
+def cdn_and_site() -> tuple[TestSite, TestSite]:
+    """A site whose robots.txt names a sitemap on another host (a CDN, a cross-submit), and
+    whose /sitemap.xml redirects there too; the CDN's sitemaps list the site's pages."""
+    cdn = TestSite({})
+    site = TestSite(
+        {
+            "/robots.txt": lambda _site, _path: Page(
+                body=f"Sitemap: {cdn.base}/sitemaps/index.xml\n", content_type="text/plain"
+            ),
+            "/sitemap.xml": lambda _site, _path: Page(
+                status=301, headers=[("Location", f"{cdn.base}/sitemaps/moved.xml")]
+            ),
+            "/a": page(),
+            "/deep/b": page(),
+        }
+    )
+    cdn.routes.update(
+        {
+            "/sitemaps/index.xml": lambda _site, _path: Page(
+                body=index(f"{cdn.base}/sitemaps/pages.xml", f"{site.base}/sitemap.xml"),
+                content_type=XML,
+            ),
+            "/sitemaps/pages.xml": lambda _site, _path: Page(
+                body=urlset(url(f"{site.base}/a"), url(f"{cdn.base}/elsewhere")),
+                content_type=XML,
+            ),
+            "/sitemaps/moved.xml": lambda _site, _path: Page(
+                body=urlset(url(f"{site.base}/deep/b")), content_type=XML
+            ),
+        }
+    )
+    return site, cdn
+
+
+@deferred_f_from_coro_f
+async def test_sitemaps_on_a_sitemap_host_are_fetched_and_list_the_sites_urls(
+    tmp_path: Path,
+) -> None:
+    site, cdn = cdn_and_site()
+    with site, cdn:
+        records, _ = await run_audit(
+            site.base,
+            tmp_path / "report.jsonl",
+            settings={"SITEMAPAUDIT_SITEMAP_HOSTS": cdn.base},
+        )
+    assert issues_by_url(records, "sitemap") == {
+        f"{cdn.base}/sitemaps/index.xml": [],
+        f"{cdn.base}/sitemaps/pages.xml": [],
+        f"{site.base}/sitemap.xml": [],
+    }
+    # Listed by a sitemap on the sitemap host: no directory scope applies, but the URLs must
+    # still be on the audited host.
+    assert issues_by_url(records) == {
+        f"{site.base}/a": [],
+        f"{site.base}/deep/b": [],
+        f"{cdn.base}/elsewhere": ["off_host"],
+    }
+    assert cdn.hits["/elsewhere"] == 0
+    assert by_record(records, "summary")[0]["settings"]["sitemap_hosts"] == [cdn.base]
+
+
+@deferred_f_from_coro_f
+async def test_without_the_sitemap_host_its_sitemaps_are_off_host_with_a_hint(
+    tmp_path: Path,
+) -> None:
+    site, cdn = cdn_and_site()
+    with site, cdn:
+        records, _ = await run_audit(site.base, tmp_path / "report.jsonl")
+    sitemaps = {r["url"]: r for r in by_record(records, "sitemap")}
+    index_record = sitemaps[f"{cdn.base}/sitemaps/index.xml"]
+    assert index_record["issues"] == ["off_host"]
+    assert "SITEMAPAUDIT_SITEMAP_HOSTS" in index_record["errors"][0]
+    assert cdn.hits == {}
+    assert by_record(records, "url") == []
+
+
+@deferred_f_from_coro_f
+async def test_a_sitemap_given_as_an_argument_is_fetched_from_any_host(tmp_path: Path) -> None:
+    site, cdn = cdn_and_site()
+    with site, cdn:
+        records, _ = await run_audit(
+            site.base, tmp_path / "report.jsonl", sitemap=f"{cdn.base}/sitemaps/pages.xml"
+        )
+    assert issues_by_url(records, "sitemap") == {f"{cdn.base}/sitemaps/pages.xml": []}
+    assert issues_by_url(records) == {f"{site.base}/a": [], f"{cdn.base}/elsewhere": ["off_host"]}

@@ -53,3 +53,24 @@ def test_parse_bool_names_the_argument() -> None:
     assert parse_bool("fetch_urls", "YES") is True
     with pytest.raises(ConfigError, match="fetch_urls"):
         parse_bool("fetch_urls", "sometimes")
+
+
+def test_sitemap_hosts_are_read_as_origins() -> None:
+    config = AuditConfig.from_settings(
+        {"SITEMAPAUDIT_SITEMAP_HOSTS": "cdn.example.com, http://127.0.0.1:8080"}
+    )
+    assert [origin.url for origin in config.sitemap_hosts] == [
+        "https://cdn.example.com",
+        "http://127.0.0.1:8080",
+    ]
+    assert config.shaping_settings()["sitemap_hosts"] == [
+        "https://cdn.example.com",
+        "http://127.0.0.1:8080",
+    ]
+
+
+@pytest.mark.parametrize("value", ["https://cdn.example.com/sitemaps", "ftp://cdn", "a b"])
+def test_a_bad_sitemap_host_fails_naming_the_setting(value: str) -> None:
+    with pytest.raises(ConfigError, match="SITEMAPAUDIT_SITEMAP_HOSTS") as raised:
+        AuditConfig.from_settings({"SITEMAPAUDIT_SITEMAP_HOSTS": [value]})
+    assert repr(value) in str(raised.value)

@@ -1,4 +1,5 @@
-"""What an audit's run says about a site it could not reach, or that lives on another host."""
+"""What an audit's run says about a site it could not reach, or that lives on another host,
+and how it treats the other hosts that keep a site's sitemaps."""
 
 from __future__ import annotations
 
@@ -24,14 +25,18 @@ class _Stats:
 
 
 @pytest.fixture
-def make_run(tmp_path: Path) -> Iterator[Callable[[str], AuditRun]]:
+def make_run(tmp_path: Path) -> Iterator[Callable[..., AuditRun]]:
     runs: list[AuditRun] = []
 
-    def make(origin: str) -> AuditRun:
+    def make(origin: str, sitemap_args: list[str] | None = None, hosts: str = "") -> AuditRun:
         config = AuditConfig.from_settings(
-            {"SITEMAPAUDIT_HISTORY_PATH": "", "SITEMAPAUDIT_WORK_DIR": str(tmp_path / origin[-4:])}
+            {
+                "SITEMAPAUDIT_HISTORY_PATH": "",
+                "SITEMAPAUDIT_WORK_DIR": str(tmp_path / str(len(runs))),
+                "SITEMAPAUDIT_SITEMAP_HOSTS": hosts,
+            }
         )
-        run = AuditRun(parse_origin(origin), config, _Stats())
+        run = AuditRun(parse_origin(origin), config, _Stats(), sitemap_args=sitemap_args)
         runs.append(run)
         return run
 
@@ -40,14 +45,14 @@ def make_run(tmp_path: Path) -> Iterator[Callable[[str], AuditRun]]:
         run.close()
 
 
-def test_a_run_with_an_answer_is_not_unreachable(make_run: Callable[[str], AuditRun]) -> None:
+def test_a_run_with_an_answer_is_not_unreachable(make_run: Callable[..., AuditRun]) -> None:
     run = make_run("https://e.com")
     run.robots_received(None, b"", "https://e.com/robots.txt", error=TLS_ERROR)
     assert run.unreachable(1) is None
 
 
 def test_an_unreachable_site_is_explained_with_every_discovery_error(
-    make_run: Callable[[str], AuditRun],
+    make_run: Callable[..., AuditRun],
 ) -> None:
     run = make_run("http://e.com:8080")
     run.robots_received(None, b"", "http://e.com:8080/robots.txt", error="DNSLookupError: x")
@@ -65,7 +70,7 @@ def test_an_unreachable_site_is_explained_with_every_discovery_error(
     "error", [TLS_ERROR, "ConnectionRefusedError: Connection was refused by other side"]
 )
 def test_an_unreachable_https_origin_suggests_plain_http(
-    make_run: Callable[[str], AuditRun], error: str
+    make_run: Callable[..., AuditRun], error: str
 ) -> None:
     run = make_run("https://e.com:8443")
     run.robots_received(None, b"", "https://e.com:8443/robots.txt", error=error)
@@ -77,7 +82,7 @@ def test_an_unreachable_https_origin_suggests_plain_http(
     )
 
 
-def test_a_dns_failure_suggests_nothing(make_run: Callable[[str], AuditRun]) -> None:
+def test_a_dns_failure_suggests_nothing(make_run: Callable[..., AuditRun]) -> None:
     run = make_run("https://e.invalid")
     run.robots_received(None, b"", "https://e.invalid/robots.txt", error="DNSLookupError: x")
     note = run.unreachable(0)
@@ -86,7 +91,7 @@ def test_a_dns_failure_suggests_nothing(make_run: Callable[[str], AuditRun]) -> 
 
 
 def test_redirects_to_another_host_are_noted_and_counted(
-    make_run: Callable[[str], AuditRun],
+    make_run: Callable[..., AuditRun],
 ) -> None:
     run = make_run("https://e.com")
     run.robots_received(
@@ -104,3 +109,33 @@ def test_redirects_to_another_host_are_noted_and_counted(
     assert isinstance(stats, _Stats)
     assert stats.values["sitemapaudit/discovery/robots_other_host"] == 1
     assert stats.values["sitemapaudit/discovery/homepage_other_host"] == 1
+
+
+def test_urls_listed_on_a_sitemap_host_have_no_directory_scope(
+    make_run: Callable[..., AuditRun],
+) -> None:
+    run = make_run("https://e.com", hosts="cdn.e.com")
+    on_cdn = "https://cdn.e.com/sitemaps/s.xml"
+    assert run._rules("https://e.com/any/where", on_cdn) == ()
+    assert run._rules("https://cdn.e.com/sitemaps/x", on_cdn) == ("off_host",)
+    assert run._rules("https://e.com/other/x", "https://e.com/blog/sitemap.xml") == (
+        "out_of_scope",
+    )
+
+
+def test_the_hosts_of_sitemap_arguments_are_sitemap_hosts(
+    make_run: Callable[..., AuditRun],
+) -> None:
+    run = make_run(
+        "https://e.com",
+        sitemap_args=[
+            "https://e.com/s.xml",
+            "http://cdn.e.com:8080/a.xml",
+            "http://cdn.e.com:8080/b.xml",
+        ],
+        hosts="static.e.com",
+    )
+    assert [origin.url for origin in run.sitemap_hosts()] == [
+        "https://static.e.com",
+        "http://cdn.e.com:8080",
+    ]

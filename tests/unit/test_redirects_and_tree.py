@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from sitemapaudit.crawl.redirects import RedirectState, next_hop
 from sitemapaudit.crawl.tree import Decision, SitemapTree
-from sitemapaudit.urls import parse_origin
+from sitemapaudit.urls import SitemapHosts, parse_origin
 
 ORIGIN = parse_origin("https://e.com")
 
@@ -57,3 +57,29 @@ def test_tree_decisions() -> None:
     assert tree.consider("file:///etc/passwd", depth=1) is Decision.INVALID
     assert tree.consider("https://e.com/t.xml", depth=1) is Decision.FETCH
     assert tree.consider("https://e.com/u.xml", depth=1) is Decision.CAPPED
+
+
+def test_sitemap_hosts_are_fetched_and_other_hosts_are_not() -> None:
+    cdn = parse_origin("cdn.e.com")
+    tree = SitemapTree(
+        ORIGIN, max_depth=1, max_sitemaps=5, max_url_length=2048, sitemap_hosts=(cdn,)
+    )
+    assert tree.consider("https://cdn.e.com/s.xml", depth=0) is Decision.FETCH
+    assert tree.consider("http://CDN.e.com/t.xml", depth=0) is Decision.FETCH
+    assert tree.consider("https://cdn.e.com:8443/u.xml", depth=0) is Decision.OFF_HOST
+    assert tree.consider("https://other.com/s.xml", depth=0) is Decision.OFF_HOST
+
+
+def test_a_sitemap_redirect_may_lead_to_a_sitemap_host() -> None:
+    hosts = SitemapHosts(ORIGIN, (parse_origin("https://cdn.e.com"),))
+    state = RedirectState()
+    target = next_hop(
+        state,
+        url="https://e.com/sitemap.xml",
+        status=301,
+        location="https://cdn.e.com/s.xml",
+        origin=hosts,
+        max_redirects=3,
+    )
+    assert target == "https://cdn.e.com/s.xml"
+    assert hop(RedirectState(), "https://e.com/sitemap.xml", 301, "https://cdn.e.com/s.xml") is None
