@@ -9,6 +9,21 @@ from sitemapaudit.checks.base import Severity
 from sitemapaudit.report.records import SitemapRecord, SummaryRecord, UrlRecord
 
 
+# Statuses a site gives a crawler it refuses or throttles, whatever the page: when nearly
+# every requested page answers one of them, the summary says what it likely means.
+_REFUSALS = {
+    401: "the site asks for credentials (HTTP authentication)",
+    403: "the site may be refusing this crawler (its User-Agent, see USER_AGENT, or its IP "
+    "address)",
+    429: "the site throttles the audit: slow it down (DOWNLOAD_DELAY, "
+    "CONCURRENT_REQUESTS_PER_DOMAIN)",
+    503: "the site was unavailable or throttling the audit: slow it down (DOWNLOAD_DELAY, "
+    "CONCURRENT_REQUESTS_PER_DOMAIN) or audit it later",
+}
+_REFUSAL_SHARE = 0.9
+_REFUSAL_MIN_PAGES = 10
+
+
 class SummaryCounter:
     """Counts records, findings per code and findings per severity."""
 
@@ -19,6 +34,9 @@ class SummaryCounter:
         self.sitemaps = 0
         self.urls = 0
         self.fetched = 0
+        # Pages requested in this run, and how many answered each refusing status.
+        self.requested = 0
+        self.refusals: Counter[int] = Counter()
         self.changes: Counter[str] = Counter()
 
     def add_change(self, change: str) -> None:
@@ -29,7 +47,12 @@ class SummaryCounter:
             self.sitemaps += 1
         else:
             self.urls += 1
-            self.fetched += int(record.fetched)
+            if record.fetched:
+                self.fetched += 1
+                if not record.carried_over:
+                    self.requested += 1
+                    if record.status in _REFUSALS:
+                        self.refusals[record.status] += 1
         for code in record.issues:
             self.codes[code] += 1
             self.severities[self.severity[(record.record, code)].value] += 1
@@ -48,4 +71,18 @@ class SummaryCounter:
                 "no sitemap was found: robots.txt and the homepage name none, and none of the "
                 "common paths holds one"
             )
+        if (refusal := self._refusal()) is not None:
+            summary.notes.append(refusal)
         return summary
+
+    def _refusal(self) -> str | None:
+        """A note when nearly every page requested answered the same refusing status."""
+        if self.requested < _REFUSAL_MIN_PAGES or not self.refusals:
+            return None
+        status, count = self.refusals.most_common(1)[0]
+        if count < _REFUSAL_SHARE * self.requested:
+            return None
+        return (
+            f"{count:,} of the {self.requested:,} pages requested answered {status}: "
+            f"{_REFUSALS[status]}; their http_error findings say little about the pages"
+        )

@@ -509,3 +509,23 @@ async def test_a_sitemap_given_as_an_argument_is_fetched_from_any_host(tmp_path:
         )
     assert issues_by_url(records, "sitemap") == {f"{cdn.base}/sitemaps/pages.xml": []}
     assert issues_by_url(records) == {f"{site.base}/a": [], f"{cdn.base}/elsewhere": ["off_host"]}
+
+
+@deferred_f_from_coro_f
+async def test_a_site_refusing_the_crawler_is_explained_in_the_summary(tmp_path: Path) -> None:
+    locs = [f"{{base}}/p{i}" for i in range(12)]
+    routes: dict[str, Any] = {
+        "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+        "/s.xml": Page(body=urlset(*map(url, locs)), content_type=XML),
+    }
+    routes.update({f"/p{i}": Page(status=403, body="Forbidden") for i in range(12)})
+    site = TestSite(routes)
+    with site:
+        records = await audit(site, tmp_path)
+    summary = by_record(records, "summary")[0]
+    assert summary["counts"] == {"http_error": 12}
+    assert summary["notes"] == [
+        "12 of the 12 pages requested answered 403: the site may be refusing this crawler "
+        "(its User-Agent, see USER_AGENT, or its IP address); their http_error findings say "
+        "little about the pages"
+    ]
