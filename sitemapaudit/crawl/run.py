@@ -119,6 +119,8 @@ class AuditRun:
         self._homepage_held: list[tuple[str, str]] = []
         # Why robots.txt or the homepage got no HTTP answer (see unreachable).
         self._failures: dict[str, str] = {}
+        # Notes on robots.txt, then on the homepage: in this order whichever answered first.
+        self._discovery_notes: dict[str, list[str]] = {"robots.txt": [], "homepage": []}
         self.robots: RobotsPolicy | None = None
         self.totals = RunTotals()
         self._work_dir, self._own_work_dir = _work_dir(configured_work_dir(config, jobdir))
@@ -350,19 +352,19 @@ class AuditRun:
             self._failures["robots.txt"] = error
         if moved_to is not None:
             self._note(
-                "discovery/robots_other_host",
+                "robots.txt",
                 f"robots.txt of {self.origin.url} redirects to {moved_to}, on another host, "
                 "which the audit does not request: it counts as not found, so no robots.txt "
                 "rules apply and it names no sitemap",
+                stat="discovery/robots_other_host",
             )
         if self.robots.outcome == "disallow_all":
             why = f"status {status}" if error is None else error
-            note = (
+            self._note(
+                "robots.txt",
                 f"robots.txt could not be read ({why}); as RFC 9309 requires, every URL is "
-                "treated as disallowed"
+                "treated as disallowed",
             )
-            self.totals.notes.append(note)
-            logger.warning("%s", note)
         logger.info(
             "robots.txt: %s, %d sitemap(s) named", self.robots.outcome, len(self.robots.sitemaps)
         )
@@ -397,11 +399,12 @@ class AuditRun:
             self._failures["the homepage"] = error
         if moved_to is not None:
             self._note(
-                "discovery/homepage_other_host",
+                "homepage",
                 f"the homepage of {self.origin.url} redirects to {moved_to}, on another host: "
                 f"this audit covers {self.origin.url} only, and sitemaps and URLs on that host "
                 "are reported as off_host; to audit that site, run it with "
                 f"-a domain={origin_of(moved_to)}",
+                stat="discovery/homepage_other_host",
             )
         self.wake()
         if self._hold_homepage_sitemaps(found):
@@ -430,10 +433,11 @@ class AuditRun:
             note += f"; if the site is served over plain HTTP, run with -a domain={plain}"
         return note
 
-    def _note(self, stat: str, note: str) -> None:
-        """A remark on discovery for the summary, the log and the stats."""
-        self.totals.notes.append(note)
-        self.stats.inc_value(f"sitemapaudit/{stat}")
+    def _note(self, source: str, note: str, *, stat: str | None = None) -> None:
+        """A remark on robots.txt or the homepage for the summary, the log and the stats."""
+        self._discovery_notes[source].append(note)
+        if stat is not None:
+            self.stats.inc_value(f"sitemapaudit/{stat}")
         logger.warning("%s", note)
 
     def _hold_homepage_sitemaps(self, found: list[tuple[str, str]]) -> bool:
@@ -861,8 +865,10 @@ class AuditRun:
         return UrlFactsBatch(self._facts_batch(fetched))
 
     def notes(self) -> list[str]:
-        """Notes for the summary (robots.txt that could not be read...)."""
-        return list(self.totals.notes)
+        """Notes for the summary (robots.txt that could not be read...): robots.txt's, the
+        homepage's, then the others in the order they came."""
+        notes = self._discovery_notes
+        return [*notes["robots.txt"], *notes["homepage"], *self.totals.notes]
 
     def changes(self) -> tuple[int | None, Iterator[dict[str, Any]]]:
         """The previous run of this origin, and the diff records against it."""

@@ -194,7 +194,7 @@ class SharedAuditRun(AuditRun):
         refs, skipped = super().robots_received(status, body, url, moved_to=moved_to, error=error)
         assert self.robots is not None
         self.shared.store_robots(status, body, url)
-        for note in self.totals.notes:
+        for note in super().notes():
             self.shared.add_note(note)
         if not self.sitemap_args:
             self.shared.add_found(len(self.robots.sitemaps))
@@ -211,7 +211,7 @@ class SharedAuditRun(AuditRun):
         error: str | None = None,
     ) -> tuple[list[SitemapRef], list[SitemapFacts]]:
         refs, skipped = super().homepage_received(found, moved_to=moved_to, error=error)
-        for note in self.totals.notes:
+        for note in super().notes():
             self.shared.add_note(note)
         self.shared.add_found(len(found))
         self.shared.flag("homepage_done")
@@ -417,7 +417,7 @@ class SharedAuditRun(AuditRun):
         return item
 
     def notes(self) -> list[str]:
-        return self.shared.notes() or list(self.totals.notes)
+        return self.shared.notes() or super().notes()
 
     def finish(self) -> None:
         """The report is written: the audit is over for every worker."""

@@ -8,7 +8,6 @@ from datetime import UTC, datetime
 from sitemapaudit.checks.base import Severity
 from sitemapaudit.report.records import SitemapRecord, SummaryRecord, UrlRecord
 
-
 # Statuses a site gives a crawler it refuses or throttles, whatever the page: when nearly
 # every requested page answers one of them, the summary says what it likely means.
 _REFUSALS = {

@@ -139,3 +139,15 @@ def test_the_hosts_of_sitemap_arguments_are_sitemap_hosts(
         "https://static.e.com",
         "http://cdn.e.com:8080",
     ]
+
+
+def test_robots_txt_notes_come_first_whichever_answer_came_first(
+    make_run: Callable[..., AuditRun],
+) -> None:
+    """The same site gives the same summary every night."""
+    run = make_run("https://e.com")
+    run.homepage_received([], moved_to="https://www.e.com/")
+    run.robots_received(None, b"", "https://e.com/robots.txt", error="TimeoutError: x")
+    robots, homepage = run.notes()
+    assert robots.startswith("robots.txt could not be read (TimeoutError: x)")
+    assert homepage.startswith("the homepage of https://e.com redirects")
