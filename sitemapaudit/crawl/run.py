@@ -44,10 +44,11 @@ logger = logging.getLogger(__name__)
 
 INDEX_KINDS = {SitemapKind.SITEMAPINDEX.value}
 
-OFF_HOST_SITEMAP = (
-    "on another host, not fetched (if the site keeps its sitemaps there, add that host to "
-    "SITEMAPAUDIT_SITEMAP_HOSTS)"
+# What a sitemap on another host, or redirected there, is not fetched for.
+SITEMAP_HOSTS_HINT = (
+    "(if the site keeps its sitemaps there, add that host to SITEMAPAUDIT_SITEMAP_HOSTS)"
 )
+OFF_HOST_SITEMAP = f"on another host, not fetched {SITEMAP_HOSTS_HINT}"
 
 # URL-rule codes that keep a listed URL from being requested at all.
 NOT_FETCHABLE = frozenset({"invalid_url", "url_too_long", "off_host"})
@@ -120,7 +121,7 @@ class AuditRun:
         # Why robots.txt or the homepage got no HTTP answer (see unreachable).
         self._failures: dict[str, str] = {}
         # Notes on robots.txt, then on the homepage: in this order whichever answered first.
-        self._discovery_notes: dict[str, list[str]] = {"robots.txt": [], "homepage": []}
+        self._discovery_notes: dict[str, list[str]] = {"robots.txt": [], "the homepage": []}
         self.robots: RobotsPolicy | None = None
         self.totals = RunTotals()
         self._work_dir, self._own_work_dir = _work_dir(configured_work_dir(config, jobdir))
@@ -399,7 +400,7 @@ class AuditRun:
             self._failures["the homepage"] = error
         if moved_to is not None:
             self._note(
-                "homepage",
+                "the homepage",
                 f"the homepage of {self.origin.url} redirects to {moved_to}, on another host: "
                 f"this audit covers {self.origin.url} only, and sitemaps and URLs on that host "
                 "are reported as off_host; to audit that site, run it with "
@@ -868,7 +869,7 @@ class AuditRun:
         """Notes for the summary (robots.txt that could not be read...): robots.txt's, the
         homepage's, then the others in the order they came."""
         notes = self._discovery_notes
-        return [*notes["robots.txt"], *notes["homepage"], *self.totals.notes]
+        return [*notes["robots.txt"], *notes["the homepage"], *self.totals.notes]
 
     def changes(self) -> tuple[int | None, Iterator[dict[str, Any]]]:
         """The previous run of this origin, and the diff records against it."""

@@ -21,7 +21,7 @@ from sitemapaudit.arguments import parse_arguments
 from sitemapaudit.config import AuditConfig, parse_bool
 from sitemapaudit.crawl.pages import PageQueue, PendingPage
 from sitemapaudit.crawl.redirects import REDIRECT_STATUSES, Hosts, RedirectState, next_hop
-from sitemapaudit.crawl.run import AuditRun, PageAction
+from sitemapaudit.crawl.run import SITEMAP_HOSTS_HINT, AuditRun, PageAction
 from sitemapaudit.crawl.tree import SitemapRef
 from sitemapaudit.discovery.homepage import homepage_sitemaps
 from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFactsBatch
@@ -687,8 +687,7 @@ def _redirect_problems(state: RedirectState) -> list[Problem]:
         return [
             Problem(
                 "off_host",
-                f"redirects to another host, {state.stopped} (if the site keeps its sitemaps "
-                "there, add that host to SITEMAPAUDIT_SITEMAP_HOSTS)",
+                f"redirects to another host, {state.stopped} {SITEMAP_HOSTS_HINT}",
             )
         ]
     if state.stopped:
