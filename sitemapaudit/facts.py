@@ -54,6 +54,10 @@ class FetchOutcome:
     # The sources of ``noindex`` that are there because their ``unavailable_after`` date had
     # passed when the page was checked, each with that date (UTC, ISO 8601).
     unavailable_after: dict[str, str] = field(default_factory=dict)
+    # Other canonical URLs the page names besides ``canonical`` (see PageFacts).
+    canonical_others: list[str] = field(default_factory=list)
+    # A refresh to another URL: {"source": "meta" or "header", "delay": seconds, "url": ...}.
+    refresh: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         # What dataclasses.asdict gives (fresh lists and dicts), without its generic recursion.
@@ -74,6 +78,8 @@ class FetchOutcome:
             "checked_at": self.checked_at,
             "carried_over": self.carried_over,
             "unavailable_after": dict(self.unavailable_after),
+            "canonical_others": list(self.canonical_others),
+            "refresh": None if self.refresh is None else dict(self.refresh),
         }
 
     @classmethod

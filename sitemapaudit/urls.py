@@ -365,6 +365,26 @@ def in_sitemap_scope(url: str, sitemap_url: str) -> bool:
     return target[1].startswith(directory)
 
 
+def scope_problem(url: str, sitemap_url: str) -> str | None:
+    """Why ``url`` is out of the scope of the sitemap at ``sitemap_url`` (see
+    :func:`in_sitemap_scope`), in words; ``None`` when it is in scope or on another host than
+    the sitemap (a sitemap kept on another of the site's hosts has no scope)."""
+    if in_sitemap_scope(url, sitemap_url):
+        return None
+    target, sitemap = _scope_parts(url), _scope_parts(sitemap_url)
+    if target is not None and sitemap is not None:
+        if target[0][1] != sitemap[0][1]:
+            return None
+        if target[0][0] != sitemap[0][0]:
+            return (
+                f"uses {target[0][0]}: while its sitemap {sitemap_url} uses "
+                f"{sitemap[0][0]}: (a sitemap lists URLs of its own protocol)"
+            )
+        if target[0] != sitemap[0]:
+            return f"on another port than its sitemap {sitemap_url}"
+    return f"outside the directory of {sitemap_url}"
+
+
 def _scope_parts(url: str) -> tuple[tuple[str, str, int | None], str] | None:
     authority = _split_authority(url)
     if authority is None:

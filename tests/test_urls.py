@@ -20,6 +20,7 @@ from sitemapaudit.urls import (
     parse_origin,
     resolve,
     same_url,
+    scope_problem,
 )
 
 # --- parse_origin -------------------------------------------------------------------------
@@ -280,6 +281,33 @@ def test_loc_problems_never_raises_on_url_like_text(text: str) -> None:
 )
 def test_in_sitemap_scope(url: str, sitemap: str, expected: bool) -> None:
     assert in_sitemap_scope(url, sitemap) is expected
+
+
+@pytest.mark.parametrize(
+    ("url", "sitemap", "expected"),
+    [
+        ("https://ex.com/a/page", "https://ex.com/a/sitemap.xml", None),
+        (
+            "https://ex.com/b/page",
+            "https://ex.com/a/sitemap.xml",
+            "outside the directory of https://ex.com/a/sitemap.xml",
+        ),
+        (
+            "http://ex.com/a/page",
+            "https://ex.com/a/sitemap.xml",
+            "uses http: while its sitemap https://ex.com/a/sitemap.xml uses https: "
+            "(a sitemap lists URLs of its own protocol)",
+        ),
+        (
+            "https://ex.com:8443/a/page",
+            "https://ex.com/a/sitemap.xml",
+            "on another port than its sitemap https://ex.com/a/sitemap.xml",
+        ),
+        ("https://ex.com/page", "https://cdn.ex.net/sitemap.xml", None),
+    ],
+)
+def test_scope_problem_says_why(url: str, sitemap: str, expected: str | None) -> None:
+    assert scope_problem(url, sitemap) == expected
 
 
 # --- normalize_url / same_url -------------------------------------------------------------

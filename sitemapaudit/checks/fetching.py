@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sitemapaudit.checks.base import CheckContext, Severity, UrlCheck
 from sitemapaudit.facts import UrlFacts
+from sitemapaudit.urls import same_url
 
 
 class UrlHttpError(UrlCheck):
@@ -47,6 +48,25 @@ class Redirect(UrlCheck):
             # The last response is itself a redirect, to a target the audit did not request.
             return [f"redirects {hops} time(s), the last one {outcome.redirect_stopped}"]
         return [f"redirects to {outcome.final_url} in {hops} hop(s)"]
+
+
+class MetaRefresh(UrlCheck):
+    """The page sends browsers to another URL with a `<meta http-equiv="refresh">` (or a
+    Refresh header), which search engines treat as a redirect; list the target instead."""
+
+    code = "meta_refresh"
+    severity = Severity.WARNING
+    needs_response = True
+
+    def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
+        refresh = facts.outcome.refresh
+        if refresh is None:
+            return None
+        target = str(refresh["url"])
+        if same_url(target, facts.outcome.final_url or facts.url):
+            return None  # a refresh of the page itself reloads it
+        source = "<meta> refresh" if refresh["source"] == "meta" else "Refresh header"
+        return [f"{source} sends browsers to {target} after {refresh['delay']} s"]
 
 
 class RedirectLoop(UrlCheck):

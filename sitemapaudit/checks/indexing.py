@@ -55,3 +55,19 @@ class CanonicalMismatch(UrlCheck):
         if canonical is None or canonical == page_url or same_url(canonical, page_url):
             return None
         return [f"canonical ({outcome.canonical_source}) is {outcome.canonical}"]
+
+
+class CanonicalConflict(UrlCheck):
+    """The page names several different canonical URLs (link elements, Link headers); search
+    engines may then ignore all of them."""
+
+    code = "canonical_conflict"
+    severity = Severity.WARNING
+    needs_response = True
+
+    def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
+        outcome = facts.outcome
+        if not outcome.canonical_others:
+            return None
+        names = ", ".join([str(outcome.canonical), *outcome.canonical_others])
+        return [f"{1 + len(outcome.canonical_others)} different canonical URLs: {names}"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sitemapaudit.checks.base import CheckContext, Severity, UrlCheck
 from sitemapaudit.facts import UrlFacts
+from sitemapaudit.urls import scope_problem
 
 
 class RuleCheck(UrlCheck):
@@ -50,7 +51,12 @@ class OutOfScope(RuleCheck):
 
     code = "out_of_scope"
     severity = Severity.WARNING
-    detail = "outside the directory of {sitemap}"
+
+    def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
+        if self.code not in facts.rules:
+            return None
+        problems = (scope_problem(facts.url, sitemap) for sitemap in facts.sitemaps)
+        return [next((p for p in problems if p is not None), "outside its sitemap's directory")]
 
 
 class Duplicate(UrlCheck):

@@ -3,8 +3,19 @@
 from __future__ import annotations
 
 from sitemapaudit.checks.base import Check, SitemapCheck, UrlCheck
-from sitemapaudit.checks.fetching import Redirect, RedirectLoop, UrlFetchFailed, UrlHttpError
-from sitemapaudit.checks.indexing import CanonicalMismatch, NoIndex, RobotsBlocked
+from sitemapaudit.checks.fetching import (
+    MetaRefresh,
+    Redirect,
+    RedirectLoop,
+    UrlFetchFailed,
+    UrlHttpError,
+)
+from sitemapaudit.checks.indexing import (
+    CanonicalConflict,
+    CanonicalMismatch,
+    NoIndex,
+    RobotsBlocked,
+)
 from sitemapaudit.checks.lastmod import (
     LastmodFuture,
     LastmodInvalid,
@@ -27,8 +38,10 @@ URL_CHECKS: tuple[type[UrlCheck], ...] = (
     UrlHttpError,
     Redirect,
     RedirectLoop,
+    MetaRefresh,
     NoIndex,
     CanonicalMismatch,
+    CanonicalConflict,
     LastmodInvalid,
     LastmodFuture,
     LastmodMismatch,

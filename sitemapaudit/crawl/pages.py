@@ -61,6 +61,10 @@ def outcome_from_response(
         outcome.noindex = list(facts.noindex)
         outcome.canonical = facts.canonical
         outcome.canonical_source = facts.canonical_source
+        outcome.canonical_others = list(facts.canonical_others)
+        if facts.refresh is not None:
+            source, delay, target = facts.refresh
+            outcome.refresh = {"source": source, "delay": delay, "url": target}
         if facts.unavailable_after:
             _expire(outcome, facts.unavailable_after, datetime.now(UTC))
     return outcome

@@ -20,12 +20,13 @@ from sitemapaudit.page.dates import (
 )
 from sitemapaudit.page.head import HeadFacts, head_end_offset, parse_head
 from sitemapaudit.page.links import parse_link_header
+from sitemapaudit.page.refresh import parse_refresh
 from sitemapaudit.page.robots_directives import (
     directives_noindex,
     unavailable_after,
     x_robots_tag_noindex,
 )
-from sitemapaudit.urls import resolve
+from sitemapaudit.urls import normalize_url, resolve
 
 __all__ = [
     "HTML_MEDIA_TYPES",
@@ -68,7 +69,11 @@ class PageFacts:
     ``Link: <...>; rel="canonical"`` header (``"header"``). ``last_modified``, ``date`` and
     ``content_type`` are the raw header values. ``unavailable_after`` pairs each source that
     sets an ``unavailable_after`` date (a robots meta, ``"header:x-robots-tag"``) with the
-    earliest one: Google stops showing the page once it has passed.
+    earliest one: Google stops showing the page once it has passed. ``canonical_others``
+    lists the other canonical URLs the page names (link elements, then Link headers) that are
+    not the same URL as ``canonical``. ``refresh`` is a refresh that sends the browser to a
+    URL: (source, delay in seconds, absolute URL), from the first ``<meta
+    http-equiv="refresh">`` (``"meta"``), else from a ``Refresh`` header (``"header"``).
     """
 
     noindex: tuple[str, ...]
@@ -78,6 +83,8 @@ class PageFacts:
     date: str | None
     content_type: str | None
     unavailable_after: tuple[tuple[str, datetime], ...] = ()
+    canonical_others: tuple[str, ...] = ()
+    refresh: tuple[str, int, str] | None = None
 
 
 def _values(headers: Mapping[str, Sequence[str]], name: str) -> list[str]:
@@ -137,12 +144,17 @@ def page_facts(
     expiries: list[tuple[str, datetime]] = []
     canonical: str | None = None
     source: str | None = None
+    canonicals: list[str] = []
+    refresh: tuple[str, int, str] | None = None
     if is_html(content_type, body):
         head = parse_head(body, url, user_agent=user_agent, encoding=charset(content_type))
         noindex.extend(head.noindex)
         expiries.extend(head.unavailable_after)
+        canonicals.extend(head.canonicals)
         if head.canonical is not None:
             canonical, source = head.canonical, "link"
+        if head.refresh is not None:
+            refresh = ("meta", *head.refresh)
     robots_headers = _values(headers, "x-robots-tag")
     if x_robots_tag_noindex(robots_headers, user_agent=user_agent):
         noindex.append("header:x-robots-tag")
@@ -153,13 +165,15 @@ def page_facts(
     ]
     if header_dates:
         expiries.append(("header:x-robots-tag", min(header_dates)))
-    if canonical is None:
-        for target, rels in parse_link_header(_values(headers, "link")):
-            if "canonical" in rels:
-                resolved = resolve(url, target)
-                if resolved is not None:
+    link_values = _values(headers, "link")
+    if link_values:
+        for target, rels in parse_link_header(link_values):
+            if "canonical" in rels and (resolved := resolve(url, target)) is not None:
+                canonicals.append(resolved)
+                if canonical is None:
                     canonical, source = resolved, "header"
-                    break
+    if refresh is None:
+        refresh = _header_refresh(url, _first(headers, "refresh"))
     return PageFacts(
         noindex=tuple(noindex),
         canonical=canonical,
@@ -168,4 +182,25 @@ def page_facts(
         date=_first(headers, "date"),
         content_type=content_type,
         unavailable_after=tuple(expiries),
+        canonical_others=_others(canonical, canonicals),
+        refresh=refresh,
     )
+
+
+def _others(canonical: str | None, canonicals: list[str]) -> tuple[str, ...]:
+    """The canonical URLs that name another URL than ``canonical``, each once."""
+    if canonical is None or len(canonicals) < 2:
+        return ()
+    others: dict[str, str] = {}
+    chosen = normalize_url(canonical)
+    for other in canonicals:
+        key = normalize_url(other)
+        if key != chosen:
+            others.setdefault(key, other)
+    return tuple(others.values())
+
+
+def _header_refresh(url: str, value: str | None) -> tuple[str, int, str] | None:
+    refresh = parse_refresh(value) if value else None
+    target = None if refresh is None else refresh.target(url)
+    return None if refresh is None or target is None else ("header", refresh.delay, target)

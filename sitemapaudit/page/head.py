@@ -13,6 +13,7 @@ from typing import Protocol
 import lxml.html
 from lxml import etree
 
+from sitemapaudit.page.refresh import Refresh, parse_refresh
 from sitemapaudit.page.robots_directives import directives_noindex, unavailable_after
 from sitemapaudit.page.scan import scan_attributes, scan_head
 from sitemapaudit.urls import resolve
@@ -41,13 +42,18 @@ class HeadFacts:
     first ``<link rel="canonical">`` with an ``href``, and ``head_complete`` says whether the
     end of the head (``</head>`` or ``<body``) was seen. ``unavailable_after`` pairs each of
     those sources that sets an ``unavailable_after`` date with its earliest one (see
-    :func:`~sitemapaudit.page.robots_directives.unavailable_after`).
+    :func:`~sitemapaudit.page.robots_directives.unavailable_after`). ``canonicals`` holds the
+    absolute URL of every canonical link, in document order, without repeats. ``refresh`` is
+    the delay in seconds and the absolute URL of the first ``<meta http-equiv="refresh">`` (the
+    one a browser obeys) when it names a URL.
     """
 
     noindex: tuple[str, ...]
     canonical: str | None
     head_complete: bool
     unavailable_after: tuple[tuple[str, datetime], ...] = ()
+    canonicals: tuple[str, ...] = ()
+    refresh: tuple[int, str] | None = None
 
 
 def head_end_offset(body: bytes) -> int | None:
@@ -211,7 +217,8 @@ def _parsed_head_tags(text: str) -> list[tuple[str, _Attributes]]:
 
 def _scanned_head_tags(scanned: list[tuple[str, str]], agent: str) -> list[tuple[str, _Attributes]]:
     """The scanned tags that can matter to :func:`parse_head`, with their attributes read: a
-    robots or user-agent meta or a canonical link has that word in its attribute text."""
+    robots, user-agent or refresh meta or a canonical link has that word in its attribute
+    text."""
     if not agent.isascii():  # its lowercase may depend on neighbouring letters: read every meta
         agent = ""
     tags: list[tuple[str, _Attributes]] = []
@@ -220,7 +227,7 @@ def _scanned_head_tags(scanned: list[tuple[str, str]], agent: str) -> list[tuple
         if tag == "link":
             wanted = "canonical" in text
         else:
-            wanted = tag == "base" or "robots" in text or agent in text
+            wanted = tag == "base" or "robots" in text or agent in text or "refresh" in text
         if wanted:
             tags.append((tag, scan_attributes(source)))
     return tags
@@ -233,7 +240,7 @@ def parse_head(
     user_agent: str = "googlebot",
     encoding: str | None = None,
 ) -> HeadFacts:
-    """Read the robots metas and the canonical link of a page's head.
+    """Read the robots metas, the canonical links and the refresh meta of a page's head.
 
     ``body`` may be cut anywhere (a download stopped after ``</head>``); only what comes
     before the end of the head is parsed. Only metas in the head named ``robots`` or
@@ -247,6 +254,7 @@ def parse_head(
     expiries: dict[str, datetime] = {}
     base_href: str | None = None
     canonical_hrefs: list[str] = []
+    first_refresh: Refresh | None = None
     text = decode_html(portion, encoding=encoding)
     scanned = scan_head(text)
     tags = _parsed_head_tags(text) if scanned is None else _scanned_head_tags(scanned, agent)
@@ -254,6 +262,8 @@ def parse_head(
         if tag == "meta":
             name = (attributes.get("name") or "").strip().lower()
             if name not in ("robots", agent):
+                if first_refresh is None and _is_refresh(attributes):
+                    first_refresh = parse_refresh(attributes.get("content") or "")
                 continue
             source = f"meta:{name}"
             content = attributes.get("content") or ""
@@ -271,13 +281,21 @@ def parse_head(
     base = base_url
     if base_href is not None:
         base = resolve(base_url, base_href) or base_url
-    canonical: str | None = None
-    for href in canonical_hrefs:
-        if (canonical := resolve(base, href)) is not None:
-            break
+    canonicals = tuple(
+        dict.fromkeys(url for href in canonical_hrefs if (url := resolve(base, href)) is not None)
+    )
+    refresh: tuple[int, str] | None = None
+    if first_refresh is not None and (target := first_refresh.target(base)) is not None:
+        refresh = (first_refresh.delay, target)
     return HeadFacts(
         noindex=tuple(noindex),
-        canonical=canonical,
+        canonical=canonicals[0] if canonicals else None,
         head_complete=end is not None,
         unavailable_after=tuple(expiries.items()),
+        canonicals=canonicals,
+        refresh=refresh,
     )
+
+
+def _is_refresh(attributes: _Attributes) -> bool:
+    return (attributes.get("http-equiv") or "").strip().lower() == "refresh"

@@ -233,3 +233,46 @@ def test_the_earliest_unavailable_after_of_a_source_counts() -> None:
     )
     result = facts({"content-type": ["text/html"]}, body)
     assert result.unavailable_after == (("meta:robots", datetime(2010, 1, 1, tzinfo=UTC)),)
+
+
+# --- several canonicals, refreshes -----------------------------------------------------------
+
+
+def test_every_other_canonical_url_is_kept_once() -> None:
+    body = (
+        b"<html><head><link rel=canonical href=/a/page><link rel=canonical href=/b>"
+        b"<link rel=canonical href=/b><link rel=canonical href='HTTPS://EXAMPLE.COM:443/a/page'>"
+        b"</head>"
+    )
+    link = ['<https://example.com/c>; rel="canonical"']
+    result = facts({"content-type": ["text/html"], "link": link}, body)
+    assert result.canonical == URL
+    assert result.canonical_source == "link"
+    assert result.canonical_others == ("https://example.com/b", "https://example.com/c")
+
+
+def test_a_link_header_naming_the_same_canonical_is_no_conflict() -> None:
+    body = b"<html><head><link rel=canonical href=/a/page></head>"
+    link = [f'<{URL}#x>; rel="canonical"']
+    result = facts({"content-type": ["text/html"], "link": link}, body)
+    assert (result.canonical, result.canonical_others) == (URL, ())
+
+
+def test_link_header_canonical_alone() -> None:
+    link = ['</one>; rel="canonical", </two>; rel="canonical"']
+    result = facts({"content-type": ["application/pdf"], "link": link}, b"%PDF")
+    assert result.canonical == "https://example.com/one"
+    assert result.canonical_source == "header"
+    assert result.canonical_others == ("https://example.com/two",)
+
+
+def test_meta_refresh_comes_before_a_refresh_header() -> None:
+    body = b'<html><head><meta http-equiv="refresh" content="0; url=next"></head>'
+    headers = {"content-type": ["text/html"], "refresh": ["5; url=/other"]}
+    assert facts(headers, body).refresh == ("meta", 0, "https://example.com/a/next")
+    assert facts(headers).refresh == ("header", 5, "https://example.com/other")
+
+
+def test_a_refresh_without_a_url_is_no_redirect() -> None:
+    body = b'<html><head><meta http-equiv="refresh" content="300"></head>'
+    assert facts({"content-type": ["text/html"], "refresh": ["60"]}, body).refresh is None

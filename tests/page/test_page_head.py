@@ -176,7 +176,12 @@ def test_partial_download_stopped_after_head() -> None:
         b"<link rel=canonical href=/c></head><body><p>some text that was cut o"
     )
     facts = parse_head(body, URL)
-    assert facts == HeadFacts(("meta:robots",), "https://example.com/c", head_complete=True)
+    assert facts == HeadFacts(
+        ("meta:robots",),
+        "https://example.com/c",
+        head_complete=True,
+        canonicals=("https://example.com/c",),
+    )
 
 
 def test_partial_download_inside_the_head() -> None:
@@ -238,7 +243,9 @@ def test_xhtml_with_xml_declaration() -> None:
         b'<html xmlns="http://www.w3.org/1999/xhtml"><head>'
         b'<meta name="robots" content="noindex"/><link rel="canonical" href="/c"/></head></html>'
     )
-    assert parse_head(body, URL) == HeadFacts(("meta:robots",), "https://example.com/c", True)
+    assert parse_head(body, URL) == HeadFacts(
+        ("meta:robots",), "https://example.com/c", True, canonicals=("https://example.com/c",)
+    )
 
 
 @pytest.mark.parametrize(
@@ -292,3 +299,26 @@ def test_parse_head_never_raises_on_text(text: str) -> None:
 )
 def test_parse_head_never_raises_on_tag_soup(parts: list[str]) -> None:
     parse_head("".join(parts).encode(), URL)
+
+
+# --- refresh ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("html", "expected"),
+    [
+        ('<meta http-equiv="refresh" content="0; url=/next">', (0, "https://example.com/next")),
+        ("<meta HTTP-EQUIV=Refresh content='5;URL=\"n x\"'>", (5, "https://example.com/dir/n x")),
+        (
+            '<base href="/b/"><meta http-equiv=refresh content="1, x">',
+            (1, "https://example.com/b/x"),
+        ),
+        ('<meta http-equiv="refresh" content="30">', None),
+        ('<meta http-equiv="refresh" content="soon; url=/n">', None),
+        # Only the first refresh counts, as in a browser, even when it names no URL.
+        ('<meta http-equiv=refresh content=9><meta http-equiv=refresh content="0;url=/n">', None),
+        ('<meta name=refresh content="0; url=/n">', None),
+    ],
+)
+def test_the_first_refresh_meta(html: str, expected: tuple[int, str] | None) -> None:
+    assert head(f"<html><head>{html}</head><body>").refresh == expected

@@ -135,9 +135,15 @@ def test_scan_is_linear_on_hostile_runs() -> None:
 # Plain heads (the scan must read them) and heads with odd parts in them (the scan may give
 # up; when it does not, it must agree with lxml).
 
-_PLAIN_CHARS = [*"aZ09-_./:?#,;é€\ufdd0", "robots", "GoogleBot", "canonical", "noindex", "none"]
+_PLAIN_CHARS = [
+    *"aZ09-_./:?#,;é€\ufdd0",
+    *("robots", "GoogleBot", "canonical", "noindex", "none", "refresh", "Refresh", "0;url", "url"),
+]
 _ODD_CHARS = [*"'\"<>`&!= \t\n\f\r\x0b\x01\x7f\x85\ufffe", "&amp;", "\x00"]
-_NAMES = ["name", "NAME", "content", "rel", "href", "HREF", "charset", "property", "data-x", "a:b"]
+_NAMES = [
+    *("name", "NAME", "content", "rel", "href", "HREF", "charset", "property", "data-x", "a:b"),
+    *("http-equiv", "HTTP-EQUIV"),
+]
 _ODD_NAMES = ['a"b', "=a", "é", "a<b"]
 
 

@@ -68,6 +68,12 @@ def test_a_clean_page_has_no_findings() -> None:
         ({"redirect_chain": [{"url": U, "status": 302}], "redirect_loop": True}, "redirect_loop"),
         ({"noindex": ["meta:robots"]}, "noindex"),
         ({"canonical": "https://e.com/other", "canonical_source": "link"}, "canonical_mismatch"),
+        (
+            {"canonical": U, "canonical_source": "link", "canonical_others": ["https://e.com/o"]},
+            "canonical_conflict",
+        ),
+        ({"refresh": {"source": "meta", "delay": 0, "url": "https://e.com/next"}}, "meta_refresh"),
+        ({"refresh": {"source": "header", "delay": 5, "url": "https://e.com/"}}, "meta_refresh"),
         ({"rules": ["invalid_url"], "fetched": False, "status": None}, "invalid_url"),
         ({"rules": ["url_too_long"], "fetched": False, "status": None}, "url_too_long"),
         ({"rules": ["off_host"], "fetched": False, "status": None}, "off_host"),
@@ -103,6 +109,7 @@ def test_each_url_check_fires(kwargs: dict[str, Any], code: str) -> None:
     "kwargs",
     [
         {"canonical": "HTTPS://E.COM:443/p#frag", "canonical_source": "link"},
+        {"refresh": {"source": "meta", "delay": 30, "url": "HTTPS://e.com/p#top"}},
         {"lastmod": "2024-05-01T12:00:00+02:00", "last_modified": "Wed, 01 May 2024 10:00:00 GMT"},
         {"lastmod": "2024-05-01", "last_modified": "Thu, 02 May 2024 03:00:00 GMT"},
         {
@@ -115,6 +122,38 @@ def test_each_url_check_fires(kwargs: dict[str, Any], code: str) -> None:
 )
 def test_false_alarm_twins_stay_clean(kwargs: dict[str, Any]) -> None:
     assert url_issues(**kwargs) == []
+
+
+def test_refresh_and_canonical_conflict_messages_name_the_urls() -> None:
+    record = url_record(
+        canonical="https://e.com/a",
+        canonical_source="link",
+        canonical_others=["https://e.com/b"],
+        refresh={"source": "meta", "delay": 3, "url": "https://e.com/next"},
+    )
+    assert record.errors == [
+        "meta_refresh: <meta> refresh sends browsers to https://e.com/next after 3 s",
+        "canonical_mismatch: canonical (link) is https://e.com/a",
+        "canonical_conflict: 2 different canonical URLs: https://e.com/a, https://e.com/b",
+    ]
+
+
+def test_out_of_scope_names_the_sitemap_it_breaks_the_rule_of() -> None:
+    facts = UrlFacts(
+        url="http://e.com/a/p",
+        sitemaps=["https://cdn.e.net/s.xml", "https://e.com/a/s.xml"],
+        lastmod=None,
+        lastmod_format="w3c",
+        times_listed=2,
+        rules=["out_of_scope"],
+        robots_blocked=False,
+        outcome=FetchOutcome(fetched=True, status=200, final_url="http://e.com/a/p"),
+    )
+    assert builder().url_record(facts).errors == [
+        "out_of_scope: uses http: while its sitemap https://e.com/a/s.xml uses https: "
+        "(a sitemap lists URLs of its own protocol)",
+        "duplicate: listed 2 times in 2 sitemap(s)",
+    ]
 
 
 def test_lastmod_of_an_error_page_is_not_judged() -> None:
