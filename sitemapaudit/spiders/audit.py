@@ -758,5 +758,15 @@ def _reason(failure: Failure) -> str:
     if reasons and isinstance(reasons[0], Failure) and reasons[0].value is not None:
         value = reasons[0].value
     name = type(value).__name__
+    if type(value).__module__.startswith("OpenSSL"):
+        return _tls_reason(value)
     text = str(value).strip()
     return f"{name}: {text}" if text else name
+
+
+def _tls_reason(value: BaseException) -> str:
+    """pyOpenSSL's errors carry a list of (library, function, reason) tuples."""
+    details = value.args[0] if value.args else None
+    reasons = [str(d[-1]) for d in details if d] if isinstance(details, list) else []
+    text = "; ".join(r for r in reasons if r) or str(value).strip()
+    return f"TLS error: {text}" if text else "TLS error"

@@ -13,7 +13,7 @@ from sitemapaudit.config import AuditConfig
 from sitemapaudit.crawl.run import AuditRun
 from sitemapaudit.urls import parse_origin
 
-TLS_ERROR = "Error: [('SSL routines', '', 'wrong version number')]"
+TLS_ERROR = "TLS error: wrong version number"
 
 
 class _Stats:
