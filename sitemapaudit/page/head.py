@@ -212,7 +212,17 @@ def _parsed_head_tags(text: str) -> list[tuple[str, _Attributes]]:
     head = document_head(root) if root is not None else None
     if head is None:
         return []
-    return [(str(element.tag), element) for element in _elements(head, "meta", "link", "base")]
+    return [
+        (str(element.tag), element)
+        for element in _elements(head, "meta", "link", "base")
+        if not (element.tag == "meta" and _is_refresh(element) and _in_noscript(element))
+    ]
+
+
+def _in_noscript(element: lxml.html.HtmlElement) -> bool:
+    """Inside ``<noscript>``: a browser that runs scripts, as Google's renderer does, reads
+    none of it (a refresh there is for browsers without scripts)."""
+    return any(ancestor.tag == "noscript" for ancestor in element.iterancestors())
 
 
 def _scanned_head_tags(scanned: list[tuple[str, str]], agent: str) -> list[tuple[str, _Attributes]]:

@@ -318,7 +318,19 @@ def test_parse_head_never_raises_on_tag_soup(parts: list[str]) -> None:
         # Only the first refresh counts, as in a browser, even when it names no URL.
         ('<meta http-equiv=refresh content=9><meta http-equiv=refresh content="0;url=/n">', None),
         ('<meta name=refresh content="0; url=/n">', None),
+        # A refresh for browsers without scripts only, which Google's renderer runs.
+        ('<noscript><meta http-equiv=refresh content="0; url=/nojs"></noscript>', None),
+        (
+            '<noscript><meta http-equiv=refresh content="0;url=/a"></noscript>'
+            '<meta http-equiv=refresh content="2;url=/b">',
+            (2, "https://example.com/b"),
+        ),
     ],
 )
 def test_the_first_refresh_meta(html: str, expected: tuple[int, str] | None) -> None:
     assert head(f"<html><head>{html}</head><body>").refresh == expected
+
+
+def test_a_robots_meta_inside_noscript_still_counts() -> None:
+    html = "<html><head><noscript><meta name=robots content=noindex></noscript></head><body>"
+    assert head(html).noindex == ("meta:robots",)

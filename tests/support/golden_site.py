@@ -101,6 +101,7 @@ PAGES = urlset(
     url("{base}/refresh-meta"),
     url("{base}/refresh-self"),
     url("{base}/refresh-header"),
+    url("{base}/refresh-noscript"),
     url("{base}/lastmod-bad", "2024-13-45"),
     url("{base}/lastmod-future", "2099-01-01"),
     url("{base}/lastmod-mismatch", "2020-01-01T00:00:00Z"),
@@ -233,6 +234,9 @@ def routes(host: str) -> dict[str, object]:
         "/refresh-meta": page('<meta http-equiv="refresh" content="0; url=/ok">'),
         "/refresh-self": page('<meta http-equiv="refresh" content="60">'),
         "/refresh-header": page(headers=[("Refresh", "5; url={base}/ok")]),
+        "/refresh-noscript": page(
+            '<noscript><meta http-equiv="refresh" content="0; url=/ok"></noscript>'
+        ),
         "/lastmod-bad": page(),
         "/lastmod-future": page(),
         "/lastmod-mismatch": ok,
@@ -309,6 +313,7 @@ EXPECTED_URLS: dict[str, list[str]] = {
     f"{B}/refresh-meta": ["meta_refresh"],
     f"{B}/refresh-self": [],
     f"{B}/refresh-header": ["meta_refresh"],
+    f"{B}/refresh-noscript": [],
     f"{B}/lastmod-bad": ["lastmod_invalid"],
     f"{B}/lastmod-future": ["lastmod_future", "lastmod_unverifiable"],
     f"{B}/lastmod-mismatch": ["lastmod_mismatch"],
