@@ -59,6 +59,20 @@ class OutOfScope(RuleCheck):
         return [next((p for p in problems if p is not None), "outside its sitemap's directory")]
 
 
+class UrlFragment(UrlCheck):
+    """The `<loc>` has a fragment (`#...`); search engines drop it and read the URL before it."""
+
+    code = "url_fragment"
+    severity = Severity.WARNING
+
+    def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
+        url = facts.url
+        mark = url.find("#")
+        if mark < 0 or "invalid_url" in facts.rules:
+            return None
+        return [f"search engines drop the fragment {url[mark:]!r} and read {url[:mark]!r}"]
+
+
 class Duplicate(UrlCheck):
     """The URL is listed more than once, in one sitemap or across sitemaps."""
 

@@ -22,7 +22,14 @@ from sitemapaudit.checks.lastmod import (
     LastmodMismatch,
     LastmodUnverifiable,
 )
-from sitemapaudit.checks.listing import Duplicate, InvalidUrl, OutOfScope, UrlOffHost, UrlTooLong
+from sitemapaudit.checks.listing import (
+    Duplicate,
+    InvalidUrl,
+    OutOfScope,
+    UrlFragment,
+    UrlOffHost,
+    UrlTooLong,
+)
 from sitemapaudit.checks.sitemaps import STRUCTURE_CHECKS
 from sitemapaudit.checks.validation import VALIDATION_SITEMAP_CHECKS, HreflangNotReciprocal
 from sitemapaudit.config import AuditConfig
@@ -33,6 +40,7 @@ URL_CHECKS: tuple[type[UrlCheck], ...] = (
     UrlTooLong,
     UrlOffHost,
     OutOfScope,
+    UrlFragment,
     RobotsBlocked,
     UrlFetchFailed,
     UrlHttpError,

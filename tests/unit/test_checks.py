@@ -156,6 +156,47 @@ def test_out_of_scope_names_the_sitemap_it_breaks_the_rule_of() -> None:
     ]
 
 
+def _listed(url: str, rules: list[str] | None = None) -> UrlRecord:
+    facts = UrlFacts(
+        url=url,
+        sitemaps=["https://e.com/s.xml"],
+        lastmod=None,
+        lastmod_format="w3c",
+        times_listed=1,
+        rules=rules or [],
+        robots_blocked=False,
+        outcome=FetchOutcome(),
+    )
+    return builder().url_record(facts)
+
+
+@pytest.mark.parametrize(
+    ("url", "fragment", "read_as"),
+    [
+        ("https://e.com/p#reviews", "#reviews", "https://e.com/p"),
+        ("https://e.com/p?a=1#", "#", "https://e.com/p?a=1"),
+        ("https://e.com/#!/shop/item", "#!/shop/item", "https://e.com/"),
+    ],
+)
+def test_a_fragment_is_named_with_the_url_search_engines_read(
+    url: str, fragment: str, read_as: str
+) -> None:
+    record = _listed(url)
+    assert record.issues == ["url_fragment"]
+    assert record.errors == [
+        f"url_fragment: search engines drop the fragment {fragment!r} and read {read_as!r}"
+    ]
+
+
+@pytest.mark.parametrize("url", ["https://e.com/p", "https://e.com/p?q=%23x", "https://e.com/%23"])
+def test_no_fragment_no_finding(url: str) -> None:
+    assert _listed(url).issues == []
+
+
+def test_an_invalid_url_with_a_fragment_is_only_invalid() -> None:
+    assert _listed("/relative#x", ["invalid_url"]).issues == ["invalid_url"]
+
+
 def test_lastmod_of_an_error_page_is_not_judged() -> None:
     issues = url_issues(
         lastmod="2020-01-01", status=404, last_modified="Wed, 01 May 2024 10:00:00 GMT"
