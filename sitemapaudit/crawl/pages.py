@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 from sitemapaudit.facts import FetchOutcome
 from sitemapaudit.page import page_facts
-from sitemapaudit.page.head import head_end_offset
+from sitemapaudit.page.head import HeadEnd
 from sitemapaudit.sitemap.body import GZIP_MAGIC, BodyStream
 
 # Bytes of a (decompressed) page read when looking for the end of <head>.
@@ -32,9 +32,10 @@ def page_head_bytes(body: bytes) -> bytes:
     if not body.startswith(GZIP_MAGIC):
         return body[:HEAD_READ_LIMIT]
     parts: list[bytes] = []
+    head_end = HeadEnd()
     for chunk in BodyStream(body, limit=HEAD_READ_LIMIT):
         parts.append(chunk)
-        if head_end_offset(b"".join(parts[-2:])) is not None:
+        if head_end.feed(chunk) is not None:
             break
     return b"".join(parts)
 

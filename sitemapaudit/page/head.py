@@ -18,7 +18,17 @@ from sitemapaudit.page.robots_directives import directives_noindex, unavailable_
 from sitemapaudit.page.scan import scan_attributes, scan_head
 from sitemapaudit.urls import resolve
 
-_HEAD_END_RE = re.compile(rb"</head\s*>|<body(?=[\s>/])", re.IGNORECASE)
+# What ends the head (``</head>``, ``<body``), and what the tokenizer reads as text in which
+# neither counts: comments and the raw text of script, style, title and noframes elements.
+# Each of those matched whole, or (group 1) the start of one that has not ended yet.
+_HEAD_TOKEN_RE = re.compile(
+    rb"<!--(?:-?>|.*?--!?>)"
+    rb"|<(script|style|title|noframes)(?=[\t\n\f\r />])[^>]*>.*?</(?:\1)(?=[\t\n\f\r />])"
+    rb"|(<!--|<(?:script|style|title|noframes)(?=[\t\n\f\r />]))"
+    rb"|(</head[\t\n\f\r ]*>)"
+    rb"|(<body(?=[\t\n\f\r />]))",
+    re.IGNORECASE | re.DOTALL,
+)
 _META_CHARSET_RE = re.compile(
     rb"""<meta[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9_.:\-]+)""", re.IGNORECASE
 )
@@ -59,13 +69,80 @@ class HeadFacts:
 def head_end_offset(body: bytes) -> int | None:
     """Byte offset just past ``</head>`` or of ``<body``, whichever comes first.
 
-    Case-insensitive; ``None`` when neither has arrived yet. One regex scan, cheap enough to
-    call on every chunk of a partial download. (A UTF-16 page never matches.)
+    Case-insensitive, and as the HTML tokenizer reads them: not inside a comment or the text
+    of a ``<script>``, ``<style>``, ``<title>`` or ``<noframes>``. ``None`` when neither has
+    arrived yet. (A UTF-16 page never matches.)
     """
-    match = _HEAD_END_RE.search(body)
-    if match is None:
+    return _scan_head_end(body)[0]
+
+
+def _scan_head_end(body: bytes, start: int = 0) -> tuple[int | None, int, re.Pattern[bytes] | None]:
+    """Scan ``body`` from ``start``: ``(end of the head, or None; where to go on once more
+    bytes have arrived; the pattern that ends the comment or element open there, if any)``."""
+    resume = start
+    for match in _HEAD_TOKEN_RE.finditer(body, start):
+        if match.lastindex is None or match.lastindex == 1:  # a whole comment or element
+            resume = match.end()
+        elif match.lastindex == 2:  # one that goes on past what has arrived
+            opener = match.group(2).lower()
+            if opener == b"<!--":
+                if len(body) - match.end() < 2:  # "<!-->" and "<!--->" end at once
+                    return None, match.start(), None
+                return None, match.end(), _CLOSERS[b"--"]
+            content = body.find(b">", match.end())
+            if content < 0:  # the start tag itself is cut short
+                return None, match.start(), None
+            return None, content + 1, _CLOSERS[opener[1:]]
+        else:
+            return (match.end() if match.lastindex == 3 else match.start()), resume, None
+    # A tag cut short at the end is read again with the bytes that complete it.
+    cut = body.rfind(b"<", resume)
+    return None, len(body) if cut < 0 else cut, None
+
+
+# What ends a comment, or the text of each raw-text element, as the tokenizer sees it.
+_CLOSERS = {
+    b"--": re.compile(rb"--!?>"),
+    **{
+        name: re.compile(rb"</" + name + rb"(?=[\t\n\f\r />])", re.IGNORECASE)
+        for name in (b"script", b"style", b"title", b"noframes")
+    },
+}
+# Bytes kept of the text of an open comment or element: a closer cut by a chunk border.
+_CLOSER_OVERLAP = 16
+
+
+class HeadEnd:
+    """Finds the end of the head in a body that arrives in chunks (see
+    :func:`head_end_offset`). Each byte is scanned about once: only the start of a tag cut
+    short is read again, and only the tail of a long open script, style or comment is kept."""
+
+    def __init__(self) -> None:
+        self._pending = b""
+        self._dropped = 0
+        self._closer: re.Pattern[bytes] | None = None
+
+    def feed(self, data: bytes) -> int | None:
+        """The next chunk; the offset of the end of the head in the whole body once seen."""
+        pending = self._pending + data
+        position = 0
+        if self._closer is not None:
+            closed = self._closer.search(pending)
+            if closed is None:
+                self._keep(pending, max(0, len(pending) - _CLOSER_OVERLAP))
+                return None
+            position, self._closer = closed.end(), None
+        end, resume, self._closer = _scan_head_end(pending, position)
+        if end is not None:
+            return self._dropped + end
+        if self._closer is not None:
+            resume = max(resume, len(pending) - _CLOSER_OVERLAP)
+        self._keep(pending, resume)
         return None
-    return match.end() if match.group(0)[1:2] == b"/" else match.start()
+
+    def _keep(self, pending: bytes, resume: int) -> None:
+        self._pending = pending[resume:]
+        self._dropped += resume
 
 
 def _codec(label: str | bytes | None) -> str | None:

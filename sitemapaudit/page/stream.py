@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import zlib
 
-from sitemapaudit.page.head import head_end_offset
-
-# How much decompressed text is kept to look for the end of <head> across chunk borders.
-_TAIL = 64
+from sitemapaudit.page.head import HeadEnd
 
 
 class HeadWatcher:
@@ -20,7 +17,7 @@ class HeadWatcher:
 
     def __init__(self, *, gzip: bool = False, limit: int = 2 * 1024 * 1024) -> None:
         self._inflate = zlib.decompressobj(16 + zlib.MAX_WBITS) if gzip else None
-        self._tail = b""
+        self._head_end = HeadEnd()
         self._seen = 0
         self.limit = limit
         self.done = False
@@ -35,9 +32,7 @@ class HeadWatcher:
             except zlib.error:
                 self.done = True
                 return True
-        window = self._tail + data
         self._seen += len(data)
-        if head_end_offset(window) is not None or self._seen >= self.limit:
+        if self._head_end.feed(data) is not None or self._seen >= self.limit:
             self.done = True
-        self._tail = window[-_TAIL:]
         return self.done

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitemapaudit.page.head import HeadFacts, decode_html, head_end_offset, parse_head
+from sitemapaudit.page.head import HeadEnd, HeadFacts, decode_html, head_end_offset, parse_head
 
 URL = "https://example.com/dir/page"
 
@@ -46,6 +46,98 @@ def test_head_end_offset_is_fast_on_big_bodies() -> None:
     body = b"<html><head>" + b"<meta name=x content=y>" * 200_000
     assert head_end_offset(body) is None
     assert head_end_offset(body + b"</head>") == len(body) + len(b"</head>")
+
+
+# Where "</head>" or "<body" is text, as the HTML tokenizer reads it: not the end of the head.
+HIDDEN_ENDS = [
+    b'<title>t</title><script>document.write("</head>");</script>',
+    b"<!-- moved the closing </head> tag -->",
+    b"<script>var tpl = '<body class=\"x\">';</script>",
+    b"<title>Why </head> matters</title>",
+    b"<style>/* <body> */</style>",
+    b"<noframes></head></noframes>",
+    b"<SCRIPT type=module>let a = 1 </head> 2</Script >",
+    b"<!-- a -- b </head> --!>",
+]
+
+
+@pytest.mark.parametrize("text", HIDDEN_ENDS)
+def test_an_end_of_head_in_text_does_not_end_the_head(text: bytes) -> None:
+    body = b"<html><head>" + text + b'<meta name="robots" content="noindex"></head><body>x'
+    assert head_end_offset(body) == body.index(b"</head><body") + len(b"</head>")
+    facts = parse_head(body, URL)
+    assert facts.noindex == ("meta:robots",)
+    assert facts.head_complete
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b"<head><!--></head>", b"<head><!---></head>", b"<head><script src=a.js></script></head>"],
+)
+def test_empty_comments_and_scripts_end_at_once(body: bytes) -> None:
+    assert head_end_offset(body) == len(body)
+
+
+@pytest.mark.parametrize(
+    "body", [b"<head><script>x </head>", b"<head><!-- x </head>", b"<head><title>x </head>"]
+)
+def test_an_open_comment_or_script_holds_the_rest(body: bytes) -> None:
+    assert head_end_offset(body) is None
+
+
+_PIECES = [
+    b"<head>",
+    b"</head>",
+    b"</HEAD >",
+    b"<body>",
+    b"<body class=a>",
+    b"<bodyguard>",
+    b"<script>",
+    b"</script>",
+    b"<script src='x'>",
+    b"</ScRiPt>",
+    b"<style>",
+    b"</style>",
+    b"<title>",
+    b"</title>",
+    b"<!--",
+    b"-->",
+    b"--!>",
+    b"<!-->",
+    b"<",
+    b">",
+    b"x",
+    b" ",
+    b"</",
+    b"-",
+    b"<noframes>",
+    b"</noframes>",
+    b"<meta name=robots content=noindex>",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(_PIECES), max_size=30),
+    st.lists(st.integers(min_value=1, max_value=9), min_size=1, max_size=10),
+)
+def test_chunked_scanning_finds_what_one_scan_finds(pieces: list[bytes], sizes: list[int]) -> None:
+    body = b"".join(pieces)
+    scanner, found, position, turn = HeadEnd(), None, 0, 0
+    while position < len(body) and found is None:
+        size = sizes[turn % len(sizes)]
+        found = scanner.feed(body[position : position + size])
+        position, turn = position + size, turn + 1
+    assert found == head_end_offset(body)
+
+
+def test_chunked_scanning_keeps_little_of_a_long_script() -> None:
+    scanner = HeadEnd()
+    assert scanner.feed(b"<html><head><script>") is None
+    for _ in range(1000):
+        assert scanner.feed(b"var x = a < b && c > d; // </head> \n" * 30) is None
+        assert len(scanner._pending) <= 16
+    assert scanner.feed(b"</script></head>") is not None
 
 
 # --- robots metas -------------------------------------------------------------------------
