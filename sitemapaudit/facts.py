@@ -43,6 +43,10 @@ class FetchOutcome:
     final_url: str | None = None
     redirect_loop: bool = False
     redirect_stopped: str | None = None
+    # Why the last redirect cannot be followed (no Location, not an http(s) URL), if so.
+    redirect_broken: str | None = None
+    # A redirect target that robots.txt disallows (not requested unless fetch_blocked).
+    redirect_blocked: str | None = None
     last_modified: str | None = None
     date: str | None = None
     content_type: str | None = None
@@ -69,6 +73,8 @@ class FetchOutcome:
             "final_url": self.final_url,
             "redirect_loop": self.redirect_loop,
             "redirect_stopped": self.redirect_stopped,
+            "redirect_broken": self.redirect_broken,
+            "redirect_blocked": self.redirect_blocked,
             "last_modified": self.last_modified,
             "date": self.date,
             "content_type": self.content_type,

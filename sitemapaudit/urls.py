@@ -10,7 +10,7 @@ import ipaddress
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import idna
 
@@ -401,18 +401,46 @@ def _scope_parts(url: str) -> tuple[tuple[str, str, int | None], str] | None:
 
 
 def _upper_escapes(text: str) -> str:
+    """Percent-escapes in one form: an unreserved character (RFC 3986: letters, digits,
+    ``-._~``) written as an escape is the character itself; other escapes in upper case."""
     if "%" not in text:
         return text
-    return _PERCENT_HEX_RE.sub(lambda match: match.group(0).upper(), text)
+    return _PERCENT_HEX_RE.sub(_escape_form, text)
+
+
+def _escape_form(match: re.Match[str]) -> str:
+    char = chr(int(match.group(0)[1:], 16))
+    return char if char in _UNRESERVED else match.group(0).upper()
+
+
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+# What a browser's URL parser percent-encodes (as UTF-8) in a path or query: characters
+# outside printable ASCII, and a few printable ones.
+_TO_ENCODE_RE = re.compile(r'[^\x21-\x7e]|["<>`]')
+
+
+def _encode_iri(text: str) -> str:
+    """``text`` with the characters a browser would percent-encode in a path or query
+    encoded as UTF-8 (``/café`` becomes ``/caf%C3%A9``)."""
+    if text.isascii() and _TO_ENCODE_RE.search(text) is None:
+        return text
+    return _TO_ENCODE_RE.sub(
+        lambda match: "".join(
+            f"%{byte:02X}" for byte in match.group(0).encode("utf-8", "surrogatepass")
+        ),
+        text,
+    )
 
 
 def normalize_url(url: str) -> str:
     """``url`` in a form for comparison.
 
     Lowercases the scheme and host (an IDN host becomes punycode), drops the scheme's default
-    port and the fragment, turns an empty path into ``/`` and uppercases percent-escape hex
-    digits. The query is kept as written, in its order. Input that cannot be parsed is returned
-    stripped of surrounding whitespace.
+    port and the fragment, turns an empty path into ``/``, percent-encodes what a browser
+    encodes in a path or query (non-ASCII characters as UTF-8, spaces, ``"<>```), decodes
+    escaped unreserved characters (``%7E`` is ``~``) and uppercases the hex digits of other
+    escapes. The query is kept in its order. Input that cannot be parsed is returned stripped
+    of surrounding whitespace.
     """
     text = url.strip() if isinstance(url, str) else ""
     try:
@@ -435,8 +463,8 @@ def normalize_url(url: str) -> str:
         if port is not None and (port == "" or (port.isdigit() and int(port) == default)):
             port = None
         netloc = f"{userinfo}{at}{host}" + ("" if port is None else f":{port}")
-    path = parts.path or ("/" if has_authority else "")
-    query = f"?{parts.query}" if parts.query else ""
+    path = _encode_iri(parts.path) or ("/" if has_authority else "")
+    query = f"?{_encode_iri(parts.query)}" if parts.query else ""
     prefix = f"{scheme}:" if scheme else ""
     authority = f"//{netloc}" if has_authority else ""
     return _upper_escapes(f"{prefix}{authority}{path}{query}")
@@ -465,6 +493,30 @@ def resolve(base: str, value: str) -> str | None:
         return urljoin(base, cleaned)
     except (ValueError, TypeError):
         return cleaned
+
+
+def resolve_href(base: str, value: str) -> str | None:
+    """:func:`resolve` as a browser follows a link of a page: what it percent-encodes in a
+    path, query or fragment (non-ASCII characters as UTF-8, spaces) encoded (``/café`` becomes
+    ``/caf%C3%A9``). (Sitemap locations are kept as written: a space there is an error to
+    report, not to repair.)"""
+    url = resolve(base, value)
+    return None if url is None else _encoded(url)
+
+
+def _encoded(url: str) -> str:
+    """``url`` with the characters a browser percent-encodes in its path, query and fragment
+    encoded as UTF-8 (the host is kept as written)."""
+    if url.isascii() and _TO_ENCODE_RE.search(url) is None:
+        return url
+    parts = urlsplit(url)
+    return urlunsplit(
+        parts._replace(
+            path=_encode_iri(parts.path),
+            query=_encode_iri(parts.query),
+            fragment=_encode_iri(parts.fragment),
+        )
+    )
 
 
 def _urljoin_keeps(value: str) -> bool:

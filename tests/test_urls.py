@@ -19,6 +19,7 @@ from sitemapaudit.urls import (
     origin_of,
     parse_origin,
     resolve,
+    resolve_href,
     same_url,
     scope_problem,
 )
@@ -447,3 +448,33 @@ def test_origin_of_gives_what_the_domain_argument_takes(url: str, expected: str)
     assert origin_of(url) == expected
     if expected != url:
         assert parse_origin(expected).url == expected
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("http://h/c/caf\u00e9", "http://h/c/caf%C3%A9"),
+        ("http://h/c/caf\u00e9", "http://h/c/caf%c3%a9"),
+        ("http://h/%7Euser", "http://h/~user"),
+        ("http://h/a b?q=\u00e9 x", "http://h/a%20b?q=%C3%A9%20x"),
+        ("http://h/%41", "http://h/A"),
+    ],
+)
+def test_urls_a_browser_would_request_alike_are_the_same(a: str, b: str) -> None:
+    assert same_url(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [("http://h/%2F", "http://h//"), ("http://h/a?x=1&y=2", "http://h/a?y=2&x=1")],
+)
+def test_reserved_escapes_and_query_order_still_differ(a: str, b: str) -> None:
+    assert not same_url(a, b)
+
+
+def test_resolve_href_encodes_as_a_browser_and_resolve_keeps_as_written() -> None:
+    assert resolve_href("http://h/a/b", "/c/caf\u00e9 x?q=\u00e9#f g") == (
+        "http://h/c/caf%C3%A9%20x?q=%C3%A9#f%20g"
+    )
+    assert resolve_href("http://h/a/b", "/plain") == "http://h/plain"
+    assert resolve("http://h/robots.txt", "/sitema: xml") == "http://h/sitema: xml"

@@ -50,6 +50,38 @@ class Redirect(UrlCheck):
         return [f"redirects to {outcome.final_url} in {hops} hop(s)"]
 
 
+class RedirectBroken(UrlCheck):
+    """The URL answers with a redirect nobody can follow: no Location header, or a Location
+    that is not an http(s) URL."""
+
+    code = "redirect_broken"
+    severity = Severity.ERROR
+    needs_response = True
+
+    def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
+        broken = facts.outcome.redirect_broken
+        if broken is None:
+            return None
+        return [f"{facts.outcome.final_url or facts.url} redirects, but {broken}"]
+
+
+class RedirectBlocked(UrlCheck):
+    """The URL redirects to a URL that robots.txt disallows for the audited user agent (the
+    target is not requested by default)."""
+
+    code = "redirect_blocked"
+    severity = Severity.ERROR
+    needs_response = True
+
+    def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
+        target = facts.outcome.redirect_blocked
+        if target is None:
+            return None
+        return [
+            f"redirects to {target}, disallowed for {ctx.config.robots_user_agent} by robots.txt"
+        ]
+
+
 class MetaRefresh(UrlCheck):
     """The page sends browsers to another URL with a `<meta http-equiv="refresh">` (or a
     Refresh header), which search engines treat as a redirect; list the target instead."""

@@ -129,7 +129,8 @@ class LastmodMismatch(UrlCheck):
 
 
 class LastmodUnverifiable(UrlCheck):
-    """The page has no usable Last-Modified (absent, or equal to its Date): lastmod is unchecked."""
+    """The page has no usable Last-Modified (absent, not a date, or equal to its Date): lastmod
+    is unchecked."""
 
     code = "lastmod_unverifiable"
     severity = Severity.NOTICE
@@ -145,4 +146,6 @@ class LastmodUnverifiable(UrlCheck):
             return None
         if outcome.last_modified is None:
             return ["the response has no Last-Modified header"]
+        if parse_http_date(outcome.last_modified) is None:
+            return [f"Last-Modified {outcome.last_modified!r} is not an HTTP date"]
         return ["Last-Modified equals the response's Date (generated on the fly)"]

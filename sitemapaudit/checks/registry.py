@@ -6,6 +6,8 @@ from sitemapaudit.checks.base import Check, SitemapCheck, UrlCheck
 from sitemapaudit.checks.fetching import (
     MetaRefresh,
     Redirect,
+    RedirectBlocked,
+    RedirectBroken,
     RedirectLoop,
     UrlFetchFailed,
     UrlHttpError,
@@ -46,6 +48,8 @@ URL_CHECKS: tuple[type[UrlCheck], ...] = (
     UrlHttpError,
     Redirect,
     RedirectLoop,
+    RedirectBroken,
+    RedirectBlocked,
     MetaRefresh,
     NoIndex,
     CanonicalMismatch,

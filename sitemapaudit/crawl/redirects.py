@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import urljoin
@@ -27,6 +28,10 @@ class RedirectState:
     stopped: str | None = None
     # The target of a redirect that was not followed because it is on another host.
     other_host: str | None = None
+    # Why the last redirect cannot be followed by anyone (no Location, not an http(s) URL).
+    broken: str | None = None
+    # The target of a redirect that robots.txt disallows (requested only with fetch_blocked).
+    blocked_target: str | None = None
 
 
 def next_hop(
@@ -37,19 +42,29 @@ def next_hop(
     location: str | None,
     origin: Hosts,
     max_redirects: int,
+    allowed: Callable[[str], bool] | None = None,
+    follow_blocked: bool = False,
 ) -> str | None:
     """Record one response; return the URL to request next, or ``None`` when the chain ends.
 
-    The chain ends on a non-redirect status, a missing or unusable Location, a revisited URL or
-    too many hops (``loop``), or a target this audit must not request (``stopped``; one on
-    another host than ``origin`` owns is also ``other_host``).
+    The chain ends on a non-redirect status, a revisited URL or too many hops (``loop``), a
+    redirect nobody can follow (``broken``: no Location, or one that is not an http(s) URL), or
+    a target this audit must not request (``stopped``; one on another host than ``origin``
+    owns is also ``other_host``; one that ``allowed`` (robots.txt) refuses is also
+    ``blocked_target``, and is still requested with ``follow_blocked``).
     """
-    if status not in REDIRECT_STATUSES or not location:
+    if status not in REDIRECT_STATUSES:
+        return None
+    if not location or not location.strip():
+        state.chain.append({"url": url, "status": status, "location": None})
+        state.broken = f"the {status} answer has no Location header"
+        state.stopped = "not followed: it has no Location header"
         return None
     try:
         target = urljoin(url, location.strip())
     except ValueError:
         state.chain.append({"url": url, "status": status, "location": location})
+        state.broken = f"its Location {location!r} is not a usable URL"
         state.stopped = f"not followed: the Location {location!r} is not a usable URL"
         return None
     state.chain.append({"url": url, "status": status, "location": target})
@@ -58,10 +73,16 @@ def next_hop(
         state.loop = True
         return None
     if loc_problems(target, max_length=8192):
+        state.broken = f"its Location {target!r} is not a valid http(s) URL"
         state.stopped = f"not followed: {target!r} is not a valid http(s) URL"
         return None
     if not origin.owns(target):
         state.stopped = f"not followed: {target} is on another host"
         state.other_host = target
         return None
+    if allowed is not None and not allowed(target):
+        state.blocked_target = target
+        if not follow_blocked:
+            state.stopped = f"not followed: robots.txt disallows {target}"
+            return None
     return target

@@ -26,7 +26,7 @@ from sitemapaudit.page.robots_directives import (
     unavailable_after,
     x_robots_tag_noindex,
 )
-from sitemapaudit.urls import normalize_url, resolve
+from sitemapaudit.urls import normalize_url, resolve_href
 
 __all__ = [
     "HTML_MEDIA_TYPES",
@@ -168,7 +168,7 @@ def page_facts(
     link_values = _values(headers, "link")
     if link_values:
         for target, rels in parse_link_header(link_values):
-            if "canonical" in rels and (resolved := resolve(url, target)) is not None:
+            if "canonical" in rels and (resolved := resolve_href(url, target)) is not None:
                 canonicals.append(resolved)
                 if canonical is None:
                     canonical, source = resolved, "header"

@@ -16,7 +16,7 @@ from lxml import etree
 from sitemapaudit.page.refresh import Refresh, parse_refresh
 from sitemapaudit.page.robots_directives import directives_noindex, unavailable_after
 from sitemapaudit.page.scan import scan_attributes, scan_head
-from sitemapaudit.urls import resolve
+from sitemapaudit.urls import resolve_href
 
 # What ends the head (``</head>``, ``<body``), and what the tokenizer reads as text in which
 # neither counts: comments and the raw text of script, style, title and noframes elements.
@@ -276,7 +276,7 @@ def document_base(head: lxml.html.HtmlElement | None, url: str) -> str:
         for base in _elements(head, "base"):
             href = base.get("href")
             if href is not None:
-                resolved = resolve(url, href)
+                resolved = resolve_href(url, href)
                 return resolved if resolved is not None else url
     return url
 
@@ -369,9 +369,11 @@ def parse_head(
             base_href = attributes.get("href")
     base = base_url
     if base_href is not None:
-        base = resolve(base_url, base_href) or base_url
+        base = resolve_href(base_url, base_href) or base_url
     canonicals = tuple(
-        dict.fromkeys(url for href in canonical_hrefs if (url := resolve(base, href)) is not None)
+        dict.fromkeys(
+            url for href in canonical_hrefs if (url := resolve_href(base, href)) is not None
+        )
     )
     refresh: tuple[int, str] | None = None
     if first_refresh is not None and (target := first_refresh.target(base)) is not None:

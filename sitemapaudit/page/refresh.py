@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sitemapaudit.urls import resolve
+from sitemapaudit.urls import resolve_href
 
 _WHITESPACE = "\t\n\x0c\r "
 # What the URL parser strips from both ends of a URL: C0 controls and space.
@@ -25,7 +25,7 @@ class Refresh:
 
     def target(self, base: str) -> str | None:
         """The absolute URL the refresh sends the browser to, resolved against ``base``."""
-        return None if self.url is None else resolve(base, self.url.strip(_URL_STRIP))
+        return None if self.url is None else resolve_href(base, self.url.strip(_URL_STRIP))
 
 
 def parse_refresh(value: str) -> Refresh | None:

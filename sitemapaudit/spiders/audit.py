@@ -16,6 +16,7 @@ from scrapy.http import Headers, Response
 from scrapy.settings import BaseSettings
 from scrapy.utils.defer import deferred_from_coro
 from twisted.python.failure import Failure
+from w3lib.url import safe_url_string
 
 from sitemapaudit.arguments import parse_arguments
 from sitemapaudit.config import AuditConfig, parse_bool
@@ -383,7 +384,7 @@ class AuditSpider(Spider):
         meta = response.meta
         state: RedirectState = meta["redirects"]
         url_id: int = meta["url_id"]
-        target = self._next_target(response)
+        target = self._next_target(response, page=True)
         if target is not None:
             return [self._page_request(url_id, target, state, meta["blocked"])]
         page = PendingPage(
@@ -616,17 +617,23 @@ class AuditSpider(Spider):
             },
         )
 
-    def _next_target(self, response: Response, hosts: Hosts | None = None) -> str | None:
+    def _next_target(
+        self, response: Response, hosts: Hosts | None = None, *, page: bool = False
+    ) -> str | None:
         """Record the response in its request's redirect chain; the URL to request next, on
-        the audited host (or on ``hosts``)."""
+        the audited host (or on ``hosts``). A page's redirect is not followed to a URL that
+        robots.txt disallows (unless SITEMAPAUDIT_FETCH_BLOCKED)."""
         status = response.status
+        robots = self.run.robots if page else None
         return next_hop(
             response.meta["redirects"],
             url=response.url,
             status=status,
-            location=_header(response, "Location") if status in REDIRECT_STATUSES else None,
+            location=_location(response) if status in REDIRECT_STATUSES else None,
             origin=self.origin if hosts is None else hosts,
             max_redirects=self.config.max_redirects,
+            allowed=None if robots is None else robots.can_fetch,
+            follow_blocked=self.config.fetch_blocked,
         )
 
     def _hop(self, response: Response, hosts: Hosts | None = None) -> Request | None:
@@ -662,6 +669,18 @@ def _tune_collector() -> None:
 def _header(response: Response, name: str) -> str | None:
     value = response.headers.get(name)
     return value.decode("latin-1") if value else None
+
+
+def _location(response: Response) -> str | None:
+    """A redirect's Location as a browser reads it: UTF-8 (bytes that are not are kept as
+    percent-escapes), with spaces and other characters a URL cannot hold percent-encoded."""
+    value = response.headers.get("Location")
+    if not value or not value.strip():
+        return None
+    try:
+        return safe_url_string(value.strip())
+    except ValueError:  # not even a URL to encode: reported as not usable
+        return value.decode("latin-1")
 
 
 def _validators(response: Response) -> tuple[str | None, str | None]:
@@ -744,6 +763,8 @@ def _outcome(state: RedirectState) -> FetchOutcome:
         redirect_chain=[{"url": h["url"], "status": h["status"]} for h in state.chain],
         redirect_loop=state.loop,
         redirect_stopped=state.stopped,
+        redirect_broken=state.broken,
+        redirect_blocked=state.blocked_target,
     )
 
 

@@ -68,6 +68,7 @@ def test_summary_comes_last_and_adds_up(golden: Any) -> None:
 def test_blocked_and_off_host_urls_are_never_requested(golden: Any) -> None:
     site, records, _ = golden
     assert site.hits["/private/page"] == 0
+    assert site.hits["/private/target"] == 0  # the target of /redirect-blocked
     blocked = next(r for r in by_record(records, "url") if r["url"].endswith("/private/page"))
     assert blocked["robots_blocked"] is True
     assert blocked["fetched"] is False
@@ -78,6 +79,7 @@ def test_each_listed_url_is_fetched_once_and_sitemaps_once(golden: Any) -> None:
     assert site.hits["/dup"] == 1
     assert site.hits["/sitemap_index.xml"] == 1
     assert site.hits["/ok"] == 2  # listed once, and the end of /redirect's chain
+    assert site.hits["/caf%C3%A9%20menu"] == 2  # listed once, and where /redirect-utf8 leads
 
 
 def test_redirect_hops_are_all_in_the_record(golden: Any) -> None:

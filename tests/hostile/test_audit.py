@@ -431,7 +431,7 @@ async def test_file_urls_cannot_be_reached_from_any_sitemap_or_robots_value(
     assert sitemaps["/sitemap.xml"]["issues"] == ["invalid_url"]
     urls = urls_by_url(records, site)
     assert urls[wire]["issues"] == ["invalid_url"]
-    assert urls["/to-file"]["issues"] == ["redirect"]
+    assert urls["/to-file"]["issues"] == ["redirect", "redirect_broken"]
     assert urls["/to-file"]["redirect_chain"] == [{"url": f"{site.base}/to-file", "status": 302}]
     assert any("not followed" in error for error in urls["/to-file"]["errors"])
     assert set(site.hits) <= {"/robots.txt", "/", "/sitemap.xml", "/pages.xml", "/to-file"}

@@ -140,7 +140,7 @@ def test_missing_content_type_is_sniffed() -> None:
 def test_charset_of_the_content_type_is_used() -> None:
     body = "<head><link rel=canonical href='/café'></head>".encode("latin-1")
     result = facts({"content-type": ['text/html; charset="ISO-8859-1"']}, body)
-    assert result.canonical == "https://example.com/café"
+    assert result.canonical == "https://example.com/caf%C3%A9"
 
 
 def test_single_string_header_values_are_tolerated() -> None:

@@ -83,6 +83,10 @@ PAGES = urlset(
     url("  {base}/a&amp;b  "),
     url("{base}/redirect"),
     url("{base}/loop"),
+    url("{base}/redirect-noloc"),
+    url("{base}/redirect-blocked"),
+    url("{base}/redirect-utf8"),
+    url("{base}/caf%C3%A9%20menu"),
     url("{base}/gone"),
     url("{base}/error"),
     url("{base}/dropped"),
@@ -212,6 +216,14 @@ def routes(host: str) -> dict[str, object]:
         "/redirect": Page(status=301, headers=[("Location", "/redirect-hop")]),
         "/redirect-hop": Page(status=302, headers=[("Location", "{base}/ok")]),
         "/loop": Page(status=302, headers=[("Location", "/loop2")]),
+        "/redirect-noloc": Page(status=301),
+        "/redirect-blocked": Page(status=301, headers=[("Location", "/private/target")]),
+        # The Location as raw UTF-8 bytes, with a space: followed as a browser follows it.
+        "/redirect-utf8": Page(
+            status=301, headers=[("Location", "/caf\u00e9 menu".encode().decode("latin-1"))]
+        ),
+        # A canonical written as an IRI names this page.
+        "/caf%C3%A9%20menu": page('<link rel="canonical" href="/caf\u00e9 menu">'),
         "/loop2": Page(status=302, headers=[("Location", "/loop")]),
         "/gone": Page(status=404, body="gone"),
         "/error": Page(status=500, body="boom"),
@@ -296,6 +308,10 @@ EXPECTED_URLS: dict[str, list[str]] = {
     f"{B}/a&b": [],
     f"{B}/redirect": ["redirect"],
     f"{B}/loop": ["redirect", "redirect_loop"],
+    f"{B}/redirect-noloc": ["redirect", "redirect_broken"],
+    f"{B}/redirect-blocked": ["redirect", "redirect_blocked"],
+    f"{B}/redirect-utf8": ["redirect"],
+    f"{B}/caf%C3%A9%20menu": [],
     f"{B}/gone": ["http_error"],
     f"{B}/error": ["http_error"],
     f"{B}/dropped": ["fetch_failed"],

@@ -66,6 +66,14 @@ def test_a_clean_page_has_no_findings() -> None:
             "redirect",
         ),
         ({"redirect_chain": [{"url": U, "status": 302}], "redirect_loop": True}, "redirect_loop"),
+        (
+            {"status": 301, "redirect_chain": [{"url": U, "status": 301}], "redirect_broken": "x"},
+            "redirect_broken",
+        ),
+        (
+            {"status": 301, "redirect_blocked": "https://e.com/private/p"},
+            "redirect_blocked",
+        ),
         ({"noindex": ["meta:robots"]}, "noindex"),
         ({"canonical": "https://e.com/other", "canonical_source": "link"}, "canonical_mismatch"),
         (
@@ -109,6 +117,7 @@ def test_each_url_check_fires(kwargs: dict[str, Any], code: str) -> None:
     "kwargs",
     [
         {"canonical": "HTTPS://E.COM:443/p#frag", "canonical_source": "link"},
+        {"canonical": "https://e.com/%70", "canonical_source": "link"},
         {"refresh": {"source": "meta", "delay": 30, "url": "HTTPS://e.com/p#top"}},
         {"lastmod": "2024-05-01T12:00:00+02:00", "last_modified": "Wed, 01 May 2024 10:00:00 GMT"},
         {"lastmod": "2024-05-01", "last_modified": "Thu, 02 May 2024 03:00:00 GMT"},
@@ -195,6 +204,42 @@ def test_no_fragment_no_finding(url: str) -> None:
 
 def test_an_invalid_url_with_a_fragment_is_only_invalid() -> None:
     assert _listed("/relative#x", ["invalid_url"]).issues == ["invalid_url"]
+
+
+def test_a_canonical_written_as_an_iri_names_the_encoded_page() -> None:
+    record = url_record(
+        final_url="https://e.com/caf%C3%A9%20menu", canonical="https://e.com/caf\u00e9 menu"
+    )
+    assert "canonical_mismatch" not in record.issues
+
+
+def test_redirect_broken_and_blocked_messages() -> None:
+    broken = url_record(
+        status=301,
+        redirect_chain=[{"url": U, "status": 301}],
+        redirect_stopped="not followed: it has no Location header",
+        redirect_broken="the 301 answer has no Location header",
+    )
+    assert broken.issues == ["redirect", "redirect_broken"]
+    assert broken.errors[1] == (
+        f"redirect_broken: {U} redirects, but the 301 answer has no Location header"
+    )
+    blocked = url_record(
+        status=301,
+        redirect_chain=[{"url": U, "status": 301}],
+        redirect_stopped="not followed: robots.txt disallows https://e.com/private/x",
+        redirect_blocked="https://e.com/private/x",
+    )
+    assert blocked.issues == ["redirect", "redirect_blocked"]
+    assert blocked.errors[1] == (
+        "redirect_blocked: redirects to https://e.com/private/x, disallowed for Googlebot by "
+        "robots.txt"
+    )
+
+
+def test_an_unreadable_last_modified_is_named() -> None:
+    record = url_record(lastmod="2024-05-01", last_modified="yesterday")
+    assert record.errors == ["lastmod_unverifiable: Last-Modified 'yesterday' is not an HTTP date"]
 
 
 def test_lastmod_of_an_error_page_is_not_judged() -> None:

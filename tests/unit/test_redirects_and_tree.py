@@ -48,6 +48,72 @@ def test_other_hosts_and_schemes_are_not_followed() -> None:
     assert state.other_host is None
 
 
+def test_a_redirect_without_location_is_broken() -> None:
+    for location in (None, "", "  "):
+        state = RedirectState()
+        assert hop(state, "https://e.com/a", 301, location) is None
+        assert state.broken == "the 301 answer has no Location header"
+        assert state.chain == [{"url": "https://e.com/a", "status": 301, "location": None}]
+    state = RedirectState()
+    assert hop(state, "https://e.com/a", 200, None) is None
+    assert state.broken is None
+    assert state.chain == []
+
+
+def test_a_redirect_to_a_url_that_is_not_http_is_broken() -> None:
+    state = RedirectState()
+    assert hop(state, "https://e.com/a", 302, "mailto:x@e.com") is None
+    assert state.broken == "its Location 'mailto:x@e.com' is not a valid http(s) URL"
+    state = RedirectState()
+    assert hop(state, "https://e.com/a", 302, "https://evil.example/") is None
+    assert state.broken is None  # another host: a redirect, only not followed here
+
+
+def test_a_redirect_to_a_disallowed_url_is_blocked() -> None:
+    def allowed(url: str) -> bool:
+        return "/private/" not in url
+
+    state = RedirectState()
+    target = next_hop(
+        state,
+        url="https://e.com/a",
+        status=301,
+        location="/private/x",
+        origin=ORIGIN,
+        max_redirects=3,
+        allowed=allowed,
+    )
+    assert target is None
+    assert state.blocked_target == "https://e.com/private/x"
+    assert state.stopped == "not followed: robots.txt disallows https://e.com/private/x"
+    state = RedirectState()
+    target = next_hop(
+        state,
+        url="https://e.com/a",
+        status=301,
+        location="/private/x",
+        origin=ORIGIN,
+        max_redirects=3,
+        allowed=allowed,
+        follow_blocked=True,
+    )
+    assert target == "https://e.com/private/x"
+    assert state.blocked_target == target
+    assert state.stopped is None
+    state = RedirectState()
+    target = next_hop(
+        state,
+        url="https://e.com/a",
+        status=301,
+        location="/b",
+        origin=ORIGIN,
+        max_redirects=3,
+        allowed=allowed,
+    )
+    assert target == "https://e.com/b"
+    assert state.blocked_target is None
+
+
 def test_tree_decisions() -> None:
     tree = SitemapTree(ORIGIN, max_depth=1, max_sitemaps=2, max_url_length=2048)
     assert tree.consider("https://e.com/s.xml", depth=0) is Decision.FETCH
