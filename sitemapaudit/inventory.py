@@ -313,6 +313,14 @@ class Inventory:
         self._cursor = 0
         self._set_meta("cursor", "0")
 
+    def mark_finished(self) -> None:
+        """The audit of this inventory finished: running it again starts a new audit."""
+        self.flush()
+        self._set_meta("finished", "1")
+
+    def finished(self) -> bool:
+        return self._meta("finished", "") == "1"
+
     def listings_complete(self) -> None:
         """Every sitemap is read: index the listings for the lookups of record building."""
         if not self._indexed:

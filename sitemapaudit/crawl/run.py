@@ -126,6 +126,8 @@ class AuditRun:
         self.totals = RunTotals()
         self._work_dir, self._own_work_dir = _work_dir(configured_work_dir(config, jobdir))
         self.inventory: Inventory = self._make_inventory()
+        if self.inventory.finished():
+            self.inventory = self._start_afresh(self.inventory)
         self._sitemaps_outstanding = 0
         self._waiter: asyncio.Future[None] | None = None
         self._queue: deque[tuple[int, str, tuple[str, ...], str | None]] = deque()
@@ -192,6 +194,16 @@ class AuditRun:
             Path(self._work_dir) / "inventory.sqlite3", resumable=not self._own_work_dir
         )
 
+    def _start_afresh(self, finished: Inventory) -> Inventory:
+        """The work directory holds an audit that finished: this run is a new audit, not a
+        replay of that one's results."""
+        finished.close()
+        for name in ("inventory.sqlite3", "hreflang.sqlite3"):
+            for suffix in ("", "-wal", "-shm"):
+                (Path(self._work_dir) / f"{name}{suffix}").unlink(missing_ok=True)
+        logger.info("the audit in %s had finished: starting a new audit", self._work_dir)
+        return self._make_inventory()
+
     def _make_hreflang(self) -> AlternateSink:
         return HreflangGraph(Path(self._work_dir) / "hreflang.sqlite3")
 
@@ -224,7 +236,11 @@ class AuditRun:
         self.inventory.sitemap_done(facts.url, asdict(facts))
         return facts
 
-    def close(self) -> None:
+    def close(self, *, finished: bool = False) -> None:
+        """End the run; ``finished``: its report is complete, and a run with the same work
+        directory is a new audit."""
+        if finished and not self._own_work_dir:
+            self.inventory.mark_finished()
         if self.history is not None:
             try:
                 self.history.close()

@@ -82,6 +82,14 @@ class SharedInventory:
         self.client.close()
 
     # -- listings ------------------------------------------------------------------------------
+    def finished(self) -> bool:
+        """A shared audit keeps its state in Redis, not in a work directory: there is no
+        finished work directory to start afresh from."""
+        return False
+
+    def mark_finished(self) -> None:
+        return None
+
     def sitemap_id(self, url: str) -> int:
         found = self.client.hget(self.key("sitemaps"), url)
         if found is None:

@@ -164,7 +164,7 @@ class SharedAuditRun(AuditRun):
     def _make_hreflang(self) -> AlternateSink:
         return SharedAlternates(self.shared)
 
-    def close(self) -> None:
+    def close(self, *, finished: bool = False) -> None:
         try:
             self._send_outcomes()
         except redis.RedisError as exc:
@@ -176,7 +176,7 @@ class SharedAuditRun(AuditRun):
         if self.shared_inventory.notes is not None:
             self.shared_inventory.notes.close()
         self.shared.leave()
-        super().close()
+        super().close(finished=finished)
 
     # -- discovery: one worker requests robots.txt and the homepage --------------------------
     def claim_discovery(self) -> bool:

@@ -89,6 +89,8 @@ class AuditSpider(Spider):
         host = self.origin.host.replace(":", "_")
         self.report_name = f"{host}-{self.started_at:%Y%m%dT%H%M%SZ}"
         self.summary_sent = False
+        # Whether the complete summary went out (the run is then kept as finished).
+        self.completed = False
         # The first error of the audit's own code (a bug), for the summary of the stopped audit.
         self.first_error: str | None = None
         self.item_errors = 0
@@ -484,6 +486,7 @@ class AuditSpider(Spider):
         previous, changes = self.run.changes()
         yield from changes
         yield self._summary(previous)
+        self.completed = True
 
     def unfinished_summary(self) -> SummaryRecord | None:
         """The summary of an audit whose crawl closed before its summary was due (Ctrl-C,
@@ -538,7 +541,7 @@ class AuditSpider(Spider):
         )
 
     def on_closed(self, reason: str) -> None:
-        self.run.close()
+        self.run.close(finished=reason == "finished" and self.completed)
         report = self.crawler.settings.get("SITEMAPAUDIT_DEFAULT_REPORT")
         if self.shared is not None and not self.shared.writer:
             self.logger.info("Another worker of the distributed audit writes the report")

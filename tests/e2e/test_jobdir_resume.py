@@ -10,7 +10,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from tests.support.crawl import start_audit_process
+from scrapy.utils.defer import deferred_f_from_coro_f
+
+from tests.support.crawl import by_record, run_audit, start_audit_process
 from tests.support.golden_site import XML, index, slow_pages, url, urlset
 from tests.support.server import Page, TestSite
 
@@ -96,3 +98,32 @@ def test_killed_audit_resumes_with_nothing_missing_or_twice(tmp_path: Path) -> N
     )
     assert max(after.values()) <= 2, after.most_common(3)
     assert all(after[f"/p/{i}/{j}"] >= 1 for i in range(3) for j in range(PER_SITEMAP))
+
+
+@deferred_f_from_coro_f
+async def test_a_finished_audit_run_again_with_its_jobdir_is_a_new_audit(tmp_path: Path) -> None:
+    """A JOBDIR kept from night to night: the second night audits the site as it is then,
+    instead of replaying the first night's results."""
+    routes: dict[str, object] = {
+        "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+        "/s.xml": Page(body=urlset(url("{base}/a"), url("{base}/b")), content_type=XML),
+        "/a": Page(body="<html><head></head><body>a</body></html>"),
+        "/b": Page(status=404, body="missing"),
+    }
+    settings = {"JOBDIR": str(tmp_path / "job"), "SITEMAPAUDIT_HISTORY_PATH": ""}
+    with TestSite(routes) as site:  # type: ignore[arg-type]
+        first, _ = await run_audit(site.base, tmp_path / "first.jsonl", settings=settings)
+        routes["/b"] = Page(body="<html><head></head><body>b</body></html>")
+        routes["/s.xml"] = Page(body=urlset(url("{base}/b"), url("{base}/c")), content_type=XML)
+        routes["/c"] = Page(body="<html><head></head><body>c</body></html>")
+        second, _ = await run_audit(site.base, tmp_path / "second.jsonl", settings=settings)
+        hits = dict(site.hits)
+    assert first[-1]["complete"] is True
+    assert {r["url"]: r["status"] for r in by_record(second, "url")} == {
+        f"{site.base}/b": 200,
+        f"{site.base}/c": 200,
+    }
+    assert second[-1]["complete"] is True
+    assert second[-1]["urls_listed"] == 2
+    assert hits["/s.xml"] == 2
+    assert hits["/b"] == 2
