@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
@@ -46,8 +47,10 @@ def _number(name: str, value: Any, cast: Callable[[Any], T], minimum: float) -> 
         raise ConfigError(f"{name} must be a number, got {value!r}")
     try:
         number = cast(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ConfigError(f"{name} must be a number, got {value!r}") from None
+    if isinstance(number, float) and not math.isfinite(number):
+        raise ConfigError(f"{name} must be a finite number, got {value!r}")
     if number < minimum:  # type: ignore[operator]
         raise ConfigError(f"{name} must be at least {minimum:g}, got {value!r}")
     return number
@@ -145,6 +148,8 @@ class AuditConfig:
                     f"SITEMAPAUDIT_COMMON_PATHS entries must start with '/', got {path!r}"
                 )
         disabled = _parse_list("SITEMAPAUDIT_DISABLED_CHECKS", get("SITEMAPAUDIT_DISABLED_CHECKS"))
+        # Applied by the spider to Scrapy's settings (a preset), checked here with the rest.
+        parse_bool("SITEMAPAUDIT_UNTHROTTLED", get("SITEMAPAUDIT_UNTHROTTLED"))
         return cls(
             robots_user_agent=user_agent,
             fetch_urls=parse_bool("SITEMAPAUDIT_FETCH_URLS", get("SITEMAPAUDIT_FETCH_URLS")),

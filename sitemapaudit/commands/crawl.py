@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -34,9 +35,13 @@ class Command(ScrapyCrawlCommand):
             enabled_checks(config)
             work_dir = configured_work_dir(config, self.settings.get("JOBDIR") or None)
             if work_dir:
+                check_directory(
+                    work_dir, f"the work directory {work_dir!r} (SITEMAPAUDIT_WORK_DIR or JOBDIR)"
+                )
                 check_resumable(Path(work_dir) / "inventory.sqlite3")
             if config.history_path:
                 check_history_path(config.history_path)
+            check_report_paths(self.settings.getdict("FEEDS"), config.report_dir)
         except ConfigError as exc:
             raise UsageError(str(exc), print_help=False) from None
         if len(args) > 1:
@@ -56,11 +61,57 @@ FAILURE_STATS = (
     "sitemapaudit/fail_on/failed",
     "sitemapaudit/summary/incomplete",
     "sitemapaudit/history/failed",
+    "sitemapaudit/report/failed",
 )
 """Stats that make ``scrapy crawl audit`` exit with 1: ``fail_on`` matched, the audit stopped
-before it was complete, the history failed during the run."""
+before it was complete, the history failed during the run, the report could not be written
+(and any ``feedexport/failed_count/...``: a feed Scrapy could not store)."""
 
 
 def audit_failed(stats: Mapping[str, Any]) -> bool:
     """Whether an audit with these final stats exits with 1."""
-    return any(stats.get(key) for key in FAILURE_STATS)
+    return any(stats.get(key) for key in FAILURE_STATS) or any(
+        value and key.startswith("feedexport/failed_count/") for key, value in stats.items()
+    )
+
+
+def check_directory(path: str, what: str) -> None:
+    """A :class:`ConfigError` saying ``what`` (the setting or option, and its value) cannot be
+    used when ``path`` cannot be a directory to write in (created if need be, as the audit
+    would create it)."""
+    blocker = next((p for p in (Path(path), *Path(path).parents) if p.exists()), None)
+    if blocker is not None and not blocker.is_dir():
+        raise ConfigError(f"{what} cannot be used: {str(blocker)!r} is a file, not a directory")
+    try:
+        Path(path).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"{what} cannot be used: {exc.strerror or exc}") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise ConfigError(f"{what} cannot be used: the directory is not writable")
+
+
+def check_report_paths(feeds: Mapping[str, Any], report_dir: str) -> None:
+    """The directories of the local files the report goes to (``-o``/``-O``/``FEEDS``, else
+    SITEMAPAUDIT_REPORT_DIR) must be usable: a report that cannot be written fails at start,
+    not after the audit."""
+    if not feeds:
+        if report_dir:
+            check_directory(report_dir, f"SITEMAPAUDIT_REPORT_DIR={report_dir!r}")
+        return
+    for uri in feeds:
+        path = _local_path(str(uri))
+        if path is None:
+            continue
+        parent = str(Path(path).parent)
+        if "%(" not in parent:  # a directory named by URI parameters is known only later
+            check_directory(parent, f"the output file {uri!r}")
+
+
+def _local_path(uri: str) -> str | None:
+    """The path of a feed URI that names a local file, else ``None``."""
+    if uri.startswith("file://"):
+        return uri[len("file://") :]
+    scheme = uri.split(":", 1)[0] if ":" in uri else ""
+    if len(scheme) > 1 and scheme.isalpha():  # s3:, ftp:, stdout:... (not C: on Windows)
+        return None
+    return uri

@@ -548,8 +548,12 @@ class AuditSpider(Spider):
             print("sitemapaudit: another worker of this distributed audit writes the report")
         elif report:
             path = Path(report % {"report_name": self.report_name}).resolve()
-            self.logger.info("Report written to %s", path)
-            print(f"sitemapaudit: report written to {path}")
+            stats = self.crawler.stats
+            if stats is not None and stats.get_value("sitemapaudit/report/failed"):
+                print(f"sitemapaudit: the report could not be written to {path} (see the log)")
+            else:
+                self.logger.info("Report written to %s", path)
+                print(f"sitemapaudit: report written to {path}")
 
     def _present(self, facts: SitemapFacts | None) -> list[SitemapFacts]:
         return self._live([] if facts is None else [facts])

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support.golden_site import XML, url, urlset
 from tests.support.server import Page, TestSite
 
@@ -85,6 +87,28 @@ def test_bad_arguments_fail_before_any_request(tmp_path: Path) -> None:
     assert "SITEMAPAUDIT_MAX_REDIRECTS" in bad_setting.stderr
     assert missing.returncode == 2
     assert "domain argument is required" in missing.stderr
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        (["-s", "SITEMAPAUDIT_REPORT_DIR=a-file"], "SITEMAPAUDIT_REPORT_DIR='a-file'"),
+        (["-O", "a-file/report.jsonl"], "the output file 'a-file/report.jsonl'"),
+        (["-s", "SITEMAPAUDIT_WORK_DIR=a-file/work"], "SITEMAPAUDIT_WORK_DIR or JOBDIR"),
+        (["-s", "SITEMAPAUDIT_UNTHROTTLED=yesplease"], "SITEMAPAUDIT_UNTHROTTLED"),
+        (["-s", "SITEMAPAUDIT_LASTMOD_TOLERANCE=nan"], "SITEMAPAUDIT_LASTMOD_TOLERANCE"),
+    ],
+)
+def test_a_report_or_work_place_that_cannot_be_used_fails_before_any_request(
+    tmp_path: Path, options: list[str], named: str
+) -> None:
+    (tmp_path / "a-file").write_text("not a directory")
+    with small_site() as site:
+        done = crawl("-a", f"domain={site.base}", *options, cwd=tmp_path)
+        assert site.hits == {}
+    assert done.returncode == 2
+    assert named in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_a_jobdir_of_an_earlier_inventory_layout_fails_before_any_request(tmp_path: Path) -> None:
