@@ -237,9 +237,14 @@ def readable(text: str) -> str:
 
 
 def _shown(value: str) -> str:
+    """A value for a message: cut when long, and whitespace other than the plain space (a
+    tab, a no-break space, a zero-width space) written as its escape, so that it shows."""
     if len(value) > _VALUE_SHOWN:
-        return value[: _VALUE_SHOWN - 3] + "..."
-    return value
+        value = value[: _VALUE_SHOWN - 3] + "..."
+    return _UNSEEN_RE.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), value)
+
+
+_UNSEEN_RE = re.compile("[^\\S ]|[\u200b-\u200f\u2060\ufeff]")
 
 
 def _names_list(expected: str) -> str:

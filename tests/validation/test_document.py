@@ -403,3 +403,10 @@ def test_concurrent_validation_keeps_results_apart() -> None:
         for _round in range(3):
             results = list(pool.map(lambda data: validate_document(data, now=NOW), documents))
             assert results == expected
+
+
+def test_invisible_whitespace_in_a_value_is_shown_escaped() -> None:
+    data = urlset(url("\u00a0https://www.example.com/nbsp\u200b"))
+    problems = validate_document(data, now=NOW)
+    assert [p.code for p in problems] == ["schema_invalid"]
+    assert "loc '\\xa0https://www.example.com/nbsp\\u200b' is not" in problems[0].message
