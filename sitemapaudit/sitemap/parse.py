@@ -44,6 +44,8 @@ _PARSER_OPTIONS: dict[str, Any] = {
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 _XML_WHITESPACE = b" \t\r\n"
+# An XML declaration (``<?xml`` then whitespace; ``<?xml-stylesheet`` is another thing).
+_DECLARATION_START = re.compile(rb"<\?xml[ \t\r\n]")
 # Starts of UTF-16/UTF-32 encoded XML (byte order marks, or "<" next to a zero byte).
 _WIDE_XML_STARTS = (b"\xff\xfe", b"\xfe\xff", b"<\x00", b"\x00<", b"\x00\x00")
 _SNIFF_BYTES = 16
@@ -334,6 +336,8 @@ class SitemapReader:
         chunks = iter(self._stream)
         try:
             head, self._line_offset, self._column_offset = _skip_preamble(chunks)
+            if (self._line_offset or self._column_offset) and _DECLARATION_START.match(head):
+                self._misplaced_declaration()
             lowered = head[:_SNIFF_BYTES].lower()
             if not head:
                 self._not_a_sitemap("the document is empty")
@@ -623,6 +627,21 @@ class SitemapReader:
             message = _LINE_IN_MESSAGE.sub(lambda m: f"line {int(m[1]) + offset}", message)
         self.problems.append(
             Problem("xml_malformed", f"{prefix}: {message.strip()}", line, column or None)
+        )
+
+    def _misplaced_declaration(self) -> None:
+        """Whitespace before the XML declaration: XML parsers refuse the document (a classic of
+        blank lines printed by a CMS plugin). It is skipped here and every entry still read."""
+        line, column = self._line_offset + 1, self._column_offset + 1
+        what = "blank lines" if line > 1 else "whitespace"
+        self.problems.append(
+            Problem(
+                "xml_malformed",
+                f"{what} before the XML declaration, which must be the very start of the "
+                "document: XML parsers refuse it (the entries are still read here)",
+                line,
+                column,
+            )
         )
 
     # -- summary -------------------------------------------------------------------------------

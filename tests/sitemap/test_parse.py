@@ -82,7 +82,28 @@ def test_bom_and_leading_whitespace_are_skipped_and_lines_kept() -> None:
     reader, entries = read(fixture("bom_leading_whitespace.xml"))
     assert reader.kind is SitemapKind.URLSET
     assert entries == [UrlEntry("https://www.example.com/bom", None, 5)]
+    # The whitespace comes before the XML declaration: malformed, but every entry is read.
+    assert [(p.code, p.line, p.column) for p in reader.problems] == [("xml_malformed", 3, 1)]
+    assert "before the XML declaration" in reader.problems[0].message
+
+
+@pytest.mark.parametrize(
+    "start",
+    [b"\xef\xbb\xbf<?xml version='1.0'?>\n", b"\n\n  ", b"<?xml version='1.0'?>\n\n"],
+)
+def test_whitespace_is_fine_where_xml_allows_it(start: bytes) -> None:
+    body = start + b"<urlset><url><loc>https://e.com/a</loc></url></urlset>"
+    reader, entries = read(body)
+    assert locs(entries) == ["https://e.com/a"]
     assert reader.problems == []
+
+
+def test_a_space_before_the_declaration_is_placed_on_its_line() -> None:
+    reader, _ = read(
+        b" <?xml version='1.0'?><urlset><url><loc>https://e.com/a</loc></url></urlset>"
+    )
+    assert [(p.code, p.line, p.column) for p in reader.problems] == [("xml_malformed", 1, 2)]
+    assert reader.problems[0].message.startswith("whitespace before the XML declaration")
 
 
 def test_error_position_counts_the_skipped_preamble() -> None:
