@@ -10,6 +10,7 @@ from pathlib import Path
 
 from sitemapaudit.config import AuditConfig
 from sitemapaudit.crawl.intake import read_sitemap
+from sitemapaudit.crawl.tree import ChildProblems
 from sitemapaudit.facts import NOT_REQUESTED, SitemapFacts, UrlFacts
 from sitemapaudit.inventory import Inventory, NewEntry
 from sitemapaudit.report.build import RecordBuilder
@@ -113,17 +114,26 @@ def validate_file(
     with path.open("rb") as handle:
         body = handle.read(config.sitemap_read_limit)
     listings = FileListings(MEMORY_URLS)
+    invalid = ChildProblems()
+
+    def on_child(loc: str) -> None:
+        # An index's child locations are judged as the crawl judges them.
+        if loc_problems(loc, max_length=config.max_url_length):
+            invalid.add("invalid_url", loc)
+        children.append(loc)
+
     try:
         facts = read_sitemap(
             body,
             SitemapFacts(url=str(path), found_via="argument"),
             inventory=listings,
             rules=lambda loc: tuple(loc_problems(loc, max_length=config.max_url_length)),
-            on_child=children.append,
+            on_child=on_child,
             read_limit=config.sitemap_read_limit,
             now=datetime.now(UTC),
             near_limit_fraction=config.near_limit_fraction,
         )
+        facts.problems.extend(invalid.problems())
         yield builder.sitemap_record(facts)
         url_record = builder.url_record
         for url_facts in listings.facts():

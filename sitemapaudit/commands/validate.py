@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import sys
 from collections import defaultdict
 from dataclasses import asdict, fields, is_dataclass
@@ -135,8 +136,14 @@ class Command(ScrapyCommand):
                     urls.extend(c for c in children if not loc_problems(c))
             if urls:
                 self._crawl(urls)
-        finally:
             self._flush()
+        except BrokenPipeError:
+            # The reader went away (``| head``): stop quietly, as a shell tool does, and keep
+            # Python from complaining again when it flushes standard output at exit.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            self.exitcode = 1
+            return
+        finally:
             gc.set_threshold(*thresholds)
             gc.unfreeze()
         self.exitcode = 1 if self.errors else 0

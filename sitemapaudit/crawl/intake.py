@@ -24,12 +24,14 @@ from sitemapaudit.sitemap.records import (
     SitemapKind,
     UrlEntry,
 )
-from sitemapaudit.validation import iter_alternates, validate_document
+from sitemapaudit.validation import check_limits, iter_alternates, validate_document
 
 # In stored listings, the lastmod format of a child sitemap of an index.
 CHILD_FORMAT = "sitemap"
 
 VALIDATED_KINDS = (SitemapKind.URLSET, SitemapKind.SITEMAPINDEX)
+# Sitemaps read without a schema: a text list of URLs, an RSS or Atom feed.
+LISTED_KINDS = (SitemapKind.TEXT, SitemapKind.RSS, SitemapKind.ATOM)
 
 
 class EntrySink(Protocol):
@@ -124,4 +126,9 @@ def read_sitemap(
         if hreflang is not None and reader.kind is SitemapKind.URLSET:
             for loc, alternates in iter_alternates(data):
                 hreflang.add(loc, alternates, facts.url)
+    elif data is not None and reader.kind in LISTED_KINDS:
+        # A text list or a feed has no schema, but the protocol's limits are the same.
+        facts.problems.extend(
+            check_limits(reader.url_count, reader.bytes, near_limit_fraction, "urlset")
+        )
     return facts

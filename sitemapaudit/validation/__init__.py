@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from sitemapaudit.validation.document import validate_document
+from sitemapaudit.validation.document import check_limits, validate_document
 from sitemapaudit.validation.hreflang import HreflangGraph, is_valid_hreflang, iter_alternates
 from sitemapaudit.validation.schemas import SchemaLoadError, load_schema, schema_files
 
@@ -78,6 +78,7 @@ __all__ = [
     "CODES",
     "HreflangGraph",
     "SchemaLoadError",
+    "check_limits",
     "is_valid_hreflang",
     "iter_alternates",
     "load_schema",

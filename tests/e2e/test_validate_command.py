@@ -190,3 +190,42 @@ def test_a_url_on_a_host_that_never_answers_is_a_fetch_failure(tmp_path: Path) -
     assert record["issues"] == ["fetch_failed"]
     assert "the site could not be reached" in stderr
     assert "history" not in stderr
+
+
+def test_a_local_index_with_relative_children_is_invalid(tmp_path: Path) -> None:
+    path = tmp_path / "index.xml"
+    path.write_text(index("child.xml", "/abs-path.xml", "https://e.com/ok.xml"))
+    code, records, stderr = validate(str(path))
+    assert code == 1, stderr
+    (sitemap,) = records
+    assert "invalid_url" in sitemap["issues"]  # (and schema_invalid: "child.xml" is too short)
+    assert (
+        "invalid_url: lists sitemap locations that are not valid http(s) URLs: child.xml, "
+        "/abs-path.xml"
+    ) in sitemap["errors"]
+
+
+def test_a_text_sitemap_near_the_entry_limit_is_warned(tmp_path: Path) -> None:
+    path = tmp_path / "urls.txt"
+    path.write_text("".join(f"https://e.com/p{i}\n" for i in range(46_000)))
+    code, records, stderr = validate(str(path))
+    assert code == 0, stderr
+    assert records[0]["kind"] == "text"
+    assert records[0]["issues"] == ["near_limit"]
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path: Path) -> None:
+    path = tmp_path / "urls.txt"
+    path.write_text("".join(f"https://e.com/p{i}\n" for i in range(20_000)))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "scrapy", "validate", str(path)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    process.stdout.read(100)
+    process.stdout.close()  # as `| head -c 100` does
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 1
+    assert b"Traceback" not in stderr
