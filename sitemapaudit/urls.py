@@ -396,8 +396,27 @@ def _scope_parts(url: str) -> tuple[tuple[str, str, int | None], str] | None:
         path = urlsplit(url.strip()).path
     except ValueError:
         return None
-    path = _upper_escapes(path) or "/"
+    path = _remove_dot_segments(_upper_escapes(path)) or "/"
     return (scheme, host.rstrip("."), port), path
+
+
+def _remove_dot_segments(path: str) -> str:
+    """``path`` with ``.`` and ``..`` segments resolved (RFC 3986, 5.2.4), as a client requests
+    it: ``/dir/../escape`` is ``/escape``."""
+    if "." not in path:
+        return path
+    segments = path.split("/")
+    kept: list[str] = []
+    last = len(segments) - 1
+    for index, segment in enumerate(segments):
+        if segment in (".", ".."):
+            if segment == ".." and len(kept) > 1:
+                kept.pop()
+            if index == last:
+                kept.append("")
+        else:
+            kept.append(segment)
+    return "/".join(kept)
 
 
 def _upper_escapes(text: str) -> str:

@@ -750,7 +750,7 @@ class AuditRun:
             scope = self._scopes[sitemap_url] = (
                 sitemap_url[: sitemap_url.rfind("/") + 1] if self.origin.owns(sitemap_url) else ""
             )
-        if "://" in scope and loc.startswith(scope) and "?" not in scope:
+        if "://" in scope and loc.startswith(scope) and "?" not in scope and not _dotted(loc):
             return ()
         if not self.origin.owns(loc):
             return ("off_host",)
@@ -954,6 +954,12 @@ class AuditRun:
         missing = [url_id for url_id, listing in zip(url_ids, found, strict=True) if not listing]
         read = {listing.url_id: listing for listing in self.inventory.listings(missing)}
         return [listing or read[url_id] for url_id, listing in zip(url_ids, found, strict=True)]
+
+
+def _dotted(loc: str) -> bool:
+    """Whether a loc may hold a ``.`` or ``..`` path segment (plain or escaped), which can
+    lead out of the directory it starts with."""
+    return "/." in loc or "%2e" in loc or "%2E" in loc
 
 
 _BATCH = 500

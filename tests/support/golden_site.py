@@ -199,7 +199,8 @@ def routes(host: str) -> dict[str, object]:
             body=urlset(url("{base}/encoded-page")), content_type=XML, gzip_encoding=True
         ),
         "/sub/scoped.xml": Page(
-            body=urlset(url("{base}/sub/inside"), url("{base}/outside")), content_type=XML
+            body=urlset(url("{base}/sub/inside"), url("{base}/outside"), url("{base}/sub/../up")),
+            content_type=XML,
         ),
         "/extra-sitemap.txt": Page(
             body="{base}/text-page-1\n\n{base}/text-page-2\n", content_type="text/plain"
@@ -271,6 +272,7 @@ def routes(host: str) -> dict[str, object]:
         "/encoded-page": page(),
         "/sub/inside": page(),
         "/outside": page(),
+        "/sub/../up": page(),  # (this server does not resolve dot segments; nginx would)
         "/text-page-1": page(),
         "/text-page-2": page(),
         "/rss-item": ok,
@@ -352,6 +354,7 @@ EXPECTED_URLS: dict[str, list[str]] = {
     f"{B}/encoded-page": [],
     f"{B}/sub/inside": [],
     f"{B}/outside": ["out_of_scope"],
+    f"{B}/sub/../up": ["out_of_scope"],  # its path is /up: outside /sub/
     f"{B}/text-page-1": [],
     f"{B}/text-page-2": [],
     f"{B}/rss-item": [],
