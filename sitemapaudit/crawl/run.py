@@ -898,7 +898,10 @@ class AuditRun:
             return None, iter(())
         if previous is None:
             return None, iter(())
-        return previous, self._unless_failing(diff_runs(self.history, previous, self.history_run))
+        changes = diff_runs(
+            self.history, previous, self.history_run, unchecked=self.config.disabled_checks
+        )
+        return previous, self._unless_failing(changes)
 
     def _unless_failing(self, records: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         """``records`` read from the history, until it fails."""

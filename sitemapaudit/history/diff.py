@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import heapq
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -36,11 +36,13 @@ CHANGES: dict[str, str] = {
     "sitemap_removed": "The sitemap was in the old run and is not in the new one.",
     "finding_new": (
         "A URL or sitemap has a finding code it did not have (or did not exist). A finding "
-        "only a request can find counts only if the old run requested the URL too."
+        "only a request can find counts only if the old run requested the URL too; one whose "
+        "check is switched off in either run does not count."
     ),
     "finding_fixed": (
         "A URL or sitemap no longer has a finding code (or is gone). A finding only a request "
-        "can find counts only if the new run requested the URL too."
+        "can find counts only if the new run requested the URL too; one whose check is "
+        "switched off in either run does not count."
     ),
     "finding_persisting": "A URL or sitemap has the same finding code in both runs.",
     "status_regression": "The final status was 2xx and is now 4xx/5xx, or fetching now fails.",
@@ -85,26 +87,47 @@ _EARLIEST_OFFSET = timedelta(hours=14)
 _LATEST_OFFSET = timedelta(hours=12)
 
 
-def diff_runs(store: HistoryStore, old_run: int, new_run: int) -> Iterator[dict[str, Any]]:
+def diff_runs(
+    store: HistoryStore, old_run: int, new_run: int, *, unchecked: Iterable[str] = ()
+) -> Iterator[dict[str, Any]]:
     """The diff records from ``old_run`` to ``new_run``, both runs of ``store``.
 
     Each record is ``{"record": "diff", "change", "url", "sitemap", "code", "old", "new"}``;
-    see :data:`CHANGES` for the change types. Raises :class:`HistoryError` for an unknown run.
+    see :data:`CHANGES` for the change types. Finding codes whose check was switched off in
+    either run (read from the stored summaries, plus ``unchecked``: those of a run whose
+    summary is not stored yet) are neither new nor fixed. Raises :class:`HistoryError` for an
+    unknown run.
     """
     for run_id in (old_run, new_run):
         if store.run(run_id) is None:
             raise HistoryError(f"no run {run_id} in {store.path}")
-    return _diff(store, {"old": old_run, "new": new_run})
+    skipped = frozenset(unchecked) | _disabled(store, old_run) | _disabled(store, new_run)
+    return _diff(store, {"old": old_run, "new": new_run}, skipped)
 
 
-def _diff(store: HistoryStore, runs: dict[str, int]) -> Iterator[dict[str, Any]]:
+def _disabled(store: HistoryStore, run_id: int) -> frozenset[str]:
+    """The finding codes a finished run had switched off (its summary's settings)."""
+    settings = (store.summary(run_id) or {}).get("settings")
+    codes = settings.get("disabled_checks") if isinstance(settings, dict) else None
+    return (
+        frozenset(c for c in codes if isinstance(c, str))
+        if isinstance(codes, list)
+        else frozenset()
+    )
+
+
+def _diff(
+    store: HistoryStore, runs: dict[str, int], skipped: frozenset[str]
+) -> Iterator[dict[str, Any]]:
     yield from _url_presence(store, "url_added", runs["new"], runs["old"])
     yield from _url_presence(store, "url_removed", runs["old"], runs["new"])
     yield from _url_moved(store, runs)
     yield from _sitemap_presence(store, "sitemap_added", runs["new"], runs["old"])
     yield from _sitemap_presence(store, "sitemap_removed", runs["old"], runs["new"])
-    yield from _findings(store, "finding_new", runs["new"], runs["old"], present=False)
-    yield from _findings(store, "finding_fixed", runs["old"], runs["new"], present=False)
+    for change, here, there in (("finding_new", "new", "old"), ("finding_fixed", "old", "new")):
+        for record in _findings(store, change, runs[here], runs[there], present=False):
+            if record["code"] not in skipped:
+                yield record
     yield from _findings(store, "finding_persisting", runs["new"], runs["old"], present=True)
     yield from _statuses(store, "status_regression", runs)
     yield from _statuses(store, "status_changed", runs)

@@ -230,3 +230,24 @@ def test_a_304_of_a_conditional_sitemap_fetch_is_the_success_it_confirms(
         if r["change"] in ("status_changed", "status_regression")
     ]
     assert got == expected
+
+
+def test_a_check_switched_off_in_either_run_is_neither_new_nor_fixed(store: HistoryStore) -> None:
+    """Switching ``http_error`` off is not fixing the pages; switching ``redirect`` off in the
+    old run is not breaking them in the new one."""
+    old_summary = {**OLD_SUMMARY, "settings": {"disabled_checks": ["redirect"]}}
+    new_summary = {**NEW_SUMMARY, "settings": {"disabled_checks": ["http_error"]}}
+    old = store_run(store, OLD_RECORDS, old_summary)
+    new = store_run(store, NEW_RECORDS, new_summary)
+    skipped = {"http_error", "redirect"}
+    expected = [
+        r
+        for r in EXPECTED
+        if not (r["change"] in {"finding_new", "finding_fixed"} and r["code"] in skipped)
+    ]
+    assert expected != EXPECTED
+    assert list(diff_runs(store, old, new)) == expected
+    plain = store_run(store, NEW_RECORDS, NEW_SUMMARY)  # a run whose summary is not stored yet
+    assert [
+        r for r in diff_runs(store, old, plain, unchecked=["http_error"]) if r["code"] in skipped
+    ] == [r for r in expected if r["code"] in skipped]
