@@ -26,6 +26,7 @@ from types import TracebackType
 from typing import Any
 
 from sitemapaudit.errors import ConfigError, SitemapAuditError
+from sitemapaudit.report.flat import another_run
 
 # 2: a sitemap's listings are stored as compressed chunks (``listing_chunks``). Version 1
 # files are read as they are (their ``listings`` rows) and written in the new layout, after
@@ -795,6 +796,7 @@ class HistoryStore:
             raise HistoryError(f"cannot read report {path}: {exc.strerror or exc}") from None
         run_id = self.begin_run("unknown", "")
         summary: dict[str, Any] | None = None
+        summary_line = 0
         try:
             with handle:
                 for number, line in enumerate(handle, start=1):
@@ -808,8 +810,10 @@ class HistoryStore:
                         ) from None
                     if not isinstance(record, dict):
                         continue
+                    if summary is not None:
+                        raise HistoryError(another_run(path, number, summary_line))
                     if record.get("record") == "summary":
-                        summary = record
+                        summary, summary_line = record, number
                     else:
                         self.add_record(run_id, record)
         except UnicodeDecodeError:

@@ -312,9 +312,11 @@ def iter_report(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
     """The records of a JSON Lines report, one dict per non-blank line, read as a stream.
 
     A gzip-compressed report (recognised by its magic bytes) is decompressed on the fly and a
-    UTF-8 BOM is ignored. A line that is not a JSON object raises :class:`ReportFormatError`
+    UTF-8 BOM is ignored. A line that is not a JSON object, or a record after the summary (a
+    file that several runs appended to, with ``-o``), raises :class:`ReportFormatError`
     naming the file and the line number.
     """
+    summary_line = 0
     with open(path, "rb") as raw:
         magic = raw.read(2)
         raw.seek(0)
@@ -334,6 +336,18 @@ def iter_report(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
                     raise ReportFormatError(f"{path}:{number}: not a JSON line: {exc}") from None
                 if not isinstance(record, dict):
                     raise ReportFormatError(f"{path}:{number}: not a JSON object")
+                if summary_line:
+                    raise ReportFormatError(another_run(path, number, summary_line))
+                if record.get("record") == "summary":
+                    summary_line = number
                 yield record
         except (OSError, EOFError) as exc:
             raise ReportFormatError(f"{path}: unreadable: {exc}") from None
+
+
+def another_run(path: str | os.PathLike[str], line: int, summary_line: int) -> str:
+    """Why a report file with a record after its summary cannot be read as one report."""
+    return (
+        f"{path}:{line}: a record after the summary of line {summary_line}: the file holds "
+        "more than one run (-o appends each run to it); write each run to its own file (-O)"
+    )

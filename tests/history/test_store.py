@@ -17,6 +17,7 @@ from tests.history.scenario import (
     NEW_RECORDS,
     NEW_SUMMARY,
     OLD_RECORDS,
+    OLD_SUMMARY,
     E,
     url,
     write_report,
@@ -248,6 +249,16 @@ def test_import_report_without_summary(store: HistoryStore, tmp_path: Path) -> N
     assert info.origin == "unknown"
     assert info.finished_at == info.started_at
     assert (info.url_count, info.sitemap_count) == (19, 4)
+
+
+def test_a_file_of_two_appended_reports_is_refused(store: HistoryStore, tmp_path: Path) -> None:
+    once = write_report(tmp_path / "once.jsonl", OLD_RECORDS, OLD_SUMMARY).read_text("utf-8")
+    twice = tmp_path / "twice.jsonl"
+    twice.write_text(once + once, encoding="utf-8")
+    line = len(once.splitlines()) + 1
+    with pytest.raises(HistoryError, match=f"twice.jsonl:{line}: a record after the summary"):
+        store.import_report(twice)
+    assert store.runs() == []
 
 
 def test_a_broken_report_stores_nothing(store: HistoryStore, tmp_path: Path) -> None:

@@ -223,6 +223,10 @@ def test_iter_report_reads_gzip_bom_crlf_and_blank_lines(tmp_path: Path) -> None
         (b'{"record": "url"}\n[1, 2]\n', "r.jsonl:2: not a JSON object"),
         (b'{"record": "url", "url": "\xff"}\n', "r.jsonl:1: not a JSON line"),
         (b"\x1f\x8bnot really gzip", "unreadable"),
+        (
+            b'{"record": "url"}\n{"record": "summary"}\n\n{"record": "url"}\n',
+            "r.jsonl:4: a record after the summary of line 2: the file holds more than one run",
+        ),
     ],
 )
 def test_iter_report_names_the_bad_line(tmp_path: Path, content: bytes, message: str) -> None:
