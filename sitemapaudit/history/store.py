@@ -26,7 +26,7 @@ from types import TracebackType
 from typing import Any
 
 from sitemapaudit.errors import ConfigError, SitemapAuditError
-from sitemapaudit.report.flat import another_run
+from sitemapaudit.report.records import another_run
 
 # 2: a sitemap's listings are stored as compressed chunks (``listing_chunks``). Version 1
 # files are read as they are (their ``listings`` rows) and written in the new layout, after

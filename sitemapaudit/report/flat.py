@@ -33,6 +33,8 @@ from typing import Any
 
 from itemadapter import ItemAdapter, is_item
 
+from sitemapaudit.report.records import another_run
+
 Cell = str | int | float | bool | None
 """One spreadsheet cell value."""
 
@@ -343,11 +345,3 @@ def iter_report(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
                 yield record
         except (OSError, EOFError) as exc:
             raise ReportFormatError(f"{path}: unreadable: {exc}") from None
-
-
-def another_run(path: str | os.PathLike[str], line: int, summary_line: int) -> str:
-    """Why a report file with a record after its summary cannot be read as one report."""
-    return (
-        f"{path}:{line}: a record after the summary of line {summary_line}: the file holds "
-        "more than one run (-o appends each run to it); write each run to its own file (-O)"
-    )

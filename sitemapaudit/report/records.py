@@ -6,6 +6,7 @@ and the meaning of each field are documented in the README; renaming one breaks 
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,3 +84,12 @@ class SummaryRecord:
     complete: bool = True
     """False when the crawl closed before the audit was done (interrupted, or a CLOSESPIDER
     limit): the report holds the records written until then."""
+
+
+def another_run(path: str | os.PathLike[str], line: int, summary_line: int) -> str:
+    """Why a report file with a record after its summary cannot be read as one report (a
+    report holds one run, its summary last)."""
+    return (
+        f"{path}:{line}: a record after the summary of line {summary_line}: the file holds "
+        "more than one run (-o appends each run to it); write each run to its own file (-O)"
+    )

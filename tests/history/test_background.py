@@ -145,3 +145,16 @@ def test_when_the_crawl_dies_the_writer_commits_what_it_was_sent_and_exits(
     writer_pid = int(done.stdout.split()[0])
     assert gone(writer_pid)
     assert url_rows(path) == 20  # two batches sent; five rows were still buffered
+
+
+def test_the_writer_process_imports_no_crawling_machinery() -> None:
+    """The writer is a second process beside every audit: what it imports is memory the audit
+    pays for (Scrapy, Twisted, itemadapter and lxml would add tens of MB to its peak)."""
+    code = (
+        "import sys, sitemapaudit.history.background; "
+        "print(sorted(m for m in ('scrapy', 'twisted', 'itemadapter', 'lxml') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.strip() == "[]"
