@@ -341,7 +341,7 @@ def check_limits(entries: int, size: int, fraction: float, kind: str) -> list[Pr
         problems.append(
             Problem(
                 "near_limit",
-                f"{entries:,} {entry_name} is {entries / PROTOCOL_MAX_ENTRIES:.0%} of the "
+                f"{entries:,} {entry_name} is {_percent(entries, PROTOCOL_MAX_ENTRIES)} of the "
                 f"protocol's limit of {PROTOCOL_MAX_ENTRIES:,} per sitemap; split it before "
                 "it grows past the limit",
             )
@@ -350,12 +350,18 @@ def check_limits(entries: int, size: int, fraction: float, kind: str) -> list[Pr
         problems.append(
             Problem(
                 "near_limit",
-                f"{size:,} bytes uncompressed is {size / PROTOCOL_MAX_BYTES:.0%} of the "
+                f"{size:,} bytes uncompressed is {_percent(size, PROTOCOL_MAX_BYTES)} of the "
                 f"protocol's limit of {PROTOCOL_MAX_BYTES:,} bytes (50 MiB); split it before "
                 "it grows past the limit",
             )
         )
     return problems
+
+
+def _percent(part: int, whole: int) -> str:
+    """``part`` as a whole percentage of ``whole``, rounded down: a document within a limit is
+    never said to be at 100 % of it."""
+    return f"{part * 100 // whole}%"
 
 
 def _context(text: str, offset: int) -> str:

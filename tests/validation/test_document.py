@@ -39,6 +39,13 @@ def test_near_limit_entries_twins() -> None:
     assert validate_document(big_urlset(near - 1), now=NOW) == []
 
 
+def test_near_limit_never_says_100_percent_within_the_limit() -> None:
+    (problem,) = validate_document(big_urlset(PROTOCOL_MAX_ENTRIES - 1), now=NOW)
+    assert "49,999 URLs is 99%" in problem.message
+    (problem,) = validate_document(big_urlset(PROTOCOL_MAX_ENTRIES), now=NOW)
+    assert "50,000 URLs is 100%" in problem.message
+
+
 def test_near_limit_not_repeated_above_the_limit() -> None:
     assert validate_document(big_urlset(PROTOCOL_MAX_ENTRIES + 1), now=NOW) == []
 
