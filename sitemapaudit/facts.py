@@ -62,6 +62,8 @@ class FetchOutcome:
     canonical_others: list[str] = field(default_factory=list)
     # A refresh to another URL: {"source": "meta" or "header", "delay": seconds, "url": ...}.
     refresh: dict[str, Any] | None = None
+    # A head that ended early: {"start": what started the body, "ignored": signals after it}.
+    head_broken: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         # What dataclasses.asdict gives (fresh lists and dicts), without its generic recursion.
@@ -86,6 +88,9 @@ class FetchOutcome:
             "unavailable_after": dict(self.unavailable_after),
             "canonical_others": list(self.canonical_others),
             "refresh": None if self.refresh is None else dict(self.refresh),
+            "head_broken": None
+            if self.head_broken is None
+            else {**self.head_broken, "ignored": list(self.head_broken["ignored"])},
         }
 
     @classmethod

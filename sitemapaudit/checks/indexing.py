@@ -71,3 +71,20 @@ class CanonicalConflict(UrlCheck):
             return None
         names = ", ".join([str(outcome.canonical), *outcome.canonical_others])
         return [f"{1 + len(outcome.canonical_others)} different canonical URLs: {names}"]
+
+
+class HeadBroken(UrlCheck):
+    """The `<head>` ends early, at an element that does not belong there (an `<img>`, a
+    `<div>`, text): the robots metas, canonical links, refresh metas or hreflang links after it
+    are read as the body, where search engines ignore them."""
+
+    code = "head_broken"
+    severity = Severity.WARNING
+    needs_response = True
+
+    def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
+        broken = facts.outcome.head_broken
+        if broken is None:
+            return None
+        ignored = ", ".join(str(signal) for signal in broken["ignored"])
+        return [f"the head ends early at {broken['start']}; ignored after it: {ignored}"]

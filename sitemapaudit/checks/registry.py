@@ -15,6 +15,7 @@ from sitemapaudit.checks.fetching import (
 from sitemapaudit.checks.indexing import (
     CanonicalConflict,
     CanonicalMismatch,
+    HeadBroken,
     NoIndex,
     RobotsBlocked,
 )
@@ -54,6 +55,7 @@ URL_CHECKS: tuple[type[UrlCheck], ...] = (
     NoIndex,
     CanonicalMismatch,
     CanonicalConflict,
+    HeadBroken,
     LastmodInvalid,
     LastmodFuture,
     LastmodMismatch,

@@ -66,6 +66,9 @@ def outcome_from_response(
         if facts.refresh is not None:
             source, delay, target = facts.refresh
             outcome.refresh = {"source": source, "delay": delay, "url": target}
+        if facts.head_broken is not None:
+            start, ignored = facts.head_broken
+            outcome.head_broken = {"start": start, "ignored": list(ignored)}
         if facts.unavailable_after:
             _expire(outcome, facts.unavailable_after, datetime.now(UTC))
     return outcome

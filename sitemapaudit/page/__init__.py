@@ -74,6 +74,8 @@ class PageFacts:
     not the same URL as ``canonical``. ``refresh`` is a refresh that sends the browser to a
     URL: (source, delay in seconds, absolute URL), from the first ``<meta
     http-equiv="refresh">`` (``"meta"``), else from a ``Refresh`` header (``"header"``).
+    ``head_broken`` is ``HeadFacts.broken``: the head ended early and signals after it are
+    ignored.
     """
 
     noindex: tuple[str, ...]
@@ -85,6 +87,7 @@ class PageFacts:
     unavailable_after: tuple[tuple[str, datetime], ...] = ()
     canonical_others: tuple[str, ...] = ()
     refresh: tuple[str, int, str] | None = None
+    head_broken: tuple[str, tuple[str, ...]] | None = None
 
 
 def _values(headers: Mapping[str, Sequence[str]], name: str) -> list[str]:
@@ -146,6 +149,7 @@ def page_facts(
     source: str | None = None
     canonicals: list[str] = []
     refresh: tuple[str, int, str] | None = None
+    head_broken: tuple[str, tuple[str, ...]] | None = None
     if is_html(content_type, body):
         head = parse_head(body, url, user_agent=user_agent, encoding=charset(content_type))
         noindex.extend(head.noindex)
@@ -155,6 +159,7 @@ def page_facts(
             canonical, source = head.canonical, "link"
         if head.refresh is not None:
             refresh = ("meta", *head.refresh)
+        head_broken = head.broken
     robots_headers = _values(headers, "x-robots-tag")
     if x_robots_tag_noindex(robots_headers, user_agent=user_agent):
         noindex.append("header:x-robots-tag")
@@ -184,6 +189,7 @@ def page_facts(
         unavailable_after=tuple(expiries),
         canonical_others=_others(canonical, canonicals),
         refresh=refresh,
+        head_broken=head_broken,
     )
 
 

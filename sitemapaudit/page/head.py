@@ -57,7 +57,10 @@ class HeadFacts:
     :func:`~sitemapaudit.page.robots_directives.unavailable_after`). ``canonicals`` holds the
     absolute URL of every canonical link, in document order, without repeats. ``refresh`` is
     the delay in seconds and the absolute URL of the first ``<meta http-equiv="refresh">`` (the
-    one a browser obeys) when it names a URL.
+    one a browser obeys) when it names a URL. ``broken`` is set when the head ends early, at
+    an element that does not belong in it (an ``<img>``, a ``<div>``, text), before its
+    ``</head>`` or ``<body>``, and signals come after it that a parser then reads as body
+    content, where search engines ignore them: (what ended it, those signals).
     """
 
     noindex: tuple[str, ...]
@@ -66,6 +69,7 @@ class HeadFacts:
     unavailable_after: tuple[tuple[str, datetime], ...] = ()
     canonicals: tuple[str, ...] = ()
     refresh: tuple[int, str] | None = None
+    broken: tuple[str, tuple[str, ...]] | None = None
 
 
 def head_end_offset(body: bytes) -> int | None:
@@ -285,17 +289,55 @@ class _Attributes(Protocol):
     def get(self, key: str, /) -> str | None: ...
 
 
-def _parsed_head_tags(text: str) -> list[tuple[str, _Attributes]]:
-    """The ``meta``, ``link`` and ``base`` elements of the head lxml builds, in document order."""
+def _parsed_head_tags(
+    text: str, agent: str, *, ended: bool
+) -> tuple[list[tuple[str, _Attributes]], tuple[str, tuple[str, ...]] | None]:
+    """The ``meta``, ``link`` and ``base`` elements of the head lxml builds, in document order;
+    and, when ``text`` ends where the head ends (``ended``: at its ``</head>`` or ``<body>``)
+    but the parser started the body before that, what started it and the signals it took
+    along (see ``HeadFacts.broken``)."""
     root = _parse_text(text)
     head = document_head(root) if root is not None else None
-    if head is None:
-        return []
-    return [
-        (str(element.tag), element)
-        for element in _elements(head, "meta", "link", "base")
-        if not (element.tag == "meta" and _is_refresh(element) and _in_noscript(element))
-    ]
+    tags: list[tuple[str, _Attributes]] = []
+    if head is not None:
+        tags = [
+            (str(element.tag), element)
+            for element in _elements(head, "meta", "link", "base")
+            if not (element.tag == "meta" and _is_refresh(element) and _in_noscript(element))
+        ]
+    broken = _early_body(root, agent) if ended and root is not None else None
+    return tags, broken
+
+
+def _early_body(root: lxml.html.HtmlElement, agent: str) -> tuple[str, tuple[str, ...]] | None:
+    """What started the body inside the head, and the signals after it (``None`` when the
+    parser put nothing in a body, or nothing that matters came after)."""
+    body = next((child for child in root if child.tag == "body"), None)
+    if body is None:
+        return None
+    ignored: dict[str, None] = {}
+    for element in body.iter("meta", "link"):
+        if element.tag == "meta":
+            name = (element.get("name") or "").strip().lower()
+            if name in ("robots", agent):
+                ignored[f"a {name} meta"] = None
+            elif _is_refresh(element):
+                ignored["a refresh meta"] = None
+        else:
+            rels = rel_tokens(element.get("rel"))
+            if "canonical" in rels:
+                ignored["a canonical link"] = None
+            elif "alternate" in rels and element.get("hreflang") is not None:
+                ignored["hreflang links"] = None
+    if not ignored:
+        return None
+    text = (body.text or "").strip()
+    if text:
+        start = f"the text {text[:40]!r}"
+    else:
+        first = next((child for child in body if isinstance(child.tag, str)), None)
+        start = "an element" if first is None else f"<{first.tag}>"
+    return start, tuple(ignored)
 
 
 def _in_noscript(element: lxml.html.HtmlElement) -> bool:
@@ -346,7 +388,11 @@ def parse_head(
     first_refresh: Refresh | None = None
     text = decode_html(portion, encoding=encoding)
     scanned = scan_head(text)
-    tags = _parsed_head_tags(text) if scanned is None else _scanned_head_tags(scanned, agent)
+    broken: tuple[str, tuple[str, ...]] | None = None
+    if scanned is None:
+        tags, broken = _parsed_head_tags(text, agent, ended=end is not None)
+    else:
+        tags = _scanned_head_tags(scanned, agent)
     for tag, attributes in tags:
         if tag == "meta":
             name = (attributes.get("name") or "").strip().lower()
@@ -385,6 +431,7 @@ def parse_head(
         unavailable_after=tuple(expiries.items()),
         canonicals=canonicals,
         refresh=refresh,
+        broken=broken,
     )
 
 

@@ -140,6 +140,54 @@ def test_chunked_scanning_keeps_little_of_a_long_script() -> None:
     assert scanner.feed(b"</script></head>") is not None
 
 
+# --- a head that ends early ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("head", "expected"),
+    [
+        (
+            "<img src=/p.gif><meta name=robots content=noindex><link rel=canonical href=/c>",
+            ("<img>", ("a robots meta", "a canonical link")),
+        ),
+        ("<div>x</div><meta name=googlebot content=none>", ("<div>", ("a googlebot meta",))),
+        (
+            "stray text <meta name=robots content=noindex>",
+            ("the text 'stray text'", ("a robots meta",)),
+        ),
+        (
+            "<span></span><link rel=alternate hreflang=de href=/de>"
+            "<meta http-equiv=refresh content='0;url=/n'>",
+            ("<span>", ("hreflang links", "a refresh meta")),
+        ),
+    ],
+)
+def test_an_element_that_does_not_belong_ends_the_head(
+    head: str, expected: tuple[str, tuple[str, ...]]
+) -> None:
+    facts = parse_head(f"<html><head><title>t</title>{head}</head><body>x".encode(), URL)
+    assert facts.broken == expected
+    assert facts.noindex == ()  # what came after it is body content
+    assert facts.canonical is None
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        # nothing that matters after the element
+        "<html><head><title>t</title><meta name=robots content=noindex><img src=/p></head>",
+        # no </head> nor <body>: the body may start anywhere (both tags are optional)
+        "<!DOCTYPE html><title>t</title><meta name=robots content=noindex><p>x<meta name=robots>",
+        # inside <noscript>, as a browser running scripts reads it: text
+        "<html><head><noscript><img src=/p></noscript><meta name=robots content=noindex></head>",
+        # a robots meta in the real body
+        "<html><head><title>t</title></head><body><img><meta name=robots content=noindex>",
+    ],
+)
+def test_a_head_that_is_not_broken(html: str) -> None:
+    assert parse_head(html.encode(), URL).broken is None
+
+
 # --- robots metas -------------------------------------------------------------------------
 
 

@@ -103,6 +103,7 @@ PAGES = urlset(
     url("{base}/canonical-self"),
     url("{base}/canonical-self#reviews"),
     url("{base}/canonical-conflict"),
+    url("{base}/head-broken"),
     url("{base}/refresh-meta"),
     url("{base}/refresh-self"),
     url("{base}/refresh-header"),
@@ -242,6 +243,8 @@ def routes(host: str) -> dict[str, object]:
         "/canonical-other": page('<link rel="canonical" href="/ok">'),
         "/canonical-header": page(headers=[("Link", '<{base}/ok>; rel="canonical"')]),
         "/canonical-self": page('<link rel="canonical" href="{base}/canonical-self">'),
+        # A tracking pixel in the head: the noindex after it is body content, ignored.
+        "/head-broken": page('<img src="/pixel.gif"><meta name="robots" content="noindex">'),
         "/canonical-conflict": page(
             '<link rel="canonical" href="/canonical-conflict"><link rel="canonical" href="/ok">'
         ),
@@ -330,6 +333,7 @@ EXPECTED_URLS: dict[str, list[str]] = {
     f"{B}/canonical-self": [],
     f"{B}/canonical-self#reviews": ["url_fragment"],
     f"{B}/canonical-conflict": ["canonical_conflict"],
+    f"{B}/head-broken": ["head_broken"],
     f"{B}/refresh-meta": ["meta_refresh"],
     f"{B}/refresh-self": [],
     f"{B}/refresh-header": ["meta_refresh"],

@@ -81,6 +81,7 @@ def test_a_clean_page_has_no_findings() -> None:
             "canonical_conflict",
         ),
         ({"refresh": {"source": "meta", "delay": 0, "url": "https://e.com/next"}}, "meta_refresh"),
+        ({"head_broken": {"start": "<img>", "ignored": ["a robots meta"]}}, "head_broken"),
         ({"refresh": {"source": "header", "delay": 5, "url": "https://e.com/"}}, "meta_refresh"),
         ({"rules": ["invalid_url"], "fetched": False, "status": None}, "invalid_url"),
         ({"rules": ["url_too_long"], "fetched": False, "status": None}, "url_too_long"),
@@ -235,6 +236,16 @@ def test_redirect_broken_and_blocked_messages() -> None:
         "redirect_blocked: redirects to https://e.com/private/x, disallowed for Googlebot by "
         "robots.txt"
     )
+
+
+def test_head_broken_names_what_ended_it_and_what_was_lost() -> None:
+    record = url_record(
+        head_broken={"start": "<img>", "ignored": ["a robots meta", "a canonical link"]}
+    )
+    assert record.errors == [
+        "head_broken: the head ends early at <img>; ignored after it: a robots meta, "
+        "a canonical link"
+    ]
 
 
 def test_an_unreadable_last_modified_is_named() -> None:
