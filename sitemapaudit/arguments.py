@@ -25,21 +25,29 @@ class FailOn:
 
 
 def parse_fail_on(value: str | None) -> FailOn:
-    policy = (value or "never").strip()
-    if policy == "never":
-        return FailOn(policy, frozenset(), frozenset())
-    if policy == "error":
-        return FailOn(policy, frozenset({"error"}), frozenset())
-    if policy == "warning":
-        return FailOn(policy, frozenset({"error", "warning"}), frozenset())
-    codes = frozenset(c.strip() for c in policy.split(",") if c.strip())
-    unknown = codes - all_codes()
-    if not codes or unknown:
-        bad = ", ".join(sorted(unknown)) or repr(value)
+    """``never`` (also when not given), ``error``, ``warning``, or comma-separated finding codes
+    (which may include ``error`` or ``warning``)."""
+    if value is None:
+        return FailOn("never", frozenset(), frozenset())
+    items = [item.strip() for item in value.split(",") if item.strip()]
+    if not items:
         raise ConfigError(
-            f"invalid value for fail_on: {bad} (use error, warning, never or finding codes)"
+            f"fail_on is empty ({value!r}): use error, warning, never or finding codes"
         )
-    return FailOn(",".join(sorted(codes)), frozenset(), codes)
+    if items == ["never"]:
+        return FailOn("never", frozenset(), frozenset())
+    levels = {"error": {"error"}, "warning": {"error", "warning"}}
+    severities = frozenset(s for item in items for s in levels.get(item, ()))
+    codes = frozenset(item for item in items if item not in levels)
+    unknown = codes - all_codes()
+    if unknown:
+        raise ConfigError(
+            f"invalid value for fail_on: {', '.join(sorted(unknown))} (use error, warning, never "
+            "or finding codes; never cannot be combined with others)"
+        )
+    level = "warning" if "warning" in severities else "error" if severities else None
+    policy = ",".join([*([level] if level else []), *sorted(codes)])
+    return FailOn(policy, severities, codes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,3 +82,14 @@ def parse_arguments(
         fetch_urls=None if fetch_urls is None else parse_bool("fetch_urls", fetch_urls),
         fail_on=parse_fail_on(fail_on),
     )
+
+
+def check_fail_on(fail_on: FailOn, disabled_checks: frozenset[str]) -> None:
+    """A :class:`ConfigError` when ``fail_on`` names codes whose checks are switched off: a
+    policy that can never fail on them is a mistake, not a choice."""
+    off = fail_on.codes & disabled_checks
+    if off:
+        raise ConfigError(
+            f"fail_on names finding codes that SITEMAPAUDIT_DISABLED_CHECKS switches off: "
+            f"{', '.join(sorted(off))} (they can never be found)"
+        )

@@ -11,7 +11,7 @@ from typing import Any
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.exceptions import UsageError
 
-from sitemapaudit.arguments import parse_arguments
+from sitemapaudit.arguments import check_fail_on, parse_arguments
 from sitemapaudit.checks.registry import enabled_checks
 from sitemapaudit.config import AuditConfig
 from sitemapaudit.crawl.run import configured_work_dir
@@ -29,9 +29,10 @@ class Command(ScrapyCrawlCommand):
             super().run(args, opts)
             return
         try:
-            parse_arguments(**opts.spargs)
+            arguments = parse_arguments(**opts.spargs)
             assert self.settings is not None
             config = AuditConfig.from_settings(self.settings)
+            check_fail_on(arguments.fail_on, config.disabled_checks)
             enabled_checks(config)
             work_dir = configured_work_dir(config, self.settings.get("JOBDIR") or None)
             if work_dir:

@@ -18,7 +18,7 @@ from scrapy.utils.defer import deferred_from_coro
 from twisted.python.failure import Failure
 from w3lib.url import safe_url_string
 
-from sitemapaudit.arguments import parse_arguments
+from sitemapaudit.arguments import check_fail_on, parse_arguments
 from sitemapaudit.config import AuditConfig, parse_bool
 from sitemapaudit.crawl.pages import PageQueue, PendingPage
 from sitemapaudit.crawl.redirects import REDIRECT_STATUSES, Hosts, RedirectState, next_hop
@@ -116,6 +116,7 @@ class AuditSpider(Spider):
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
         spider = super().from_crawler(crawler, *args, **kwargs)
         config = AuditConfig.from_settings(crawler.settings)
+        check_fail_on(spider.fail_on, config.disabled_checks)
         if spider.fetch_urls_arg is not None:
             config = config.with_fetch_urls(spider.fetch_urls_arg)
         spider.config = config

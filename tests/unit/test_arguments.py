@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from sitemapaudit.arguments import parse_arguments, parse_fail_on
+from sitemapaudit.arguments import check_fail_on, parse_arguments, parse_fail_on
 from sitemapaudit.errors import ConfigError
 
 
@@ -15,7 +15,22 @@ def test_fail_on_policies() -> None:
     assert not parse_fail_on("duplicate").failed({"noindex": 1}, {"error": 1})
 
 
-@pytest.mark.parametrize("value", ["sometimes", "duplicate,nonsense", ","])
+def test_levels_and_codes_mix() -> None:
+    policy = parse_fail_on("duplicate, warning")
+    assert policy.policy == "warning,duplicate"
+    assert policy.failed({"duplicate": 1}, {})
+    assert policy.failed({}, {"warning": 1})
+    assert not policy.failed({"noindex": 0}, {"notice": 4})
+    assert parse_fail_on("error,warning").policy == "warning"
+
+
+def test_fail_on_a_switched_off_code_is_refused() -> None:
+    check_fail_on(parse_fail_on("duplicate"), frozenset({"redirect"}))
+    with pytest.raises(ConfigError, match="SITEMAPAUDIT_DISABLED_CHECKS switches off: duplicate"):
+        check_fail_on(parse_fail_on("duplicate,noindex"), frozenset({"duplicate"}))
+
+
+@pytest.mark.parametrize("value", ["sometimes", "duplicate,nonsense", ",", "", "never,error"])
 def test_bad_fail_on_names_the_argument(value: str) -> None:
     with pytest.raises(ConfigError, match="fail_on"):
         parse_fail_on(value)
