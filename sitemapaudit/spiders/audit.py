@@ -86,7 +86,11 @@ class AuditSpider(Spider):
         self.sitemap_args = list(arguments.sitemaps)
         self.fetch_urls_arg = arguments.fetch_urls
         self.started_at = datetime.now(UTC)
+        # The host (an IPv6 literal's colons made underscores), and a port other than the
+        # scheme's: two sites of one host get reports of their own names.
         host = self.origin.host.replace(":", "_")
+        if self.origin.port is not None:
+            host = f"{host}_{self.origin.port}"
         self.report_name = f"{host}-{self.started_at:%Y%m%dT%H%M%SZ}"
         self.summary_sent = False
         # Whether the complete summary went out (the run is then kept as finished).

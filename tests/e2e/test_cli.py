@@ -63,10 +63,9 @@ def test_without_O_the_report_goes_to_a_dated_path_that_is_printed(tmp_path: Pat
     with small_site() as site:
         done = crawl("-a", f"domain={site.base}", cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
-    reports = list((tmp_path / "reports").glob("127.0.0.1_*-*.jsonl")) or list(
-        (tmp_path / "reports").glob("*.jsonl")
-    )
+    reports = list((tmp_path / "reports").glob("*.jsonl"))
     assert len(reports) == 1
+    assert reports[0].name.startswith(f"127.0.0.1_{site.port}-")
     assert str(reports[0].resolve()) in done.stdout
     assert json.loads(reports[0].read_text().splitlines()[-1])["record"] == "summary"
 
