@@ -1,6 +1,8 @@
 """Stops a sitemap download at SITEMAPAUDIT_SITEMAP_READ_LIMIT, so that a huge sitemap is read
 up to the limit and reported (``too_large``) instead of being cancelled by Scrapy's
-DOWNLOAD_MAXSIZE and lost."""
+DOWNLOAD_MAXSIZE and lost; and a robots.txt download past what is parsed of it
+(SITEMAPAUDIT_ROBOTS_MAX_BYTES), so that a huge robots.txt is read for its first rules instead
+of failing (which would disallow everything)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,9 @@ from scrapy.exceptions import StopDownload
 from sitemapaudit.config import AuditConfig
 
 META_KEY = "sitemapaudit_read_limit"
+# A limit of the request's own (bytes), and the stat that counts the stops, instead of the
+# sitemap read limit.
+OWN_LIMIT_KEY = "sitemapaudit_read_limit_own"
 
 
 class SitemapReadLimit:
@@ -33,7 +38,10 @@ class SitemapReadLimit:
             return
         received += len(data)
         request.meta[META_KEY] = received
-        if received > self.limit:
+        limit, stat = request.meta.get(
+            OWN_LIMIT_KEY, (self.limit, "sitemapaudit/sitemaps/stopped_at_read_limit")
+        )
+        if received > limit:
             if self.stats is not None:
-                self.stats.inc_value("sitemapaudit/sitemaps/stopped_at_read_limit")
+                self.stats.inc_value(stat)
             raise StopDownload(fail=False)

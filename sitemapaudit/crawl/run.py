@@ -357,10 +357,12 @@ class AuditRun:
         url: str,
         *,
         moved_to: str | None = None,
+        gave_up: int | None = None,
         error: str | None = None,
     ) -> tuple[list[SitemapRef], list[SitemapFacts]]:
         """Evaluate robots.txt; return the sitemaps it names (unless given as arguments).
         ``moved_to``: robots.txt redirects to this URL on another host (not followed);
+        ``gave_up``: its redirects were given up after this many hops (a loop, or too many);
         ``error``: why it got no HTTP answer (``status`` is ``None``)."""
         self.robots = self.evaluate_robots(status, body, url)
         self.discovery.robots_done = True
@@ -374,6 +376,14 @@ class AuditRun:
                 "which the audit does not request: it counts as not found, so no robots.txt "
                 "rules apply and it names no sitemap",
                 stat="discovery/robots_other_host",
+            )
+        if gave_up is not None:
+            self._note(
+                "robots.txt",
+                f"robots.txt of {self.origin.url} redirects in a loop or more than 5 times "
+                f"(given up after {gave_up} hops): as Google does, it counts as not found, so no "
+                "robots.txt rules apply and it names no sitemap",
+                stat="discovery/robots_redirects_given_up",
             )
         if self.robots.outcome == "disallow_all":
             why = f"status {status}" if error is None else error

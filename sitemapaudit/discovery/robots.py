@@ -15,7 +15,22 @@ from sitemapaudit.urls import resolve
 ROBOTS_MAX_BYTES = 512_000
 
 _LINE_BREAK_RE = re.compile(r"\r\n|\r|\n")
-_SITEMAP_RE = re.compile(r"\ufeff?\s*sitemap\s*:", re.IGNORECASE)
+# A sitemap line as Google reads one: a key that starts with "sitemap" or "site-map", then a
+# colon, or whitespace before a value of one word (a forgotten colon).
+_SITEMAP_RE = re.compile(
+    r"\ufeff?\s*site-?map[^\s:]*\s*(?::|(?=[^\s#]+\s*(?:#.*)?$))", re.IGNORECASE
+)
+# A user-agent line: the key (Protego's spellings), an optional colon, the value.
+_USER_AGENT_LINE_RE = re.compile(
+    r"^\ufeff?\s*(?P<key>user[-_ ]?agent)(?=[\s:])\s*:?(?P<value>.*)$", re.IGNORECASE
+)
+# What Google keeps of a user-agent value: its leading letters, "-" and "_".
+_PRODUCT_TOKEN_RE = re.compile(r"[A-Za-z_-]*")
+# Line breaks of Python's str.splitlines that robots.txt does not have (Google breaks lines at
+# CR and LF only): inside a line they are just characters.
+_OTHER_BREAKS_RE = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+# The name given to groups of other crawlers, which no product token contains.
+_OTHER_CRAWLERS = "~other~"
 
 
 def decode_robots(body: bytes) -> str:
@@ -117,11 +132,45 @@ def robots_policy(
         cut = max(text.rfind("\n"), text.rfind("\r"))
         text = text[: cut + 1] if cut != -1 else ""
     sitemaps = tuple(sitemap_lines(text, url))
+    agent = _product_token(user_agent)
     parser: Protego | None
     try:
-        parser = Protego.parse(text)
-        delay = parser.crawl_delay(user_agent)
+        parser = Protego.parse(google_groups(text, agent))
+        delay = parser.crawl_delay(agent or "*")
     except Exception:
         parser, delay = None, None
     crawl_delay = float(delay) if delay is not None else None
-    return RobotsPolicy("rules", status, sitemaps, crawl_delay, parser, user_agent)
+    return RobotsPolicy("rules", status, sitemaps, crawl_delay, parser, agent or "*")
+
+
+def _product_token(user_agent: str) -> str:
+    """The part of a user-agent value Google compares: leading letters, "-" and "_",
+    lowercased (``Googlebot/2.1`` is ``googlebot``)."""
+    match = _PRODUCT_TOKEN_RE.match(user_agent.strip())
+    return match.group(0).lower() if match else ""
+
+
+def google_groups(text: str, agent: str) -> str:
+    """``text`` with its user-agent lines as Google reads them, for Protego to parse.
+
+    Google matches a group when the product token of its user-agent value (``Googlebot/2.1``,
+    ``Googlebot;`` and ``googlebot mobile`` all read ``googlebot``) equals the crawler's, case
+    aside, and reads ``* anything`` as the global group; Protego would also take a group whose
+    value merely starts the crawler's name (``Google`` for ``Googlebot``). So each value is
+    rewritten to ``agent`` (the crawler's product token), ``*``, or a name no crawler has.
+    Lines break at CR and LF only, as Google breaks them.
+    """
+    lines = []
+    for raw in _LINE_BREAK_RE.split(text):
+        line = _OTHER_BREAKS_RE.sub(" ", raw)
+        match = _USER_AGENT_LINE_RE.match(line)
+        if match is not None:
+            value = match.group("value").split("#", 1)[0].strip()
+            if value[:1] == "*" and (len(value) == 1 or value[1].isspace()):
+                name = "*"
+            else:
+                token = _product_token(value)
+                name = agent if token and token == agent else _OTHER_CRAWLERS
+            line = f"{match.group('key')}: {name}"
+        lines.append(line)
+    return "\n".join(lines)

@@ -189,9 +189,12 @@ class SharedAuditRun(AuditRun):
         url: str,
         *,
         moved_to: str | None = None,
+        gave_up: int | None = None,
         error: str | None = None,
     ) -> tuple[list[SitemapRef], list[SitemapFacts]]:
-        refs, skipped = super().robots_received(status, body, url, moved_to=moved_to, error=error)
+        refs, skipped = super().robots_received(
+            status, body, url, moved_to=moved_to, gave_up=gave_up, error=error
+        )
         assert self.robots is not None
         self.shared.store_robots(status, body, url)
         for note in super().notes():

@@ -28,6 +28,7 @@ from sitemapaudit.discovery.homepage import homepage_sitemaps
 from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFactsBatch
 from sitemapaudit.headonly import META_KEY as HEAD_ONLY_META
 from sitemapaudit.readlimit import META_KEY as READ_LIMIT_META
+from sitemapaudit.readlimit import OWN_LIMIT_KEY as OWN_READ_LIMIT
 from sitemapaudit.report.records import SummaryRecord
 from sitemapaudit.sitemap.records import Problem
 
@@ -185,9 +186,17 @@ class AuditSpider(Spider):
     def recovery_requests(self, discovery: list[str], refs: list[SitemapRef]) -> Iterator[Request]:
         """Discovery requests (``robots``, ``arguments``, ``homepage``) and sitemap requests."""
         if "robots" in discovery:
-            yield self._get(
+            robots = self._get(
                 self.origin.url + "/robots.txt", self.parse_robots, self.robots_failed, priority=100
             )
+            # Read what is parsed of it (and a byte more, to know it was cut), not more.
+            robots.meta[READ_LIMIT_META] = 0
+            robots.meta[OWN_READ_LIMIT] = (
+                self.config.robots_max_bytes,
+                "sitemapaudit/robots/stopped_at_read_limit",
+            )
+            robots.meta["download_maxsize"] = 0
+            yield robots
         if self.sitemap_args and "arguments" in discovery:
             refs = [*refs, *self.run.argument_refs()]
         elif not self.sitemap_args and "homepage" in discovery:
@@ -306,14 +315,19 @@ class AuditSpider(Spider):
 
     # -- discovery ------------------------------------------------------------------------------
     def parse_robots(self, response: Response) -> Iterator[Any]:
-        if (hop := self._hop(response)) is not None:
+        if (hop := self._hop(response, max_redirects=ROBOTS_MAX_REDIRECTS)) is not None:
             yield hop
             return
-        # A redirect chain that does not end (RFC 9309: after 5 hops), or that leads to another
-        # host (not requested), ends on its 3xx: robots.txt counts as not found.
-        moved_to = response.meta["redirects"].other_host
+        # A redirect chain that does not end (a loop, or more than 5 hops, where RFC 9309 lets
+        # a crawler and Google do give up), or that leads to another host (not requested),
+        # ends on its 3xx: robots.txt counts as not found.
+        state: RedirectState = response.meta["redirects"]
         refs, skipped = self.run.robots_received(
-            response.status, response.body, response.url, moved_to=moved_to
+            response.status,
+            response.body,
+            response.url,
+            moved_to=state.other_host,
+            gave_up=len(state.chain) if state.loop else None,
         )
         yield from self._live(skipped)
         yield from self._sitemaps(refs)
@@ -630,7 +644,12 @@ class AuditSpider(Spider):
         )
 
     def _next_target(
-        self, response: Response, hosts: Hosts | None = None, *, page: bool = False
+        self,
+        response: Response,
+        hosts: Hosts | None = None,
+        *,
+        page: bool = False,
+        max_redirects: int | None = None,
     ) -> str | None:
         """Record the response in its request's redirect chain; the URL to request next, on
         the audited host (or on ``hosts``). A page's redirect is not followed to a URL that
@@ -643,18 +662,24 @@ class AuditSpider(Spider):
             status=status,
             location=_location(response) if status in REDIRECT_STATUSES else None,
             origin=self.origin if hosts is None else hosts,
-            max_redirects=self.config.max_redirects,
+            max_redirects=self.config.max_redirects if max_redirects is None else max_redirects,
             allowed=None if robots is None else robots.can_fetch,
             follow_blocked=self.config.fetch_blocked,
         )
 
-    def _hop(self, response: Response, hosts: Hosts | None = None) -> Request | None:
+    def _hop(
+        self, response: Response, hosts: Hosts | None = None, *, max_redirects: int | None = None
+    ) -> Request | None:
         """The next hop of a redirected robots.txt, homepage or sitemap request, if any."""
-        target = self._next_target(response, hosts)
+        target = self._next_target(response, hosts, max_redirects=max_redirects)
         if target is None:
             return None
         return response.request.replace(url=target)  # type: ignore[union-attr]
 
+
+# Redirects of robots.txt followed: Google follows five, then treats robots.txt as not found
+# (RFC 9309 asks for at least five).
+ROBOTS_MAX_REDIRECTS = 5
 
 _TUNED: list[bool] = []
 

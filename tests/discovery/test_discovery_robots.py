@@ -113,15 +113,26 @@ def test_relative_value_against_an_http_robots_url() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Sitemap https://example.com/no-colon.xml", "https://example.com/no-colon.xml"),
+        ("Sitemap /relative.xml # comment", "https://example.com/relative.xml"),
+        ("Sitemaps: https://example.com/plural.xml", "https://example.com/plural.xml"),
+        ("Site-map: https://example.com/dashed.xml", "https://example.com/dashed.xml"),
+    ],
+)
+def test_the_spellings_google_reads(text: str, expected: str) -> None:
+    assert sitemap_lines(text, ROBOTS) == [expected]
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "Sitemap:",
         "Sitemap:   ",
         "Sitemap: # nothing here",
         "# Sitemap: https://example.com/commented.xml",
-        "Sitemap https://example.com/no-colon.xml",
-        "Sitemaps: https://example.com/plural.xml",
-        "Site-map: https://example.com/dashed.xml",
+        "Sitemap https://example.com/a.xml https://example.com/b.xml",
         "https://example.com/bare-url.xml",
         "Disallow: /sitemap: /x",
         "X-Sitemap: https://example.com/x.xml",
@@ -330,6 +341,51 @@ def test_ten_megabyte_robots_is_fast() -> None:
     assert time.process_time() - started < 3.0  # CPU seconds
     assert not policy.can_fetch("https://example.com/dir1/x")
     assert policy.can_fetch("https://example.com/dir600000/x")
+
+
+@pytest.mark.parametrize(
+    ("robots", "blocked", "allowed"),
+    [
+        # A group applies when its product token is the crawler's, not when it starts it.
+        ("User-agent: Google\nDisallow: /\n\nUser-agent: *\nAllow: /\n", [], ["/a"]),
+        ("User-agent: Googleb\nDisallow: /\n", [], ["/a"]),
+        # Google reads the product token of the value: a version or suffix is not part of it.
+        (
+            "User-agent: Googlebot/2.1\nDisallow: /v/\n\nUser-agent: *\nDisallow:\n",
+            ["/v/x"],
+            ["/a"],
+        ),
+        ("User-agent: Googlebot;\nDisallow: /v/\n", ["/v/x"], ["/a"]),
+        ("User-agent: googlebot mobile\nDisallow: /v/\n", ["/v/x"], ["/a"]),
+        ("User-agent: * (all others)\nDisallow: /v/\n", ["/v/x"], ["/a"]),
+        ("User-agent: Googlebot-Image\nDisallow: /\nUser-agent: *\nDisallow: /x\n", ["/x"], ["/a"]),
+        # Two groups of the crawler merge.
+        (
+            "User-agent: googlebot\nDisallow: /a\nUser-agent: GOOGLEBOT\nDisallow: /b\n",
+            ["/a", "/b"],
+            ["/c"],
+        ),
+        # Lines break at CR and LF only: a form feed inside a comment is part of the comment.
+        ("User-agent: *\n# old\x0cDisallow: /x\n", [], ["/x"]),
+    ],
+)
+def test_groups_are_matched_as_google_matches_them(
+    robots: str, blocked: list[str], allowed: list[str]
+) -> None:
+    policy = robots_policy(200, robots.encode(), ROBOTS)
+    assert [p for p in blocked + allowed if not policy.can_fetch(f"https://example.com{p}")] == (
+        blocked
+    )
+
+
+def test_another_user_agent_and_its_crawl_delay() -> None:
+    robots = b"User-agent: bingbot/2.0\nDisallow: /b\nCrawl-delay: 3\nUser-agent: *\nDisallow: /s"
+    bing = robots_policy(200, robots, ROBOTS, user_agent="Bingbot")
+    assert not bing.can_fetch("https://example.com/b")
+    assert bing.can_fetch("https://example.com/s")
+    assert bing.crawl_delay == 3.0
+    google = robots_policy(200, robots, ROBOTS)
+    assert (google.can_fetch("https://example.com/b"), google.crawl_delay) == (True, None)
 
 
 def test_can_fetch_is_cheap_to_call_many_times() -> None:
