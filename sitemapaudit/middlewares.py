@@ -14,7 +14,6 @@ from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Response
 from scrapy.settings import BaseSettings
-from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.response import response_status_message
 
 from sitemapaudit.config import AuditConfig
@@ -77,7 +76,13 @@ async def _after(seconds: float, request: Request) -> Request:
 
 
 class CrawlDelayMiddleware:
-    """Spaces requests to each host by the audited robots.txt's Crawl-delay (capped)."""
+    """Spaces requests to each host by the audited robots.txt's Crawl-delay (capped).
+
+    The spacing is that of Scrapy's downloader slot of the host, which holds requests in its
+    queue and sends them at most one per ``delay``: the slot's delay is raised to the
+    Crawl-delay, without random jitter below it, and AutoThrottle is kept from lowering it
+    again. (Waiting in this middleware would space requests only as they reach the slot's
+    queue: requests held back there by slow answers would then go out together.)"""
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
@@ -85,7 +90,6 @@ class CrawlDelayMiddleware:
         # A distributed audit paces each host for the whole cluster instead (ratelimit.py).
         self.enabled = config.honor_crawl_delay and not config.distributed
         self.max_delay = config.max_crawl_delay
-        self._next: dict[str, float] = {}
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -101,15 +105,19 @@ class CrawlDelayMiddleware:
         delay = getattr(robots, "crawl_delay", None)
         return min(float(delay), self.max_delay) if delay else 0.0
 
-    async def process_request(self, request: Request) -> None:
-        if not self.enabled or request.url.startswith("data:"):
+    def process_request(self, request: Request) -> None:
+        if request.url.startswith("data:"):
             return
         delay = self._delay()
         if delay <= 0:
             return
-        host = urlparse_cached(request).netloc
-        now = time.monotonic()
-        slot = max(self._next.get(host, now), now)
-        self._next[host] = slot + delay
-        if slot > now:
-            await asyncio.sleep(slot - now)
+        request.meta["autothrottle_dont_adjust_delay"] = True
+        engine = self.crawler.engine
+        if engine is None:
+            return
+        downloader = engine.downloader
+        slot = downloader.slots.get(downloader.get_slot_key(request))
+        # (No slot yet: the host's first request, which no other request precedes.)
+        if slot is not None and (slot.delay < delay or slot.jitter):
+            slot.delay = max(slot.delay, delay)
+            slot.jitter = 0.0

@@ -9,7 +9,7 @@ from typing import Any
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from tests.support.crawl import by_record, run_audit
-from tests.support.golden_site import XML, html, index, page, url, urlset
+from tests.support.golden_site import XML, html, index, page, slow_pages, url, urlset
 from tests.support.server import Page, TestSite
 
 
@@ -206,6 +206,38 @@ async def test_crawl_delay_spaces_requests(tmp_path: Path) -> None:
     gaps = [b - a for a, b in itertools.pairwise(times)]
     assert len(times) == 4
     assert min(gaps) >= 0.35
+
+
+@deferred_f_from_coro_f
+async def test_crawl_delay_holds_when_slow_pages_hold_requests_back(tmp_path: Path) -> None:
+    """With AutoThrottle on (the polite default), slow pages make requests wait in Scrapy's
+    queue for the host; when the slow answers come, the waiting requests still go out a
+    Crawl-delay apart, not at AutoThrottle's pace."""
+    slow = slow_pages(2.0)
+    site = TestSite(
+        {
+            "/robots.txt": Page(
+                body="User-agent: *\nCrawl-delay: 0.8\nSitemap: {base}/s.xml\n",
+                content_type="text/plain",
+            ),
+            "/s.xml": Page(
+                body=urlset(*(url(f"{{base}}/p{i}") for i in range(10))), content_type=XML
+            ),
+            **{f"/p{i}": slow if i in (0, 1) else page() for i in range(10)},
+        }
+    )
+    polite = {
+        "DOWNLOAD_DELAY": 0.1,
+        "AUTOTHROTTLE_ENABLED": True,
+        "AUTOTHROTTLE_START_DELAY": 0.1,
+        "CONCURRENT_REQUESTS_PER_DOMAIN": 2,
+    }
+    with site:
+        await audit(site, tmp_path, settings=polite)
+    times = sorted(t for t, path in site.log if path.startswith("/p"))
+    gaps = [round(b - a, 2) for a, b in itertools.pairwise(times)]
+    assert len(times) == 10
+    assert min(gaps) >= 0.75, gaps
 
 
 @deferred_f_from_coro_f
