@@ -142,6 +142,14 @@ class ChildInvalidUrl(ProblemCheck):
     severity = Severity.ERROR
 
 
+class SitemapRobotsBlocked(ProblemCheck):
+    """A rule of robots.txt disallows the sitemap for the audited user agent: search engines
+    that obey it do not fetch it (the audit reads it anyway)."""
+
+    code = "robots_blocked"
+    severity = Severity.ERROR
+
+
 STRUCTURE_CHECKS: tuple[type[SitemapCheck], ...] = (
     SitemapHttpError,
     SitemapFetchFailed,
@@ -161,4 +169,5 @@ STRUCTURE_CHECKS: tuple[type[SitemapCheck], ...] = (
     SitemapRedirectLoop,
     IndexTooDeep,
     SitemapLimit,
+    SitemapRobotsBlocked,
 )

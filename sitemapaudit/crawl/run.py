@@ -118,6 +118,8 @@ class AuditRun:
         # Sitemaps the homepage named before robots.txt was read: registered after robots.txt's
         # own, so a sitemap both name is found via robots.txt whichever answer came first.
         self._homepage_held: list[tuple[str, str]] = []
+        # Whether the argument sitemaps wait for robots.txt (see argument_refs).
+        self._arguments_held = False
         # Why robots.txt or the homepage got no HTTP answer (see unreachable).
         self._failures: dict[str, str] = {}
         # Notes on robots.txt, then on the homepage: in this order whichever answered first.
@@ -232,7 +234,24 @@ class AuditRun:
         return ref
 
     def settle(self, facts: SitemapFacts) -> SitemapFacts:
-        """Keep a sitemap's facts (a resumed audit reports them again) and hand them on."""
+        """Keep a sitemap's facts (a resumed audit reports them again) and hand them on; a
+        requested sitemap of the audited host that a rule of robots.txt disallows says so (a
+        robots.txt that could not be read is a note of the summary, not a finding here)."""
+        robots = self.robots
+        if (
+            robots is not None
+            and robots.outcome == "rules"
+            and (facts.fetched or facts.status is not None or facts.error is not None)
+            and self.origin.owns(facts.url)
+            and not robots.can_fetch(facts.url)
+        ):
+            facts.problems.append(
+                Problem(
+                    "robots_blocked",
+                    f"robots.txt disallows it for {self.config.robots_user_agent}: search "
+                    "engines that obey robots.txt do not fetch it",
+                )
+            )
         self.inventory.sitemap_done(facts.url, asdict(facts))
         return facts
 
@@ -346,7 +365,13 @@ class AuditRun:
 
     # -- discovery -------------------------------------------------------------------------
     def argument_refs(self) -> list[SitemapRef]:
+        """The sitemaps given as arguments, to request now; none while robots.txt is being read:
+        they are handed out with its answer, so that each record can say whether robots.txt
+        disallows the sitemap."""
         if self.resumed:
+            return []
+        if self.robots is None:
+            self._arguments_held = True
             return []
         return self._candidates([(url, "argument") for url in self.sitemap_args])[0]
 
@@ -397,7 +422,10 @@ class AuditRun:
         )
         self.wake()
         if self.sitemap_args:
-            return [], []
+            if not self._arguments_held:
+                return [], []
+            self._arguments_held = False
+            return self._candidates([(url, "argument") for url in self.sitemap_args])
         held, self._homepage_held = self._homepage_held, []
         return self._candidates([*((s, "robots.txt") for s in self.robots.sitemaps), *held])
 

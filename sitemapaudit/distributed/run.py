@@ -226,6 +226,8 @@ class SharedAuditRun(AuditRun):
         return self.shared.hold_homepage_sitemaps(found)
 
     def argument_refs(self) -> list[SitemapRef]:
+        # robots.txt read by another worker counts as read: the arguments need not wait.
+        self.load_robots()
         refs = super().argument_refs()
         self.shared.add_found(len(self.sitemap_args))
         self.shared.flag("homepage_done")

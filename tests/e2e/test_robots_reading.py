@@ -65,3 +65,48 @@ async def test_a_robots_txt_that_redirects_six_times_counts_as_not_found(tmp_pat
     assert _blocked(records) == {"a": False, "b": False}
     assert "redirects in a loop or more than 5 times" in " ".join(summary["notes"])
     assert "/r5" not in hits  # five redirects followed (robots.txt, /r0 ... /r4), not a sixth
+
+
+def _sitemap_issues(records: list[dict[str, object]]) -> dict[str, object]:
+    return {str(r["url"]).rsplit("/", 1)[1]: r["issues"] for r in by_record(records, "sitemap")}
+
+
+@deferred_f_from_coro_f
+async def test_a_sitemap_that_robots_txt_disallows_is_read_and_reported(tmp_path: Path) -> None:
+    routes = {
+        "/robots.txt": Page(
+            body="User-agent: *\nDisallow: /maps/\nSitemap: {base}/maps/s.xml\n",
+            content_type="text/plain",
+        ),
+        "/maps/s.xml": Page(body=urlset(url("{base}/a")), content_type=XML),
+        "/a": PAGES["/a"],
+    }
+    with TestSite(routes) as site:  # type: ignore[arg-type]
+        records, _ = await run_audit(
+            site.base, tmp_path / "r.jsonl", settings={"SITEMAPAUDIT_HISTORY_PATH": ""}
+        )
+    assert _sitemap_issues(records) == {"s.xml": ["robots_blocked"]}
+    assert _blocked(records) == {"a": False}  # its entries are audited all the same
+
+
+@deferred_f_from_coro_f
+async def test_a_sitemap_argument_waits_for_robots_txt(tmp_path: Path) -> None:
+    """robots.txt answers late: the sitemap given as an argument is requested after it, so
+    that its record says, every time, that robots.txt disallows it."""
+    routes = {
+        "/robots.txt": Page(
+            body="User-agent: *\nDisallow: /maps/\n", content_type="text/plain", delay=0.5
+        ),
+        "/maps/s.xml": Page(body=urlset(url("{base}/a")), content_type=XML),
+        "/a": PAGES["/a"],
+    }
+    with TestSite(routes) as site:  # type: ignore[arg-type]
+        records, _ = await run_audit(
+            site.base,
+            tmp_path / "r.jsonl",
+            settings={"SITEMAPAUDIT_HISTORY_PATH": ""},
+            sitemap=f"{site.base}/maps/s.xml",
+        )
+        asked = {path: when for when, path in reversed(site.log)}
+    assert asked["/maps/s.xml"] - asked["/robots.txt"] >= 0.45  # after robots.txt's answer
+    assert _sitemap_issues(records) == {"s.xml": ["robots_blocked"]}
