@@ -360,6 +360,13 @@ class Inventory:
         )
         return row.fetchone() is not None
 
+    def done_count(self) -> int:
+        """URLs whose outcome is known and whose record is not out yet (a few at a time, and
+        counted on the index of that state)."""
+        self.flush()
+        row = self._db.execute(f"SELECT COUNT(*) FROM urls WHERE state = {DONE}").fetchone()
+        return int(row[0])
+
     def has_done(self) -> bool:
         self.flush()
         row = self._db.execute(f"SELECT 1 FROM urls WHERE state = {DONE} LIMIT 1")

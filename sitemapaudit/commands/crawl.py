@@ -63,16 +63,21 @@ FAILURE_STATS = (
     "sitemapaudit/summary/incomplete",
     "sitemapaudit/history/failed",
     "sitemapaudit/report/failed",
+    "sitemapaudit/distributed/stopped",
 )
 """Stats that make ``scrapy crawl audit`` exit with 1: ``fail_on`` matched, the audit stopped
-before it was complete, the history failed during the run, the report could not be written
-(and any ``feedexport/failed_count/...``: a feed Scrapy could not store)."""
+before it was complete (in a distributed audit: this worker stopped before the cluster was
+done), the history failed during the run, the report could not be written (and any
+``feedexport/failed_count/...``: a feed Scrapy could not store)."""
 
 
 def audit_failed(stats: Mapping[str, Any]) -> bool:
-    """Whether an audit with these final stats exits with 1."""
-    return any(stats.get(key) for key in FAILURE_STATS) or any(
-        value and key.startswith("feedexport/failed_count/") for key, value in stats.items()
+    """Whether an audit with these final stats exits with 1 (also when the crawl never
+    closed: a second Ctrl-C stops it at once, without a ``finish_reason``)."""
+    return (
+        "finish_reason" not in stats
+        or any(stats.get(key) for key in FAILURE_STATS)
+        or any(value and key.startswith("feedexport/failed_count/") for key, value in stats.items())
     )
 
 

@@ -217,6 +217,8 @@ class AuditRun:
         self.resumed_refs = [SitemapRef(**ref) for ref in self.inventory.pending_sitemaps()]
         self.tree.scheduled = len(self.inventory.sitemap_urls())
         self._sitemaps_outstanding += len(self.resumed_refs)
+        # Read before the interruption (an empty entry is a common path that held no sitemap).
+        self.totals.sitemaps = sum(1 for data in self.inventory.done_sitemaps() if data)
         logger.info(
             "resuming the audit in %s: %d sitemap(s) still to read",
             self._work_dir,
@@ -952,7 +954,8 @@ class AuditRun:
         """Counts for the progress line."""
         return {
             "urls_known": self.inventory.totals()[0],
-            "urls_done": self.totals.urls_emitted,
+            # Records out, and outcomes known whose records wait (those of a resumed audit too).
+            "urls_done": self.totals.urls_emitted + self.inventory.done_count(),
             "urls_queued": self.inventory.new_count(),
             "sitemaps_read": self.totals.sitemaps,
             "sitemaps_pending": self._sitemaps_outstanding,

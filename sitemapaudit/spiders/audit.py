@@ -562,7 +562,20 @@ class AuditSpider(Spider):
     def on_closed(self, reason: str) -> None:
         self.run.close(finished=reason == "finished" and self.completed)
         report = self.crawler.settings.get("SITEMAPAUDIT_DEFAULT_REPORT")
-        if self.shared is not None and not self.shared.writer:
+        if self.shared is not None and reason != "finished":
+            # Stopped (Ctrl-C, SIGTERM, a CLOSESPIDER limit) before the cluster was done: no
+            # worker may be left to write the report.
+            stats = self.crawler.stats
+            if stats is not None:
+                stats.set_value("sitemapaudit/distributed/stopped", reason)
+            self.logger.warning(
+                "This worker stopped (%s) before the distributed audit was complete", reason
+            )
+            print(
+                f"sitemapaudit: this worker stopped ({reason}) before the distributed audit was "
+                "complete; start workers again with the same command to go on"
+            )
+        elif self.shared is not None and not self.shared.writer:
             self.logger.info("Another worker of the distributed audit writes the report")
             print("sitemapaudit: another worker of this distributed audit writes the report")
         elif report:

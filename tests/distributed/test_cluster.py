@@ -194,3 +194,17 @@ def test_two_workers_write_the_single_process_inventory_requesting_no_page(
     expected = normalized(alone, site.base)
     assert sum(r["record"] == "url" for r in expected) > PAGES
     assert normalized(reports[0], site.base) == expected
+
+
+def test_workers_stopped_with_ctrl_c_exit_1_and_say_the_audit_is_not_complete(
+    redis_url: str, tmp_path: Path
+) -> None:
+    settings = cluster_settings(redis_url, SITEMAPAUDIT_WORKER_TIMEOUT="3")
+    with TestSite(routes(PAGES, 4, DELAY)) as site:
+        workers = start_and_kill_at_a_quarter(site, tmp_path, "part", 2, settings, kill=0)
+        for worker in workers:
+            worker.send_signal(signal.SIGINT)
+        codes = [worker.wait(timeout=60) for worker in workers]
+    assert codes == [1, 1], logs(tmp_path)
+    assert logs(tmp_path).count("before the distributed audit was complete") >= 2
+    assert "another worker of this distributed audit writes the report" not in logs(tmp_path)

@@ -149,7 +149,13 @@ def test_a_history_file_that_cannot_be_used_is_a_bad_setting(tmp_path: Path) -> 
 
 
 def test_the_stats_that_fail_the_command() -> None:
-    assert not audit_failed({"sitemapaudit/records/url": 3})
-    assert audit_failed({"sitemapaudit/history/failed": 1})
-    assert audit_failed({"sitemapaudit/summary/incomplete": 1})
-    assert audit_failed({"sitemapaudit/fail_on/failed": 1})
+    closed = {"finish_reason": "finished"}
+    assert not audit_failed({**closed, "sitemapaudit/records/url": 3})
+    assert audit_failed({**closed, "sitemapaudit/history/failed": 1})
+    assert audit_failed({**closed, "sitemapaudit/summary/incomplete": 1})
+    assert audit_failed({**closed, "sitemapaudit/fail_on/failed": 1})
+    assert audit_failed({**closed, "sitemapaudit/report/failed": True})
+    assert audit_failed({**closed, "feedexport/failed_count/FileFeedStorage": 1})
+    assert audit_failed({**closed, "sitemapaudit/distributed/stopped": "shutdown"})
+    # A crawl that never closed (a second Ctrl-C stops it at once) has no finish_reason.
+    assert audit_failed({"sitemapaudit/records/url": 3})

@@ -85,3 +85,27 @@ def test_ctrl_c_ends_the_report_with_a_summary_and_exits_1(tmp_path: Path) -> No
     assert records[-1]["complete"] is False
     assert 0 < records[-1]["urls_listed"] == len(by_record(records, "url")) < PAGES
     assert "Traceback" not in stderr.decode()
+
+
+def test_a_second_ctrl_c_stops_at_once_and_still_exits_1(tmp_path: Path) -> None:
+    """The second Ctrl-C (Scrapy's forced shutdown) closes nothing: no summary, and no
+    finish_reason either; the command must not report success."""
+    slow = slow_pages(5.0)
+    routes: dict[str, object] = {
+        "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+        "/s.xml": Page(body=urlset(*(url(f"{{base}}/p/{i}") for i in range(8))), content_type=XML),
+        **dict.fromkeys((f"/p/{i}" for i in range(8)), slow),
+    }
+    with TestSite(routes) as site:  # type: ignore[arg-type]
+        audit = start_audit_process(
+            site.base, tmp_path / "report.jsonl", SITEMAPAUDIT_HISTORY_PATH=""
+        )
+        deadline = time.monotonic() + 60
+        while not any(p.startswith("/p/") for p in site.hits):
+            assert time.monotonic() < deadline, "the audit fetched no pages"
+            time.sleep(0.05)
+        os.kill(audit.pid, signal.SIGINT)
+        time.sleep(0.5)
+        os.kill(audit.pid, signal.SIGINT)
+        _, stderr = audit.communicate(timeout=60)
+    assert audit.returncode == 1, stderr.decode()[-2000:]

@@ -157,3 +157,26 @@ def test_totals_are_kept_as_listings_are_stored(tmp_path: Path) -> None:
     inv.add_entries("https://e.com/0.xml", [entry("https://e.com/0")])
     counts = inv.counts()
     assert inv.totals() == (counts["urls"], counts["listings"]) == (6, 7)
+
+
+def test_done_count_is_the_outcomes_waiting_for_their_records(tmp_path: Path) -> None:
+    inv = Inventory(tmp_path / "i.sqlite3")
+    inv.add_entries("https://e.com/a.xml", (entry(f"https://e.com/{i}") for i in range(10)))
+    batch = inv.take_new(4)
+    for url_id, *_ in batch[:3]:
+        inv.finish(url_id, {"outcome": {"status": 200}})
+    assert inv.done_count() == 3
+    inv.take_done(2)
+    assert inv.done_count() == 1
+    inv.close()
+    resumed = Inventory(tmp_path / "i.sqlite3")  # an interrupted audit, run again
+    resumed.prepare_resume()
+    assert resumed.done_count() == 3  # the records already out are sent again, unrequested
+
+
+def test_a_finished_inventory_says_so(tmp_path: Path) -> None:
+    inv = Inventory(tmp_path / "i.sqlite3")
+    assert not inv.finished()
+    inv.mark_finished()
+    inv.close()
+    assert Inventory(tmp_path / "i.sqlite3").finished()
