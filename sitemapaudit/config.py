@@ -150,6 +150,12 @@ class AuditConfig:
         disabled = _parse_list("SITEMAPAUDIT_DISABLED_CHECKS", get("SITEMAPAUDIT_DISABLED_CHECKS"))
         # Applied by the spider to Scrapy's settings (a preset), checked here with the rest.
         parse_bool("SITEMAPAUDIT_UNTHROTTLED", get("SITEMAPAUDIT_UNTHROTTLED"))
+        jobdir = settings.get("JOBDIR") if hasattr(settings, "get") else None
+        if jobdir and get("SITEMAPAUDIT_DISTRIBUTED"):
+            raise ConfigError(
+                "JOBDIR cannot be combined with SITEMAPAUDIT_DISTRIBUTED: a distributed audit "
+                "keeps its state in Redis, and workers started again go on from there"
+            )
         return cls(
             robots_user_agent=user_agent,
             fetch_urls=parse_bool("SITEMAPAUDIT_FETCH_URLS", get("SITEMAPAUDIT_FETCH_URLS")),

@@ -79,3 +79,11 @@ def test_a_bad_sitemap_host_fails_naming_the_setting(value: str) -> None:
     with pytest.raises(ConfigError, match="SITEMAPAUDIT_SITEMAP_HOSTS") as raised:
         AuditConfig.from_settings({"SITEMAPAUDIT_SITEMAP_HOSTS": [value]})
     assert repr(value) in str(raised.value)
+
+
+def test_jobdir_and_a_distributed_audit_do_not_combine() -> None:
+    settings = {"JOBDIR": "crawls/x", "SITEMAPAUDIT_DISTRIBUTED": "redis://127.0.0.1:6379/0"}
+    with pytest.raises(
+        ConfigError, match="JOBDIR cannot be combined with SITEMAPAUDIT_DISTRIBUTED"
+    ):
+        AuditConfig.from_settings(settings)
