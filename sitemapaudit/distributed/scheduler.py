@@ -26,15 +26,21 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import logging
 import time
+import warnings
 from typing import Any
 
 from scrapy import Request, Spider
+from scrapy.exceptions import ScrapyDeprecationWarning
 from scrapy_redis.dupefilter import RFPDupeFilter
 from scrapy_redis.queue import PriorityQueue
 from scrapy_redis.scheduler import Scheduler
 
 EMPTY_RECHECK = 0.05
+
+
+logger = logging.getLogger(__name__)
 
 
 class ExactUrlDupeFilter(RFPDupeFilter):  # type: ignore[misc]
@@ -67,8 +73,17 @@ class AuditScheduler(Scheduler):  # type: ignore[misc]
             for name, method in inspect.getmembers(spider, inspect.ismethod)
             if not name.startswith("__")
         }
-        opened = super().open(spider)
+        with warnings.catch_warnings():
+            # scrapy-redis says "Resuming crawl" with Spider.log(), which Scrapy deprecates;
+            # the line is logged below instead.
+            warnings.filterwarnings(
+                "ignore", message=".*Spider.log", category=ScrapyDeprecationWarning
+            )
+            opened = super().open(spider)
         self._batched = type(self.queue) is PriorityQueue
+        queued = len(self.queue)
+        if queued:
+            logger.info("the shared queue holds %d request(s): this worker takes them too", queued)
         return opened
 
     def close(self, reason: str) -> Any:
