@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from sitemapaudit.crawl.redirects import RedirectState, next_hop
 from sitemapaudit.crawl.tree import Decision, SitemapTree
 from sitemapaudit.urls import SitemapHosts, parse_origin
@@ -7,9 +9,11 @@ from sitemapaudit.urls import SitemapHosts, parse_origin
 ORIGIN = parse_origin("https://e.com")
 
 
-def hop(state: RedirectState, url: str, status: int, location: str | None) -> str | None:
+def hop(
+    state: RedirectState, url: str, status: int, location: str | None, **robots: Any
+) -> str | None:
     return next_hop(
-        state, url=url, status=status, location=location, origin=ORIGIN, max_redirects=3
+        state, url=url, status=status, location=location, origin=ORIGIN, max_redirects=3, **robots
     )
 
 
@@ -74,43 +78,16 @@ def test_a_redirect_to_a_disallowed_url_is_blocked() -> None:
         return "/private/" not in url
 
     state = RedirectState()
-    target = next_hop(
-        state,
-        url="https://e.com/a",
-        status=301,
-        location="/private/x",
-        origin=ORIGIN,
-        max_redirects=3,
-        allowed=allowed,
-    )
-    assert target is None
+    assert hop(state, "https://e.com/a", 301, "/private/x", allowed=allowed) is None
     assert state.blocked_target == "https://e.com/private/x"
     assert state.stopped == "not followed: robots.txt disallows https://e.com/private/x"
     state = RedirectState()
-    target = next_hop(
-        state,
-        url="https://e.com/a",
-        status=301,
-        location="/private/x",
-        origin=ORIGIN,
-        max_redirects=3,
-        allowed=allowed,
-        follow_blocked=True,
-    )
+    target = hop(state, "https://e.com/a", 301, "/private/x", allowed=allowed, follow_blocked=True)
     assert target == "https://e.com/private/x"
     assert state.blocked_target == target
     assert state.stopped is None
     state = RedirectState()
-    target = next_hop(
-        state,
-        url="https://e.com/a",
-        status=301,
-        location="/b",
-        origin=ORIGIN,
-        max_redirects=3,
-        allowed=allowed,
-    )
-    assert target == "https://e.com/b"
+    assert hop(state, "https://e.com/a", 301, "/b", allowed=allowed) == "https://e.com/b"
     assert state.blocked_target is None
 
 
