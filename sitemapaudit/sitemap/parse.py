@@ -49,7 +49,19 @@ _DECLARATION_START = re.compile(rb"<\?xml[ \t\r\n]")
 # Starts of UTF-16/UTF-32 encoded XML (byte order marks, or "<" next to a zero byte).
 _WIDE_XML_STARTS = (b"\xff\xfe", b"\xfe\xff", b"<\x00", b"\x00<", b"\x00\x00")
 _SNIFF_BYTES = 16
-_NEWLINE = re.compile(r"\r\n|\r|\n")
+_NEWLINE_BYTES = re.compile(rb"\r\n|\r|\n")
+_PERCENT_ESCAPE = "sitemapaudit-percent-escape"
+
+
+def _percent_escape(exc: UnicodeError) -> tuple[str, int]:
+    """A decoding error handler: bytes that do not decode become ``%XX`` escapes."""
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    bad = exc.object[exc.start : exc.end]
+    return "".join(f"%{byte:02X}" for byte in bad), exc.end
+
+
+codecs.register_error(_PERCENT_ESCAPE, _percent_escape)
 _POSITION_SUFFIX = re.compile(r", line \d+, column \d+$")
 _LINE_IN_MESSAGE = re.compile(r"\bline (\d+)")
 # A sitemap's root element comes after at most an XML declaration, comments and a DOCTYPE.
@@ -324,6 +336,8 @@ class SitemapReader:
         self._xinclude_seen = False
         self._missing_locs = 0
         self._record_name = ""
+        self._invalid_text_lines = 0
+        self._first_invalid_text: tuple[int, int, str, str] | None = None
 
     def __iter__(self) -> Iterator[UrlEntry | ChildEntry]:
         if self._iterated:
@@ -376,40 +390,69 @@ class SitemapReader:
         """One entry per non-blank line; LF, CRLF and CR-only line ends.
 
         A line may span any number of chunks: its pieces are kept in a list and joined once
-        the line ends, so reading stays linear however long a line is.
+        the line ends, so reading stays linear however long a line is. Lines are split as
+        bytes (a line end is never part of a UTF-8 sequence) and decoded one by one: a line
+        that is not UTF-8 keeps its other bytes as percent-escapes (``caf%E9``, the URL a
+        Latin-1 server serves) and the sitemap gets one ``encoding_invalid``.
         """
-        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         line = first_line
-        pieces: list[str] = []  # the current line so far
-        held = ""  # a CR at the end of a chunk, which may be the first half of a CRLF
+        pieces: list[bytes] = []  # the current line so far
+        held = b""  # a CR at the end of a chunk, which may be the first half of a CRLF
         for chunk in chunks:
-            text = held + decoder.decode(chunk)
-            held = ""
-            if text.endswith("\r"):
-                text, held = text[:-1], "\r"
-            parts = _NEWLINE.split(text)
+            data = held + chunk
+            held = b""
+            if data.endswith(b"\r"):
+                data, held = data[:-1], b"\r"
+            parts = _NEWLINE_BYTES.split(data)
             last = parts.pop()
             if parts:
                 if pieces:
                     pieces.append(parts[0])
-                    parts[0] = "".join(pieces)
+                    parts[0] = b"".join(pieces)
                     pieces = []
                 for part in parts:
-                    value = part.strip()
+                    value = self._text_line(part, line)
                     if value:
                         self.url_count += 1
                         yield UrlEntry(value, None, line)
                     line += 1
             if last:
                 pieces.append(last)
-        pieces.append(held + decoder.decode(b"", final=True))
-        for part in _NEWLINE.split("".join(pieces)):
-            value = part.strip()
+        pieces.append(held)
+        for part in _NEWLINE_BYTES.split(b"".join(pieces)):
+            value = self._text_line(part, line)
             if value:
                 self.url_count += 1
                 yield UrlEntry(value, None, line)
             line += 1
         self._complete = True
+
+    def _text_line(self, raw: bytes, line: int) -> str:
+        """One line of a text sitemap, decoded and stripped."""
+        try:
+            return raw.decode("utf-8").strip()
+        except UnicodeDecodeError as exc:
+            value = raw.decode("utf-8", _PERCENT_ESCAPE).strip()
+            self._invalid_text_lines += 1
+            if self._first_invalid_text is None:
+                column = len(raw[: exc.start].decode("utf-8", "replace")) + 1
+                snippet = raw[exc.start : exc.start + 4].hex(" ")
+                self._first_invalid_text = (line, column, snippet, value)
+            return value
+
+    def _text_encoding_problem(self) -> Problem | None:
+        if self._first_invalid_text is None:
+            return None
+        line, column, snippet, value = self._first_invalid_text
+        count = self._invalid_text_lines
+        return Problem(
+            "encoding_invalid",
+            f"bytes that are not valid UTF-8 ({snippet}...; {count} line"
+            f"{'s' if count != 1 else ''} in the document); text sitemaps must be UTF-8. Such "
+            f"lines are read with those bytes percent-encoded, this one as {value[:200]!r}",
+            line,
+            column,
+        )
 
     # -- XML: first pass, up to the root element ------------------------------------------------
     def _find_root(self, chunks: Iterable[bytes]) -> _Root | None:
@@ -668,6 +711,8 @@ class SitemapReader:
                 )
             )
         self.problems[:0] = leading
+        if (encoding := self._text_encoding_problem()) is not None:
+            self.problems.append(encoding)
         unlisted = self._missing_locs - MAX_MISSING_LOC_LISTED
         if unlisted > 0:
             self.problems.append(

@@ -383,6 +383,31 @@ def test_index_with_too_many_sitemaps() -> None:
     assert codes(reader) == ["index_too_many_sitemaps"]
 
 
+def test_text_sitemap_not_utf8_is_encoding_invalid_and_keeps_the_bytes() -> None:
+    # A Latin-1 file: each line is read with its stray bytes percent-encoded (the URL such a
+    # server serves), never with replacement characters, and the sitemap gets one finding.
+    body = b"https://e.com/caf\xe9\nhttps://e.com/ok\nhttps://e.com/\xff\xfe/x\n"
+    reader, entries = read(body)
+    assert reader.kind is SitemapKind.TEXT
+    assert [e.loc for e in entries] == [
+        "https://e.com/caf%E9",
+        "https://e.com/ok",
+        "https://e.com/%FF%FE/x",
+    ]
+    assert codes(reader) == ["encoding_invalid"]
+    problem = reader.problems[0]
+    assert (problem.line, problem.column) == (1, 18)
+    assert "2 lines" in problem.message
+    assert "'https://e.com/caf%E9'" in problem.message
+
+
+def test_text_sitemap_multibyte_character_across_chunks_is_utf8() -> None:
+    body = b"https://e.com/" + b"a" * (65536 - len(b"https://e.com/") - 1) + b"\xc3\xa9\n"
+    reader, entries = read(body)
+    assert entries[0].loc.endswith("a\u00e9")
+    assert reader.problems == []
+
+
 def test_text_with_too_many_urls() -> None:
     body = b"".join(b"https://e.com/%d\n" % i for i in range(50_001))
     reader, _ = read(body)
