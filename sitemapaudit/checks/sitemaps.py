@@ -93,7 +93,7 @@ class MissingLoc(ProblemCheck):
 
 
 class IndexCycle(ProblemCheck):
-    """An index lists a sitemap already seen in this audit (itself, a parent, a sibling)."""
+    """An index lists itself or an index above it in the tree (a loop); it is not read again."""
 
     code = "index_cycle"
     severity = Severity.WARNING
@@ -118,6 +118,22 @@ class SitemapRedirectLoop(ProblemCheck):
     """The sitemap's redirects revisit a URL or exceed SITEMAPAUDIT_MAX_REDIRECTS hops."""
 
     code = "redirect_loop"
+    severity = Severity.ERROR
+
+
+class SitemapRedirect(ProblemCheck):
+    """The sitemap's location redirects; robots.txt and indexes should name the final location.
+    The target is read once: under this record, or under its own when the audit knows it."""
+
+    code = "redirect"
+    severity = Severity.WARNING
+
+
+class SitemapRedirectBroken(ProblemCheck):
+    """The sitemap answers with a redirect nobody can follow: no Location header, or a
+    Location that is not an http(s) URL."""
+
+    code = "redirect_broken"
     severity = Severity.ERROR
 
 
@@ -166,7 +182,9 @@ STRUCTURE_CHECKS: tuple[type[SitemapCheck], ...] = (
     NestedIndex,
     SitemapOffHost,
     ChildInvalidUrl,
+    SitemapRedirect,
     SitemapRedirectLoop,
+    SitemapRedirectBroken,
     IndexTooDeep,
     SitemapLimit,
     SitemapRobotsBlocked,

@@ -86,3 +86,8 @@ def next_hop(
             state.stopped = f"not followed: robots.txt disallows {target}"
             return None
     return target
+
+
+def describe_hops(chain: list[dict[str, Any]], final_url: str) -> str:
+    """A redirect chain for a message: ``a (301) -> b (302) -> final``."""
+    return " -> ".join([*(f"{hop['url']} ({hop['status']})" for hop in chain), final_url])

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 from sitemapaudit.config import AuditConfig
 from sitemapaudit.crawl.intake import CHILD_FORMAT, AlternateSink, read_sitemap
+from sitemapaudit.crawl.redirects import RedirectState, describe_hops
 from sitemapaudit.crawl.tree import ChildProblems, Decision, SitemapRef, SitemapTree
 from sitemapaudit.discovery.robots import RobotsPolicy, robots_policy
 from sitemapaudit.facts import (
@@ -213,8 +214,12 @@ class AuditRun:
     def _resume(self) -> None:
         """Pick up an interrupted audit from its work directory (Scrapy's JOBDIR)."""
         self.inventory.prepare_resume()
-        self.tree.restore(self.inventory.sitemap_urls())
         self.resumed_refs = [SitemapRef(**ref) for ref in self.inventory.pending_sitemaps()]
+        parents = {ref.url: ref.parent for ref in self.resumed_refs}
+        parents.update(
+            (data["url"], data.get("parent")) for data in self.inventory.done_sitemaps() if data
+        )
+        self.tree.restore(self.inventory.sitemap_urls(), parents)
         self.tree.scheduled = len(self.inventory.sitemap_urls())
         self._sitemaps_outstanding += len(self.resumed_refs)
         # Read before the interruption (an empty entry is a common path that held no sitemap).
@@ -545,6 +550,39 @@ class AuditRun:
         return refs, skipped
 
     # -- sitemaps --------------------------------------------------------------------------
+    def claim_redirect(self, ref: SitemapRef, target: str) -> bool:
+        """Whether to follow a sitemap's redirect to ``target``: not when ``target`` is a
+        sitemap already known to this audit (it is read under its own name)."""
+        return self.tree.claim(target, parent=ref.parent)
+
+    def sitemap_redirected(
+        self, ref: SitemapRef, redirects: RedirectState, target: str
+    ) -> SitemapFacts | None:
+        """A sitemap that redirects to a sitemap already known to this audit: a record of its
+        own with the finding, unless it was only a common path tried."""
+        self._sitemap_finished()
+        self.stats.inc_value("sitemapaudit/sitemaps/redirected_to_known")
+        if ref.found_via == "common-path":
+            self.inventory.sitemap_done(ref.url, {})
+            return None
+        facts = SitemapFacts(
+            url=ref.url,
+            found_via=ref.found_via,
+            parent=ref.parent,
+            depth=ref.depth,
+            fetched=True,
+            status=redirects.chain[-1]["status"],
+            problems=[
+                Problem(
+                    "redirect",
+                    f"redirects to {target}: {describe_hops(redirects.chain, target)}, a sitemap "
+                    "this audit reads under its own name; robots.txt and indexes should name the "
+                    "final location",
+                )
+            ],
+        )
+        return self.settle(facts)
+
     def sitemap_failed(
         self,
         ref: SitemapRef,
@@ -577,7 +615,7 @@ class AuditRun:
         return self.settle(facts)
 
     def read_sitemap(
-        self, ref: SitemapRef, status: int, body: bytes
+        self, ref: SitemapRef, status: int, body: bytes, moved: list[Problem] | None = None
     ) -> tuple[SitemapFacts | None, list[SitemapRef]]:
         """Read one fetched sitemap: stream its URLs into the inventory, decide its children."""
         children = ChildProblems()
@@ -606,6 +644,7 @@ class AuditRun:
         if listings is not None:
             listings.close()
         facts.problems.extend(children.problems())
+        facts.problems[:0] = moved or []
         if facts.kind in INDEX_KINDS and ref.found_via == "index":
             facts.problems.append(
                 Problem("nested_index", f"this index is listed by the index {ref.parent}")
@@ -658,7 +697,7 @@ class AuditRun:
                 self.history_failed(exc)
 
     def reuse_sitemap(
-        self, ref: SitemapRef, previous_run: int
+        self, ref: SitemapRef, previous_run: int, moved: list[Problem] | None = None
     ) -> tuple[SitemapFacts | None, list[SitemapRef]]:
         """A 304 Not Modified: the previous run's entries of this sitemap stand for its body.
 
@@ -709,7 +748,7 @@ class AuditRun:
         carried = [
             Problem(code, f"carried over from run {previous_run}: the sitemap is unchanged (304)")
             for code in before.get("issues", [])
-            if code not in ("http_error", "fetch_failed")
+            if code not in ("http_error", "fetch_failed", "redirect")
         ]
         facts = SitemapFacts(
             url=ref.url,
@@ -721,7 +760,7 @@ class AuditRun:
             kind=str(before.get("kind") or "unknown"),
             url_count=url_count,
             child_count=child_count,
-            problems=[*carried, *children.problems()],
+            problems=[*(moved or []), *carried, *children.problems()],
             not_modified=True,
             error=error,
         )
@@ -765,7 +804,11 @@ class AuditRun:
         elif decision is Decision.OFF_HOST:
             skipped.append(_skipped(loc, "index", parent.url, "off_host", OFF_HOST_SITEMAP))
         elif decision is Decision.SEEN:
-            problems.add("index_cycle", loc)
+            if self.tree.loops(parent.url, loc):
+                problems.add("index_cycle", loc)
+            else:
+                # Listed by another index too, by robots.txt, or twice: read once, and fine.
+                self.stats.inc_value("sitemapaudit/sitemaps/listed_again")
         elif decision is Decision.TOO_DEEP:
             problems.add("index_too_deep", loc)
         elif decision is Decision.CAPPED:

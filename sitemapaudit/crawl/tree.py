@@ -49,14 +49,19 @@ class SitemapTree:
         self.max_sitemaps = max_sitemaps
         self.max_url_length = max_url_length
         self._seen: set[str] = set()
+        # The parent that first listed each sitemap (``None`` for robots.txt, the homepage,
+        # arguments and common paths), to tell a loop from a sitemap listed again.
+        self._parents: dict[str, str | None] = {}
         self.scheduled = 0
 
     def __len__(self) -> int:
         return len(self._seen)
 
-    def restore(self, urls: list[str]) -> None:
-        """Mark sitemaps of an interrupted audit as seen."""
+    def restore(self, urls: list[str], parents: dict[str, str | None] | None = None) -> None:
+        """Mark sitemaps of an interrupted audit as seen (with the parents that listed them)."""
         self._seen.update(normalize_url(url) for url in urls)
+        for url, parent in (parents or {}).items():
+            self._parents.setdefault(normalize_url(url), parent)
 
     def seen(self, url: str) -> bool:
         return normalize_url(url) in self._seen
@@ -70,14 +75,47 @@ class SitemapTree:
             return Decision.SEEN
         if not self.hosts.owns(url):
             self._seen.add(key)
+            self._parents[key] = parent
             return Decision.OFF_HOST
         if depth > self.max_depth:
             return Decision.TOO_DEEP
         if self.scheduled >= self.max_sitemaps:
             return Decision.CAPPED
         self._seen.add(key)
+        self._parents[key] = parent
         self.scheduled += 1
         return Decision.FETCH
+
+    def claim(self, url: str, *, parent: str | None) -> bool:
+        """Mark the target of a sitemap's redirect as seen, in the place of the sitemap that
+        redirects (``parent`` is that one's); whether it was new. (It does not count against
+        the cap: it is the same sitemap.)"""
+        key = normalize_url(url)
+        if key in self._seen:
+            return False
+        self._seen.add(key)
+        self._parents[key] = parent
+        return True
+
+    def parent_of(self, url: str) -> str | None:
+        """The sitemap that first listed ``url`` (``None`` for a root, or one not seen)."""
+        return self._parents.get(normalize_url(url))
+
+    def loops(self, index: str, loc: str) -> bool:
+        """Whether ``loc``, listed by ``index``, is ``index`` itself or an index above it: a
+        loop. (A sitemap seen elsewhere, or listed twice, is only listed again.)"""
+        target = normalize_url(loc)
+        node: str | None = index
+        walked: set[str] = set()
+        while node is not None:
+            key = normalize_url(node)
+            if key == target:
+                return True
+            if key in walked:
+                return False
+            walked.add(key)
+            node = self.parent_of(key)
+        return False
 
 
 class ChildProblems:
@@ -97,7 +135,7 @@ class ChildProblems:
 
     def problems(self) -> list[Problem]:
         reasons = {
-            "index_cycle": "lists sitemaps already seen in this audit, not fetched again",
+            "index_cycle": "lists itself or an index above it (a loop), not read again",
             "index_too_deep": "lists sitemaps deeper than the depth cap, not fetched",
             "sitemap_limit": "lists sitemaps past the sitemap-count cap, not fetched",
             "invalid_url": "lists sitemap locations that are not valid http(s) URLs",

@@ -85,6 +85,14 @@ class SharedSitemapTree(SitemapTree):
             return self._again(key, url, first, parent)
         return Decision.FETCH
 
+    def claim(self, url: str, *, parent: str | None) -> bool:
+        """The single-process claim, registered for the cluster."""
+        return self._register(normalize_url(url), parent) is None
+
+    def parent_of(self, url: str) -> str | None:
+        """The sitemap that first listed ``url``, for the whole cluster."""
+        return self.shared.seen_by(normalize_url(url)) or None
+
     def _register(self, key: str, parent: str | None) -> str | None:
         first = self.shared.register_sitemap(key, parent)
         if first is None:

@@ -21,7 +21,13 @@ from w3lib.url import safe_url_string
 from sitemapaudit.arguments import check_fail_on, parse_arguments
 from sitemapaudit.config import AuditConfig, parse_bool
 from sitemapaudit.crawl.pages import PageQueue, PendingPage
-from sitemapaudit.crawl.redirects import REDIRECT_STATUSES, Hosts, RedirectState, next_hop
+from sitemapaudit.crawl.redirects import (
+    REDIRECT_STATUSES,
+    Hosts,
+    RedirectState,
+    describe_hops,
+    next_hop,
+)
 from sitemapaudit.crawl.run import SITEMAP_HOSTS_HINT, AuditRun, PageAction
 from sitemapaudit.crawl.tree import SitemapRef
 from sitemapaudit.discovery.homepage import homepage_sitemaps
@@ -365,15 +371,20 @@ class AuditSpider(Spider):
 
     # -- sitemaps -------------------------------------------------------------------------------
     def parse_sitemap(self, response: Response) -> Iterator[Any]:
-        if (hop := self._hop(response, self.run.tree.hosts)) is not None:
-            yield hop
-            return
         ref: SitemapRef = response.meta["sitemap_ref"]
+        redirects: RedirectState = response.meta["redirects"]
+        if (hop := self._hop(response, self.run.tree.hosts)) is not None:
+            if self.run.claim_redirect(ref, hop.url):
+                yield hop
+            else:  # it redirects to a sitemap this audit reads under its own name
+                yield from self._present(self.run.sitemap_redirected(ref, redirects, hop.url))
+            return
+        moved = _followed_redirect(redirects, response.url)
         previous_run = response.meta.get("previous_run")
         if response.status == 304 and previous_run is not None:
             # This run keeps the entries it reuses, and the validators they still answer to.
             self.run.remember_validators(ref.url, *_validators(response))
-            facts, children = self.run.reuse_sitemap(ref, previous_run)
+            facts, children = self.run.reuse_sitemap(ref, previous_run, moved)
             yield from self._present(facts)
             yield from self._live(self.run.take_skipped_children())
             yield from self._sitemaps(children)
@@ -385,7 +396,7 @@ class AuditSpider(Spider):
             )
             return
         self.run.remember_validators(ref.url, *_validators(response))
-        facts, children = self.run.read_sitemap(ref, response.status, response.body)
+        facts, children = self.run.read_sitemap(ref, response.status, response.body, moved)
         yield from self._present(facts)
         yield from self._live(self.run.take_skipped_children())
         yield from self._sitemaps(children)
@@ -746,6 +757,19 @@ def _validators(response: Response) -> tuple[str | None, str | None]:
     return etag, last_modified
 
 
+def _followed_redirect(state: RedirectState, final_url: str) -> list[Problem]:
+    """A sitemap whose redirects were followed to ``final_url``, as a finding on it."""
+    if not state.chain:
+        return []
+    return [
+        Problem(
+            "redirect",
+            f"redirects to {final_url}: {describe_hops(state.chain, final_url)}; robots.txt "
+            "and indexes should name the final location",
+        )
+    ]
+
+
 def _redirect_problems(state: RedirectState) -> list[Problem]:
     """What an unfollowed redirect of a sitemap means, as findings on the sitemap."""
     if state.loop:
@@ -759,6 +783,8 @@ def _redirect_problems(state: RedirectState) -> list[Problem]:
                 f"redirects to another host, {state.stopped} {SITEMAP_HOSTS_HINT}",
             )
         ]
+    if state.broken is not None:
+        return [Problem("redirect_broken", f"redirect not followed: {state.broken}")]
     if state.stopped:
         return [Problem("invalid_url", f"redirect {state.stopped}")]
     return []

@@ -504,8 +504,16 @@ async def test_sitemaps_on_a_sitemap_host_are_fetched_and_list_the_sites_urls(
     assert issues_by_url(records, "sitemap") == {
         f"{cdn.base}/sitemaps/index.xml": [],
         f"{cdn.base}/sitemaps/pages.xml": [],
-        f"{site.base}/sitemap.xml": [],
+        # Listed by the index, it redirects: the index should name the final location.
+        f"{site.base}/sitemap.xml": ["redirect"],
     }
+    moved = next(r for r in by_record(records, "sitemap") if r["url"] == f"{site.base}/sitemap.xml")
+    assert moved["errors"] == [
+        f"redirect: redirects to {cdn.base}/sitemaps/moved.xml: {site.base}/sitemap.xml (301)"
+        f" -> {cdn.base}/sitemaps/moved.xml; robots.txt and indexes should name the final "
+        "location"
+    ]
+    assert moved["url_count"] == 1
     # Listed by a sitemap on the sitemap host: no directory scope applies, but the URLs must
     # still be on the audited host.
     assert issues_by_url(records) == {

@@ -478,6 +478,50 @@ async def test_index_cycles_and_self_references_end_with_a_finding(
 
 
 @deferred_f_from_coro_f
+async def test_a_sitemap_listed_again_is_no_loop_and_a_redirect_is_read_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Two indexes share a child, robots.txt names a child of an index too, an index lists a
+    # child twice; /sitemap.xml redirects to an index known already, /old.xml to a new one.
+    site = TestSite(
+        {
+            "/robots.txt": robots("/a.xml", "/b.xml", "/shared.xml", "/sitemap.xml", "/old.xml"),
+            "/a.xml": Page(
+                body=sitemapindex(["{base}/shared.xml", "{base}/shared.xml"]), content_type=XML
+            ),
+            "/b.xml": Page(body=sitemapindex(["{base}/shared.xml"]), content_type=XML),
+            "/shared.xml": Page(body=urlset(["{base}/p"]), content_type=XML),
+            "/sitemap.xml": Page(status=301, headers=[("Location", "/a.xml")]),
+            "/old.xml": Page(status=301, headers=[("Location", "/new.xml")]),
+            "/new.xml": Page(body=urlset(["{base}/q"]), content_type=XML),
+            "/p": Page(body=HTML),
+            "/q": Page(body=HTML),
+        }
+    )
+    with site:
+        records, crawler = await audit(site, tmp_path, caplog)
+    by_path = sitemaps_by_url(records, site)
+    assert {path: r["issues"] for path, r in by_path.items()} == {
+        "/a.xml": [],
+        "/b.xml": [],
+        "/shared.xml": [],
+        "/sitemap.xml": ["redirect"],
+        "/old.xml": ["redirect"],
+    }
+    assert by_path["/sitemap.xml"]["url_count"] == 0
+    assert "a sitemap this audit reads under its own name" in by_path["/sitemap.xml"]["errors"][0]
+    assert by_path["/old.xml"]["url_count"] == 1
+    assert all(site.hits[path] == 1 for path in ("/a.xml", "/shared.xml", "/new.xml"))
+    # Each URL once, from one sitemap: no duplicate from reading a sitemap twice.
+    assert_accounted(records, {f"{site.base}/p", f"{site.base}/q"})
+    assert {r["url"]: r["issues"] for r in records if r["record"] == "url"} == {
+        f"{site.base}/p": [],
+        f"{site.base}/q": [],
+    }
+    assert crawler.stats.get_value("sitemapaudit/sitemaps/listed_again") == 3
+
+
+@deferred_f_from_coro_f
 async def test_index_of_50000_indexes_stops_at_the_sitemap_cap(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -126,3 +126,31 @@ def test_a_sitemap_redirect_may_lead_to_a_sitemap_host() -> None:
     )
     assert target == "https://cdn.e.com/s.xml"
     assert hop(RedirectState(), "https://e.com/sitemap.xml", 301, "https://cdn.e.com/s.xml") is None
+
+
+def test_a_loop_is_an_index_listing_itself_or_an_index_above_it() -> None:
+    tree = SitemapTree(ORIGIN, max_depth=5, max_sitemaps=100, max_url_length=2048)
+    root, child, leaf = (f"{ORIGIN.url}/{name}.xml" for name in ("root", "child", "leaf"))
+    other = f"{ORIGIN.url}/other.xml"
+    assert tree.consider(root, depth=0) is Decision.FETCH
+    assert tree.consider(other, depth=0) is Decision.FETCH
+    assert tree.consider(child, depth=1, parent=root) is Decision.FETCH
+    assert tree.consider(leaf, depth=2, parent=child) is Decision.FETCH
+    assert tree.parent_of(leaf) == child
+    assert tree.parent_of(root) is None
+    # The index itself, its parent and its grandparent: loops.
+    assert tree.loops(leaf, leaf)
+    assert tree.loops(leaf, child)
+    assert tree.loops(leaf, root.replace("e.com", "E.COM"))  # the same URL
+    # A sibling root, or a sitemap below: listed again, no loop.
+    assert not tree.loops(leaf, other)
+    assert not tree.loops(root, leaf)
+    assert not tree.loops(child, other)
+
+
+def test_restored_parents_keep_loops_known_after_a_resume() -> None:
+    tree = SitemapTree(ORIGIN, max_depth=5, max_sitemaps=100, max_url_length=2048)
+    root, child = f"{ORIGIN.url}/root.xml", f"{ORIGIN.url}/child.xml"
+    tree.restore([root, child], {child: root, root: None})
+    assert tree.consider(root, depth=2, parent=child) is Decision.SEEN
+    assert tree.loops(child, root)
