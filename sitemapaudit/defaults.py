@@ -115,7 +115,8 @@ SETTINGS: dict[str, tuple[Any, str, str]] = {
         65536,
         "int",
         "Responses announcing at most this many bytes are read whole (stopping a download "
-        "closes the connection, which costs more than small pages save).",
+        "closes the connection, which costs more than small pages save); a response of "
+        "unknown length (chunked) is read up to this many bytes before it may be stopped.",
     ),
     "SITEMAPAUDIT_PROGRESS_INTERVAL": (
         60.0,

@@ -1,9 +1,10 @@
 """Head-only page downloads: stop reading a page once its ``<head>`` has arrived.
 
-The checks need a page's headers and ``<head>`` only. For large HTML pages (or pages of unknown
-length) the download stops at the end of ``<head>``; non-HTML responses are judged by their
-headers and not downloaded at all. Small pages are read whole: on HTTP/1.1 a stopped download
-closes the connection, which costs more than the bytes it saves.
+The checks need a page's headers and ``<head>`` only. For large HTML pages the download stops at
+the end of ``<head>``, and for pages of unknown length (chunked) at the end of ``<head>`` once
+``SITEMAPAUDIT_HEAD_ONLY_MIN_BYTES`` have arrived; non-HTML responses are judged by their headers
+and not downloaded at all. Small pages are read whole: on HTTP/1.1 a stopped download closes the
+connection, which costs more than the bytes it saves.
 """
 
 from __future__ import annotations
@@ -40,19 +41,25 @@ class HeadOnlyDownloads:
         return cls(crawler)
 
     def headers_received(
-        self, headers: Headers, body_length: int, request: Request, **kwargs: Any
+        self, headers: Headers, body_length: int | str, request: Request, **kwargs: Any
     ) -> None:
         if not request.meta.get(META_KEY):
             return
         request.meta[META_KEY] = True  # a retried request starts afresh
-        if 0 <= body_length <= self.min_bytes or b"Location" in headers:
+        # An unknown length (chunked, or read to the connection's end) is Twisted's
+        # UNKNOWN_LENGTH, a string: such a page is read up to min_bytes at least (a small
+        # one whole), then stopped once its head is complete.
+        known = isinstance(body_length, int)
+        if (known and 0 <= body_length <= self.min_bytes) or b"Location" in headers:
             return
         kind = media_type((headers.get(b"Content-Type") or b"").decode("latin-1"))
         if kind is not None and kind not in HTML_MEDIA_TYPES:
             self._stopped("headers")
             raise StopDownload(fail=False)
         encoding = (headers.get(b"Content-Encoding") or b"").decode("latin-1").strip().lower()
-        request.meta[META_KEY] = HeadWatcher(gzip=encoding in ("gzip", "x-gzip"))
+        request.meta[META_KEY] = HeadWatcher(
+            gzip=encoding in ("gzip", "x-gzip"), min_bytes=0 if known else self.min_bytes
+        )
         if not self._watching:
             # Connected on the first watched download only: every handler of bytes_received
             # costs a dispatch per chunk of every response, and small pages need none.

@@ -15,17 +15,25 @@ from sitemapaudit.page.head import HeadEnd
 class HeadWatcher:
     """Says when the end of ``<head>`` (or the start of ``<body>``) has been received."""
 
-    def __init__(self, *, gzip: bool = False, limit: int = 2 * 1024 * 1024) -> None:
+    def __init__(
+        self, *, gzip: bool = False, limit: int = 2 * 1024 * 1024, min_bytes: int = 0
+    ) -> None:
         self._inflate = zlib.decompressobj(16 + zlib.MAX_WBITS) if gzip else None
         self._head_end = HeadEnd()
         self._seen = 0
         self.limit = limit
+        # Raw bytes to receive before saying stop, even once the head is complete: a body of
+        # unknown length may be a small page, best read whole.
+        self.min_bytes = min_bytes
+        self._received = 0
         self.done = False
 
     def feed(self, data: bytes) -> bool:
-        """Take the next raw chunk; ``True`` once the head is complete (or the limit reached)."""
+        """Take the next raw chunk; ``True`` once the head is complete (or the limit reached)
+        and at least ``min_bytes`` have been received."""
+        self._received += len(data)
         if self.done:
-            return True
+            return self._received >= self.min_bytes
         if self._inflate is not None:
             try:
                 data = self._inflate.decompress(data, self.limit)
@@ -35,4 +43,4 @@ class HeadWatcher:
         self._seen += len(data)
         if self._head_end.feed(data) is not None or self._seen >= self.limit:
             self.done = True
-        return self.done
+        return self.done and self._received >= self.min_bytes

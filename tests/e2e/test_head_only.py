@@ -44,6 +44,14 @@ def site_routes() -> dict[str, Any]:
         "/small": Page(
             body="<html><head><meta name=robots content=noindex></head><body>x</body></html>"
         ),
+        # No Content-Length: read as a large page, up to the end of its head.
+        "/chunked": Page(
+            body=big_page('<meta name="robots" content="noindex">'), trickle=NET, chunked=True
+        ),
+        "/chunked-small": Page(
+            body="<html><head><link rel=canonical href=/plain></head><body>x</body></html>",
+            chunked=True,
+        ),
         "/pdf": Page(
             body=b"%PDF" + b"0" * 300_000,
             content_type="application/pdf",
@@ -79,11 +87,15 @@ async def test_head_only_gives_the_same_findings_for_a_tenth_of_the_bytes(tmp_pa
     assert got[f"{site.base}/pdf"][1] == ["noindex"]
     assert got[f"{site.base}/late-noindex"][1] == []  # a meta in <body> is not in the head
     assert got[f"{site.base}/canonical"][1] == ["canonical_mismatch"]
+    assert got[f"{site.base}/chunked"][1] == ["noindex"]
+    assert got[f"{site.base}/chunked-small"][1] == ["canonical_mismatch"]
 
     def page_bytes(crawler: Any) -> int:
         return int(crawler.stats.get_value("downloader/response_bytes"))
 
     assert page_bytes(head_crawler) < 0.1 * page_bytes(full_crawler)
     stopped = head_crawler.stats.get_value("sitemapaudit/head_only/stopped_after_head")
-    assert stopped == 5
+    assert stopped == 6  # the five large pages and the large chunked one
+    for crawler in (head_crawler, full_crawler):
+        assert crawler.stats.get_value("log_count/ERROR") is None
     assert head_crawler.stats.get_value("sitemapaudit/head_only/stopped_after_headers") == 1

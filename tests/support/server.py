@@ -36,6 +36,9 @@ class Page:
     # The Content-Length to announce instead of the body's real length; the connection is
     # closed after the body, so a longer announced length leaves the client short of bytes.
     content_length: int | None = None
+    # Send the body with Transfer-Encoding: chunked (no Content-Length: a length unknown
+    # until the end, as dynamic pages and compressing servers send it).
+    chunked: bool = False
 
 
 Route = Page | Callable[["TestSite", str], Page]
@@ -96,6 +99,11 @@ class TestSite:
                     self.send_header("Content-Encoding", "gzip")
                 for name, value in page.headers:
                     self.send_header(name, value.replace("{base}", site.base))
+                if page.chunked:
+                    self.send_header("Transfer-Encoding", "chunked")
+                    self.end_headers()
+                    self._send_chunked(body, page.trickle)
+                    return
                 length = len(body) if page.content_length is None else page.content_length
                 self.send_header("Content-Length", str(length))
                 self.end_headers()
@@ -114,6 +122,18 @@ class TestSite:
                     self.wfile.write(body[start : start + size])
                     self.wfile.flush()
                     time.sleep(pause)
+
+            def _send_chunked(self, body: bytes, trickle: tuple[int, float] | None) -> None:
+                size, pause = trickle or (len(body) or 1, 0.0)
+                try:
+                    for start in range(0, len(body), size):
+                        piece = body[start : start + size]
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                        self.wfile.flush()
+                        time.sleep(pause)
+                    self.wfile.write(b"0\r\n\r\n")
+                except OSError:  # a stopped download
+                    self.close_connection = True
 
             def _reset(self) -> None:
                 """Close the connection with a TCP RST instead of an orderly FIN."""
