@@ -50,7 +50,9 @@ class HeadOnlyDownloads:
         # UNKNOWN_LENGTH, a string: such a page is read up to min_bytes at least (a small
         # one whole), then stopped once its head is complete.
         known = isinstance(body_length, int)
-        if (known and 0 <= body_length <= self.min_bytes) or b"Location" in headers:
+        if (isinstance(body_length, int) and 0 <= body_length <= self.min_bytes) or (
+            b"Location" in headers
+        ):
             return
         kind = media_type((headers.get(b"Content-Type") or b"").decode("latin-1"))
         if kind is not None and kind not in HTML_MEDIA_TYPES:
