@@ -44,6 +44,8 @@ class Redirect(UrlCheck):
         if not outcome.redirect_chain:
             return None
         hops = len(outcome.redirect_chain)
+        if outcome.redirect_loop:
+            return [f"redirects {hops} time(s) without reaching a page ({_loop(facts, ctx)})"]
         if outcome.redirect_stopped:
             # The last response is itself a redirect, to a target the audit did not request.
             return [f"redirects {hops} time(s), the last one {outcome.redirect_stopped}"]
@@ -109,4 +111,16 @@ class RedirectLoop(UrlCheck):
     needs_response = True
 
     def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
-        return [] if facts.outcome.redirect_loop else None
+        return [_loop(facts, ctx)] if facts.outcome.redirect_loop else None
+
+
+def _loop(facts: UrlFacts, ctx: CheckContext) -> str:
+    """How a redirect chain ended in ``redirect_loop``: back to a URL of the chain, or past the
+    hop limit."""
+    chain = facts.outcome.redirect_chain
+    target = chain[-1].get("location") if chain else None
+    if not target:
+        return "the redirect chain did not end"
+    if any(same_url(str(hop["url"]), str(target)) for hop in chain):
+        return f"a loop: {target} redirects again after {len(chain)} hop(s)"
+    return f"more than {ctx.config.max_redirects} redirects: {target} was not requested"

@@ -353,3 +353,33 @@ def test_the_noindex_detail_names_a_passed_unavailable_after() -> None:
         "noindex: noindex from header:x-robots-tag, "
         "meta:robots (unavailable_after 2010-06-25T00:00:00Z has passed)"
     ]
+
+
+def test_a_redirect_loop_says_where_the_chain_went_round_or_stopped() -> None:
+    a, b = "https://e.com/a", "https://e.com/b"
+    looped = url_record(
+        status=302,
+        final_url=b,
+        redirect_loop=True,
+        redirect_chain=[
+            {"url": U, "status": 302, "location": a},
+            {"url": a, "status": 302, "location": b},
+            {"url": b, "status": 302, "location": a},
+        ],
+    )
+    assert looped.issues == ["redirect", "redirect_loop"]
+    assert looped.errors == [
+        f"redirect: redirects 3 time(s) without reaching a page (a loop: {a} redirects again "
+        "after 3 hop(s))",
+        f"redirect_loop: a loop: {a} redirects again after 3 hop(s)",
+    ]
+    chain = [
+        {"url": f"https://e.com/{i}", "status": 301, "location": f"https://e.com/{i + 1}"}
+        for i in range(11)
+    ]
+    too_long = url_record(
+        status=301, final_url=chain[-1]["url"], redirect_loop=True, redirect_chain=chain
+    )
+    assert too_long.errors[-1] == (
+        "redirect_loop: more than 10 redirects: https://e.com/11 was not requested"
+    )
