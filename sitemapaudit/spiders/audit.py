@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
-from scrapy.exceptions import DontCloseSpider
+from scrapy.exceptions import DontCloseSpider, DownloadCancelledError, ResponseDataLossError
 from scrapy.http import Headers, Response
 from scrapy.settings import BaseSettings
 from scrapy.utils.defer import deferred_from_coro
@@ -844,13 +844,23 @@ def _outcome(state: RedirectState) -> FetchOutcome:
     )
 
 
+_DATA_LOSS = "the response ended before its announced Content-Length or its last chunk (data loss)"
+
+
 def _reason(failure: Failure) -> str:
     """A short, readable reason: Twisted wraps connection failures in a list of failures."""
     value: BaseException | None = failure.value
     assert value is not None
-    # Scrapy re-raises Twisted's failures as DownloadFailedError(str(...)) from the original.
+    # Scrapy re-raises Twisted's failures as DownloadFailedError(str(...)) from the original;
+    # its own reasons (data loss, a cancelled download) say more than the Twisted one below.
     while (cause := value.__cause__) is not None:
+        if isinstance(value, ResponseDataLossError):
+            return f"{type(value).__name__}: {_DATA_LOSS}"
+        if isinstance(value, DownloadCancelledError) and str(value).strip():
+            break
         value = cause
+    if isinstance(value, ResponseDataLossError):
+        return f"{type(value).__name__}: {_DATA_LOSS}"
     reasons = getattr(value, "reasons", None)
     if reasons and isinstance(reasons[0], Failure) and reasons[0].value is not None:
         value = reasons[0].value

@@ -180,7 +180,14 @@ def assert_tries(run: Run, path: str) -> None:
         assert hits == 2
 
 
-@pytest.mark.parametrize(("path", "reason"), [("/stall", "Timeout"), ("/trickle", "Timeout")])
+@pytest.mark.parametrize(
+    ("path", "reason"),
+    [
+        ("/stall", "Timeout"),
+        ("/trickle", "Timeout"),
+        ("/short", "ResponseDataLossError: the response ended before its announced"),
+    ],
+)
 def test_timeouts_say_so(run: Run, path: str, reason: str) -> None:
     assert reason in run.url(path)["errors"][0]
 
