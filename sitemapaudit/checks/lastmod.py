@@ -46,8 +46,8 @@ def listed_lastmod(lastmod: str | None, lastmod_format: str) -> Lastmod | None:
 
 
 def usable_last_modified(outcome: FetchOutcome, generated_window: float) -> datetime | None:
-    """The response's Last-Modified when it says something: a 2xx answer, parseable, and
-    not equal (within ``generated_window`` seconds) to the response's Date."""
+    """The response's Last-Modified when it says something: a 2xx answer, parseable, not
+    equal (within ``generated_window`` seconds) to the response's Date, and not later."""
     if not outcome.fetched or outcome.status is None or not 200 <= outcome.status < 300:
         return None
     if outcome.last_modified is None:
@@ -64,7 +64,9 @@ def _usable(
     if modified is None:
         return None
     date = parse_http_date(date_header) if date_header else None
-    if date is not None and abs((date - modified).total_seconds()) <= generated_window:
+    # Equal to Date: generated on the fly. Later than Date: a server may not send that
+    # (RFC 9110, 8.8.2.1), and it dates nothing.
+    if date is not None and (date - modified).total_seconds() <= generated_window:
         return None
     return modified
 
@@ -129,8 +131,8 @@ class LastmodMismatch(UrlCheck):
 
 
 class LastmodUnverifiable(UrlCheck):
-    """The page has no usable Last-Modified (absent, not a date, or equal to its Date): lastmod
-    is unchecked."""
+    """The page has no usable Last-Modified (absent, not a date, equal to its Date or later than
+    it): lastmod is unchecked."""
 
     code = "lastmod_unverifiable"
     severity = Severity.NOTICE
@@ -146,6 +148,16 @@ class LastmodUnverifiable(UrlCheck):
             return None
         if outcome.last_modified is None:
             return ["the response has no Last-Modified header"]
-        if parse_http_date(outcome.last_modified) is None:
+        modified = parse_http_date(outcome.last_modified)
+        if modified is None:
             return [f"Last-Modified {outcome.last_modified!r} is not an HTTP date"]
+        date = parse_http_date(outcome.date) if outcome.date else None
+        if (
+            date is not None
+            and (modified - date).total_seconds() > ctx.config.generated_date_window
+        ):
+            return [
+                f"Last-Modified {outcome.last_modified} is later than the response's Date "
+                f"{outcome.date}, which servers may not send (RFC 9110)"
+            ]
         return ["Last-Modified equals the response's Date (generated on the fly)"]

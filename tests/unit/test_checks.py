@@ -383,3 +383,17 @@ def test_a_redirect_loop_says_where_the_chain_went_round_or_stopped() -> None:
     assert too_long.errors[-1] == (
         "redirect_loop: more than 10 redirects: https://e.com/11 was not requested"
     )
+
+
+def test_a_last_modified_later_than_the_date_proves_nothing() -> None:
+    record = url_record(
+        lastmod="2024-05-01",
+        last_modified="Sun, 30 Jun 2024 12:00:00 GMT",
+        date="Sat, 01 Jun 2024 12:00:00 GMT",
+    )
+    assert record.issues == ["lastmod_unverifiable"]
+    assert record.errors == [
+        "lastmod_unverifiable: Last-Modified Sun, 30 Jun 2024 12:00:00 GMT is later than the "
+        "response's Date Sat, 01 Jun 2024 12:00:00 GMT, which servers may not send (RFC 9110)"
+    ]
+    assert record.lastmod_delta_s is None
