@@ -191,9 +191,12 @@ def _check_link(link: etree._Element, valid: set[str]) -> tuple[Problem | None, 
     if rel is None or "alternate" not in rel.lower().split():
         return None, None
     hreflang = link.get("hreflang")
+    if hreflang is None:
+        # Not an hreflang annotation: an alternate for mobile (``media``), an app link...
+        return None, None
     href = (link.get("href") or "").strip()
-    if hreflang is None or not hreflang.strip():
-        message = 'xhtml:link rel="alternate" has no hreflang attribute'
+    if not hreflang.strip():
+        message = 'xhtml:link rel="alternate" has an empty hreflang attribute'
         return Problem("hreflang_invalid", message, source_line(link)), None
     if hreflang not in valid:
         if not is_valid_hreflang(hreflang):

@@ -173,6 +173,21 @@ def test_hreflang_rel_tokens_and_whitespace() -> None:
     assert validate_document(urlset(url("https://www.example.com/a", links)), now=NOW) == []
 
 
+def test_an_alternate_without_hreflang_is_no_hreflang_annotation() -> None:
+    # Google's markup for separate mobile URLs, and an app link: no hreflang, no finding.
+    links = (
+        '<xhtml:link rel="alternate" media="only screen and (max-width: 640px)" '
+        'href="https://m.example.com/a"/>'
+        '<xhtml:link rel="alternate" href="android-app://com.example/https/example.com/a"/>'
+    )
+    assert validate_document(urlset(url("https://www.example.com/a", links)), now=NOW) == []
+    empty = '<xhtml:link rel="alternate" hreflang=" " href="https://www.example.com/b"/>'
+    problems = validate_document(urlset(url("https://www.example.com/a", empty)), now=NOW)
+    assert [(p.code, p.message) for p in problems if p.code == "hreflang_invalid"] == [
+        ("hreflang_invalid", 'xhtml:link rel="alternate" has an empty hreflang attribute')
+    ]
+
+
 # --- schema problems: cap, speed, structure -----------------------------------------------
 
 
