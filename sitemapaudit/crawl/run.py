@@ -319,7 +319,8 @@ class AuditRun:
         assert isinstance(self.hreflang, HreflangGraph)
         self.inventory.listings_complete()
         count = self.inventory.add_url_notes(
-            (page, message) for page, _href, message in self.hreflang.not_reciprocal()
+            (page, message)
+            for page, _href, message in self.hreflang.not_reciprocal(self.origin.owns)
         )
         urls, listings = self.inventory.totals()
         logger.info("all sitemaps read: %d listing(s) of %d distinct URL(s)", listings, urls)

@@ -398,7 +398,7 @@ class SharedAuditRun(AuditRun):
             graph.add(loc, alternates, sitemap)
         store = Inventory(Path(self._work_dir) / "notes.sqlite3")
         count = store.add_url_notes(
-            (page, message) for page, _href, message in graph.not_reciprocal()
+            (page, message) for page, _href, message in graph.not_reciprocal(self.origin.owns)
         )
         graph.close()
         self.shared_inventory.notes = store

@@ -26,6 +26,7 @@ from typing import Final
 from lxml import etree
 
 from sitemapaudit.sitemap.records import Problem
+from sitemapaudit.urls import normalize_url
 from sitemapaudit.validation.hreflang import hreflang_hint, is_valid_hreflang
 from sitemapaudit.validation.messages import (
     element_name,
@@ -214,7 +215,7 @@ def _check_link(link: etree._Element, valid: set[str]) -> tuple[Problem | None, 
 
 def _no_self(entry: etree._Element, hrefs: list[str]) -> Problem | None:
     loc = _text(entry.find(_child_tag(entry, "loc")))
-    if not loc or loc in hrefs:
+    if not loc or loc in hrefs or normalize_url(loc) in {normalize_url(h) for h in hrefs}:
         return None
     count = len(hrefs)
     return Problem(

@@ -19,12 +19,13 @@ import os
 import re
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
 from typing import Final
 
 from lxml import etree
 
+from sitemapaudit.urls import normalize_url
 from sitemapaudit.validation.schemas import XHTML_NS, EmptyResolver
 
 _ALNUM = "[a-z0-9]"
@@ -167,15 +168,22 @@ class HreflangGraph:
         self._db.execute("PRAGMA synchronous = OFF")
         self._db.execute("PRAGMA journal_mode = OFF")
         self._db.execute("PRAGMA temp_store = FILE")
+        # URLs as written (for messages and the records) and as compared (``normalize_url``:
+        # an IRI and its percent-encoded form, or a host's case, are the same URL).
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS alternate ("
             " page TEXT NOT NULL, href TEXT NOT NULL, hreflang TEXT NOT NULL,"
-            " sitemap TEXT NOT NULL, PRIMARY KEY (page, href, hreflang)) WITHOUT ROWID"
+            " sitemap TEXT NOT NULL, page_key TEXT NOT NULL, href_key TEXT NOT NULL,"
+            " PRIMARY KEY (page, href, hreflang)) WITHOUT ROWID"
+        )
+        self._db.execute(
+            "CREATE INDEX IF NOT EXISTS alternate_keys ON alternate (page_key, href_key)"
         )
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS page ("
-            " loc TEXT PRIMARY KEY, sitemap TEXT NOT NULL) WITHOUT ROWID"
+            " loc TEXT PRIMARY KEY, sitemap TEXT NOT NULL, key TEXT NOT NULL) WITHOUT ROWID"
         )
+        self._db.execute("CREATE INDEX IF NOT EXISTS page_key ON page (key)")
         self._db.commit()
 
     def add(self, loc: str, alternates: Iterable[tuple[str, str]], sitemap: str) -> None:
@@ -187,19 +195,22 @@ class HreflangGraph:
         page = loc.strip()
         if not page:
             return
+        page_key = normalize_url(page)
         rows = [
-            (page, href.strip(), hreflang.strip(), sitemap)
+            (page, href.strip(), hreflang.strip(), sitemap, page_key, normalize_url(href))
             for hreflang, href in alternates
             if href.strip() and hreflang.strip()
         ]
         with self._lock:
             self._db.execute(
-                "INSERT OR IGNORE INTO page (loc, sitemap) VALUES (?, ?)", (page, sitemap)
+                "INSERT OR IGNORE INTO page (loc, sitemap, key) VALUES (?, ?, ?)",
+                (page, sitemap, page_key),
             )
             if rows:
                 self._db.executemany(
-                    "INSERT OR IGNORE INTO alternate (page, href, hreflang, sitemap)"
-                    " VALUES (?, ?, ?, ?)",
+                    "INSERT OR IGNORE INTO alternate"
+                    " (page, href, hreflang, sitemap, page_key, href_key)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
                     rows,
                 )
             self._pending += 1 + len(rows)
@@ -219,23 +230,28 @@ class HreflangGraph:
             row = self._db.execute("SELECT COUNT(*) FROM page").fetchone()
         return int(row[0])
 
-    def not_reciprocal(self) -> Iterator[tuple[str, str, str]]:
+    def not_reciprocal(
+        self, in_scope: Callable[[str], bool] | None = None
+    ) -> Iterator[tuple[str, str, str]]:
         """Yield ``(page, alternate href, message)`` for each alternate that does not link back.
 
         An alternate "links back" when it is itself recorded with ``page`` among its own
-        alternates (under any hreflang). A page's link to itself is never reported. Results
-        come in page order, one per (page, href) pair, with all its hreflang codes in the
-        message.
+        alternates (under any hreflang); URLs compare as ``normalize_url`` makes them. A
+        page's link to itself is never reported, nor an alternate that ``in_scope`` refuses
+        (on another site, whose sitemaps the audit does not read). Results come in page
+        order, one per (page, href) pair, with all its hreflang codes in the message.
         """
         with self._lock:
             self._db.commit()
             self._pending = 0
             cursor = self._db.execute(
                 "SELECT a.page, a.href, group_concat(a.hreflang, ', '), min(a.sitemap),"
-                " p.loc IS NOT NULL"
-                " FROM alternate AS a LEFT JOIN page AS p ON p.loc = a.href"
-                " WHERE a.href <> a.page AND NOT EXISTS ("
-                "  SELECT 1 FROM alternate AS b WHERE b.page = a.href AND b.href = a.page)"
+                " p.key IS NOT NULL"
+                " FROM alternate AS a"
+                " LEFT JOIN (SELECT DISTINCT key FROM page) AS p ON p.key = a.href_key"
+                " WHERE a.href_key <> a.page_key AND NOT EXISTS ("
+                "  SELECT 1 FROM alternate AS b"
+                "  WHERE b.page_key = a.href_key AND b.href_key = a.page_key)"
                 " GROUP BY a.page, a.href ORDER BY a.page, a.href"
             )
         while True:
@@ -243,6 +259,8 @@ class HreflangGraph:
                 rows = cursor.fetchmany(1000)
             if not rows:
                 return
+            if in_scope is not None:
+                rows = [row for row in rows if in_scope(row[1])]
             yield from self._messages(rows)
 
     @staticmethod

@@ -173,6 +173,15 @@ def test_hreflang_rel_tokens_and_whitespace() -> None:
     assert validate_document(urlset(url("https://www.example.com/a", links)), now=NOW) == []
 
 
+def test_hreflang_self_link_compares_urls_not_spellings() -> None:
+    links = (
+        '<xhtml:link rel="alternate" hreflang="de" href="https://www.example.com/de/über"/>'
+        '<xhtml:link rel="alternate" hreflang="en" href="https://www.example.com/en"/>'
+    )
+    data = urlset(url("https://www.example.com/de/%C3%BCber", links))
+    assert [p.code for p in validate_document(data, now=NOW)] == []
+
+
 def test_an_alternate_without_hreflang_is_no_hreflang_annotation() -> None:
     # Google's markup for separate mobile URLs, and an app link: no hreflang, no finding.
     links = (

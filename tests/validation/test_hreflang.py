@@ -195,6 +195,31 @@ def test_graph_reports_missing_return_links() -> None:
     assert "(fr, x-default)" in found[1][2] or "(x-default, fr)" in found[1][2]
 
 
+def test_graph_compares_urls_not_spellings() -> None:
+    # An IRI and its percent-encoded form, the case of escapes and of the host, a fragment:
+    # the same URL, as browsers and search engines read them.
+    de, de_iri, en = (
+        "https://www.example.com/de/%C3%BCber",
+        "https://WWW.example.com/de/über",
+        "https://www.example.com/en/about",
+    )
+    with HreflangGraph() as graph:
+        graph.add(de, _pairs(("de", de_iri), ("en", en)), "s1.xml")
+        graph.add(
+            en, _pairs(("en", en + "#main"), ("de", de.replace("%C3%BC", "%c3%bc"))), "s2.xml"
+        )
+        assert list(graph.not_reciprocal()) == []
+
+
+def test_graph_leaves_alternates_on_other_sites_alone() -> None:
+    other = "https://www.example.de/"
+    with HreflangGraph() as graph:
+        graph.add(A, _pairs(("en", A), ("de", other), ("fr", B)), "s1.xml")
+        found = list(graph.not_reciprocal(lambda url: url.startswith("https://www.example.com")))
+        assert [(page, href) for page, href, _ in found] == [(A, B)]
+        assert len(list(graph.not_reciprocal())) == 2
+
+
 def test_graph_accumulates_across_sitemaps_and_dedupes() -> None:
     with HreflangGraph() as graph:
         graph.add(A, _pairs(("en", A), ("de", B)), "s1.xml")
