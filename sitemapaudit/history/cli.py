@@ -121,6 +121,7 @@ class AuditDiffCommand(ScrapyCommand):
                     store = stack.enter_context(HistoryStore(Path(work) / "diff.sqlite3"))
                     old_id = _load(store, old, history)
                     new_id = _load(store, new, history)
+                _check_comparable(store, (old, old_id), (new, new_id))
                 _print(diff_runs(store, old_id, new_id), table=opts.table)
         except HistoryError as exc:
             raise UsageError(str(exc), print_help=False) from None
@@ -130,6 +131,34 @@ class AuditDiffCommand(ScrapyCommand):
         if not Path(path).is_file():
             raise UsageError(f"no history database at {path}", print_help=False)
         return HistoryStore(path, read_only=True)
+
+
+def _check_comparable(store: HistoryStore, *operands: tuple[Operand, int]) -> None:
+    """Refuse a run that is not a complete audit, and two runs of different sites: their
+    diff would report everything missing from them as removed or fixed."""
+    origins: list[str] = []
+    for operand, run_id in operands:
+        info = store.run(run_id)
+        summary = store.summary(run_id) or {}
+        if info is None or info.finished_at is None or not summary:
+            raise UsageError(
+                f"{operand.text}: no summary record, so not a finished audit (stopped early, "
+                "cut short, or not a report); only complete audits can be compared",
+                print_help=False,
+            )
+        if summary.get("complete") is False:
+            raise UsageError(
+                f"{operand.text}: the audit stopped before it was complete (its summary says "
+                '"complete": false); only complete audits can be compared',
+                print_help=False,
+            )
+        origins.append(info.origin)
+    if len(set(origins)) > 1:
+        raise UsageError(
+            f"the runs audit different sites ({' and '.join(origins)}); a diff compares two "
+            "audits of one site",
+            print_help=False,
+        )
 
 
 def _load(store: HistoryStore, operand: Operand, history: HistoryStore | None) -> int:

@@ -14,6 +14,7 @@ memory: reads stream from SQL cursors.
 
 from __future__ import annotations
 
+import gzip
 import json
 import sqlite3
 import time
@@ -791,7 +792,13 @@ class HistoryStore:
         """
         path = Path(path)
         try:
-            handle = path.open(encoding="utf-8-sig")
+            with path.open("rb") as probe:
+                packed = probe.read(2) == b"\x1f\x8b"
+            handle = (
+                gzip.open(path, "rt", encoding="utf-8-sig")  # noqa: SIM115 (with handle: below)
+                if packed
+                else path.open(encoding="utf-8-sig")
+            )
         except OSError as exc:
             raise HistoryError(f"cannot read report {path}: {exc.strerror or exc}") from None
         run_id = self.begin_run("unknown", "")
@@ -819,6 +826,9 @@ class HistoryStore:
         except UnicodeDecodeError:
             self.delete_run(run_id)
             raise HistoryError(f"{path}: not UTF-8 text") from None
+        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            self.delete_run(run_id)
+            raise HistoryError(f"{path}: broken gzip data ({exc})") from None
         except BaseException:
             self.delete_run(run_id)
             raise

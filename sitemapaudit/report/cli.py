@@ -41,8 +41,12 @@ class _Outputs:
 
     def open(self, target: Path) -> IO[bytes]:
         partial = target.with_name(f".{target.name}.{os.getpid()}.part")
+        try:
+            handle = open(partial, "wb")  # noqa: SIM115 (closed by the stack)
+        except OSError as exc:
+            raise OSError(f"cannot write {target}: {exc.strerror or exc}") from None
         self.pending.append((partial, target))
-        return self.stack.enter_context(open(partial, "wb"))
+        return self.stack.enter_context(handle)
 
     def commit(self) -> list[Path]:
         self.stack.close()
@@ -129,7 +133,13 @@ class AuditReportCommand(ScrapyCommand):
             folder = Path(opts.csv)
             if folder.exists() and not folder.is_dir():
                 raise UsageError(f"--csv needs a directory: {folder} is a file", print_help=False)
-            folder.mkdir(parents=True, exist_ok=True)
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise UsageError(
+                    f"cannot create the --csv directory {folder}: {exc.strerror or exc}",
+                    print_help=False,
+                ) from None
         for target in targets:
             if target.is_dir():
                 raise UsageError(f"{target} is a directory, not a file", print_help=False)
@@ -141,7 +151,9 @@ class AuditReportCommand(ScrapyCommand):
             exporters = self._exporters(outputs, opts)
             for exporter in exporters:
                 exporter.start_exporting()
+            summarized = False
             for record in iter_report(report):
+                summarized = summarized or record.get("record") == "summary"
                 for exporter in exporters:
                     exporter.export_item(record)
             for exporter in exporters:
@@ -156,6 +168,12 @@ class AuditReportCommand(ScrapyCommand):
             raise
         for path in outputs.commit():
             print(f"wrote {path}")
+        if not summarized:
+            print(
+                f"audit-report: {report} has no summary record: the audit did not finish, "
+                "so these files hold only the records it wrote",
+                file=sys.stderr,
+            )
 
     def _exporters(self, outputs: _Outputs, opts: argparse.Namespace) -> list[BaseItemExporter]:
         exporters: list[BaseItemExporter] = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import sqlite3
 import subprocess
@@ -141,6 +142,31 @@ def test_history_path_from_the_setting(
     assert jsonl(out) == EXPECTED
 
 
+def test_a_gzip_compressed_report(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    reports: tuple[Path, Path],
+    tmp_path: Path,
+) -> None:
+    packed = tmp_path / "new.jsonl.gz"
+    packed.write_bytes(gzip.compress(reports[1].read_bytes()))
+    code, out, _ = run_command(monkeypatch, capsys, str(reports[0]), str(packed))
+    assert code == 0
+    assert jsonl(out) == EXPECTED
+
+
+def test_an_unfinished_stored_run_is_refused(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], history: Path
+) -> None:
+    with HistoryStore(history) as store:
+        unfinished = store.begin_run(E, "2024-06-03T00:00:00Z")
+    code, _, err = run_command(
+        monkeypatch, capsys, "--db", str(history), "run:3", f"run:{unfinished}"
+    )
+    assert code == 2
+    assert f"run:{unfinished}: no summary record, so not a finished audit" in err
+
+
 def test_a_stored_run_against_a_report_file(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
@@ -160,6 +186,13 @@ def test_a_stored_run_against_a_report_file(
 def names(tmp_path: Path, history: Path, reports: tuple[Path, Path]) -> dict[str, str]:
     """Paths the bad-usage cases name: a directory, a history and two reports."""
     (tmp_path / "broken.jsonl").write_text("not json\n", encoding="utf-8")
+    (tmp_path / "empty.jsonl").write_text("", encoding="utf-8")
+    write_report(tmp_path / "cut.jsonl", NEW_RECORDS[:3], None)
+    write_report(tmp_path / "stopped.jsonl", NEW_RECORDS[:3], {**NEW_SUMMARY, "complete": False})
+    write_report(
+        tmp_path / "other.jsonl", NEW_RECORDS, {**NEW_SUMMARY, "origin": "https://o.example"}
+    )
+    (tmp_path / "cut.jsonl.gz").write_bytes(gzip.compress(reports[1].read_bytes())[:-30])
     sqlite3.connect(tmp_path / "other.sqlite3").execute("CREATE TABLE t (x)").connection.close()
     return {
         "tmp": str(tmp_path),
@@ -182,6 +215,13 @@ def names(tmp_path: Path, history: Path, reports: tuple[Path, Path]) -> dict[str
         (["--db", "{tmp}/other.sqlite3", "run:1", "run:2"], "is not a history database"),
         (["{old}", "{tmp}/broken.jsonl"], "broken.jsonl, line 1: not a JSON record"),
         (["--bogus", "{old}", "{new}"], "unknown option --bogus"),
+        # Not complete audits, or not of one site: every missing line would read as a change.
+        (["{old}", "{tmp}/empty.jsonl"], "{tmp}/empty.jsonl: no summary record, so not a fini"),
+        (["{old}", "{tmp}/cut.jsonl"], "{tmp}/cut.jsonl: no summary record"),
+        (["{tmp}/stopped.jsonl", "{new}"], 'summary says "complete": false'),
+        (["{old}", "{tmp}/other.jsonl"], "the runs audit different sites"),
+        (["--db", "{db}", "run:1", "run:3"], "run:1: no summary record"),
+        (["{old}", "{tmp}/cut.jsonl.gz"], "cut.jsonl.gz: broken gzip data"),
     ],
 )
 def test_bad_usage_exits_with_status_2(

@@ -109,3 +109,22 @@ def test_the_command_is_listed() -> None:
     )
     assert COMMAND in result.stdout
     assert "Convert an audit report to CSV, XLSX or HTML" in result.stdout
+
+
+def test_a_report_without_summary_is_converted_with_a_warning(tmp_path: Path) -> None:
+    report = tmp_path / "stopped.jsonl"
+    lines = SAMPLE.read_text(encoding="utf-8").splitlines()
+    report.write_text("\n".join(lines[:10]) + "\n", encoding="utf-8")
+    result = scrapy(report, "--csv", tmp_path / "csv")
+    assert result.returncode == 0, result.stderr
+    assert "has no summary record: the audit did not finish" in result.stderr
+    assert (tmp_path / "csv" / "urls.csv").exists()
+
+
+def test_a_csv_directory_that_cannot_be_made_is_named(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x", encoding="utf-8")
+    result = scrapy(SAMPLE, "--csv", blocker / "csv")
+    assert result.returncode == 2
+    assert f"cannot create the --csv directory {blocker / 'csv'}" in result.stderr
+    assert "Traceback" not in result.stderr
