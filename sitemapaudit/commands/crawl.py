@@ -111,6 +111,12 @@ def check_report_paths(feeds: Mapping[str, Any], report_dir: str) -> None:
         parent = str(Path(path).parent)
         if "%(" not in parent:  # a directory named by URI parameters is known only later
             check_directory(parent, f"the output file {uri!r}")
+        target = Path(path)
+        if "%(" not in path and target.exists():
+            if target.is_dir():
+                raise ConfigError(f"the output file {uri!r} cannot be used: it is a directory")
+            if not os.access(target, os.W_OK):
+                raise ConfigError(f"the output file {uri!r} cannot be used: it is not writable")
 
 
 def _local_path(uri: str) -> str | None:

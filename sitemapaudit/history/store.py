@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import sqlite3
 import time
 import zlib
@@ -889,8 +890,10 @@ def check_history_path(path: str) -> None:
     before anything is requested."""
     try:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
+        if Path(path).is_file() and not os.access(path, os.R_OK | os.W_OK):
+            raise HistoryError("the file is not readable and writable")
         HistoryStore(path).close()
-    except (OSError, HistoryError) as exc:
+    except (OSError, HistoryError, sqlite3.Error) as exc:
         raise ConfigError(f"SITEMAPAUDIT_HISTORY_PATH={path!r} cannot be used: {exc}") from None
 
 

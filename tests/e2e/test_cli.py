@@ -93,6 +93,7 @@ def test_bad_arguments_fail_before_any_request(tmp_path: Path) -> None:
     [
         (["-s", "SITEMAPAUDIT_REPORT_DIR=a-file"], "SITEMAPAUDIT_REPORT_DIR='a-file'"),
         (["-O", "a-file/report.jsonl"], "the output file 'a-file/report.jsonl'"),
+        (["-O", "a-dir.jsonl"], "the output file 'a-dir.jsonl' cannot be used: it is a directory"),
         (["-s", "SITEMAPAUDIT_WORK_DIR=a-file/work"], "SITEMAPAUDIT_WORK_DIR or JOBDIR"),
         (["-s", "SITEMAPAUDIT_UNTHROTTLED=yesplease"], "SITEMAPAUDIT_UNTHROTTLED"),
         (["-s", "SITEMAPAUDIT_LASTMOD_TOLERANCE=nan"], "SITEMAPAUDIT_LASTMOD_TOLERANCE"),
@@ -102,6 +103,7 @@ def test_a_report_or_work_place_that_cannot_be_used_fails_before_any_request(
     tmp_path: Path, options: list[str], named: str
 ) -> None:
     (tmp_path / "a-file").write_text("not a directory")
+    (tmp_path / "a-dir.jsonl").mkdir()
     with small_site() as site:
         done = crawl("-a", f"domain={site.base}", *options, cwd=tmp_path)
         assert site.hits == {}

@@ -10,9 +10,11 @@ from typing import Any
 
 import pytest
 
+from sitemapaudit.errors import ConfigError
 from sitemapaudit.history import HistoryError, HistoryStore, RunInfo
+from sitemapaudit.history import store as store_module
 from sitemapaudit.history.background import BackgroundHistoryStore
-from sitemapaudit.history.store import SCHEMA_VERSION
+from sitemapaudit.history.store import SCHEMA_VERSION, check_history_path
 from tests.history.scenario import (
     NEW_RECORDS,
     NEW_SUMMARY,
@@ -510,3 +512,15 @@ def test_stores_opened_together_on_a_new_file_wait_for_each_other(tmp_path: Path
     with HistoryStore(tmp_path / "history-0.sqlite3", read_only=True) as store:
         versions = list(store.query("SELECT version FROM schema_version"))
     assert [row[0] for row in versions] == [SCHEMA_VERSION]
+
+
+def test_a_history_file_that_cannot_be_written_fails_at_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "history.sqlite3"
+    HistoryStore(path).close()
+    check_history_path(str(path))
+    # As for a read-only file (root may write anything, so the permission is simulated).
+    monkeypatch.setattr(store_module.os, "access", lambda *_args: False)
+    with pytest.raises(ConfigError, match=r"HISTORY_PATH=.*not readable and writable"):
+        check_history_path(str(path))
