@@ -141,6 +141,12 @@ class PageQueue:
         self._bytes += len(page.body)
         return len(pages) >= self.size or self._bytes >= self.max_bytes
 
+    def clear(self) -> int:
+        """Drop the waiting pages unread (the audit stopped); how many there were."""
+        count = len(self._pages)
+        self._pages, self._bytes = [], 0
+        return count
+
     def wait_left(self, now: float) -> float | None:
         """Seconds until the waiting pages are due (0 when they are); ``None`` when none wait."""
         if not self._pages:

@@ -77,6 +77,8 @@ class AuditSpider(Spider):
     pages: PageQueue
     draining = False
     """Whether ``start()`` hands out URLs: while it does, it also reads the waiting pages."""
+    closed = False
+    """Whether the spider closed (a stopped audit: pages that still arrive are not read)."""
 
     def __init__(
         self,
@@ -216,7 +218,7 @@ class AuditSpider(Spider):
         """Hand out the inventory as the downloader has room; send settled records on."""
         self.draining = True
         try:
-            while not self.run.start_done():
+            while not self.closed and not self.run.start_done():
                 engine = self.crawler.engine
                 action = (
                     None if engine is None or engine.needs_backout() else self.run.next_action()
@@ -434,11 +436,19 @@ class AuditSpider(Spider):
         return []
 
     def _read_pages(self) -> list[Any]:
-        """Read the waiting pages and record their outcomes."""
+        """Read the waiting pages and record their outcomes (none once the spider closed)."""
+        if self.closed:
+            self._count("sitemapaudit/pages/after_close", self.pages.clear())
+            return []
         items: list[Any] = []
         for page in self.pages.read(self._page_unreadable):
             items += self._emit(self.run.fetch_finished(page.url_id, page.outcome, page.blocked))
         return items
+
+    def _count(self, key: str, count: int) -> None:
+        stats = self.crawler.stats
+        if count and stats is not None:
+            stats.inc_value(key, count)
 
     def _page_unreadable(self, page: PendingPage, exc: Exception) -> None:
         """Reading one page raised (a bug): a spider error, as if its callback had raised (the
@@ -458,6 +468,9 @@ class AuditSpider(Spider):
         )
 
     def page_failed(self, failure: Failure) -> list[Any]:
+        if self.closed:
+            self._count("sitemapaudit/pages/after_close", 1)
+            return []
         request = failure.request  # type: ignore[attr-defined]
         outcome = _outcome(request.meta["redirects"])
         outcome.error = _reason(failure)
@@ -571,6 +584,7 @@ class AuditSpider(Spider):
         )
 
     def on_closed(self, reason: str) -> None:
+        self.closed = True  # start() and the page callbacks stop: the run's stores are closed
         self.run.close(finished=reason == "finished" and self.completed)
         report = self.crawler.settings.get("SITEMAPAUDIT_DEFAULT_REPORT")
         if self.shared is not None and reason != "finished":

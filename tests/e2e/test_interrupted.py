@@ -4,16 +4,19 @@ a summary, marked incomplete, keeps its history run unfinished and exits 1."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import time
 from pathlib import Path
 
+import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from sitemapaudit.history import HistoryStore
 from tests.support.crawl import by_record, run_audit, start_audit_process
 from tests.support.golden_site import XML, slow_pages, url, urlset
+from tests.support.golden_site import index as sitemapindex
 from tests.support.server import Page, TestSite
 
 PAGES = 200
@@ -51,6 +54,41 @@ async def test_a_closespider_limit_ends_the_report_with_an_incomplete_summary(
     with HistoryStore(history, read_only=True) as store:
         assert [run.finished_at for run in store.runs()] == [None]
     assert crawler.stats.get_value("sitemapaudit/summary/incomplete") is True
+
+
+@deferred_f_from_coro_f
+async def test_a_limit_met_while_a_sitemap_is_still_read_stops_cleanly(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The pages of one sitemap are fetched while another is still on its way: their outcomes
+    # wait in the inventory, which the stop closes; pages that still arrive are not read.
+    site = site_of_slow_pages()
+    site.routes.update({f"/p/{i}": Page(body="<html><head></head></html>") for i in range(PAGES)})
+    children = [f"/s{i}.xml" for i in range(4)]
+    site.routes["/robots.txt"] = Page(body="Sitemap: {base}/i.xml\n", content_type="text/plain")
+    site.routes["/i.xml"] = Page(
+        body=sitemapindex(*(f"{{base}}{child}" for child in children)), content_type=XML
+    )
+    for number, child in enumerate(children):
+        listed = urlset(*(url(f"{{base}}/p/{i}") for i in range(number * 40, number * 40 + 40)))
+        site.routes[child] = Page(body=listed, content_type=XML, delay=0.5 * number)
+    with site:
+        records, crawler = await run_audit(
+            site.base,
+            tmp_path / "report.jsonl",
+            settings={
+                "CLOSESPIDER_PAGECOUNT": 6,
+                "CONCURRENT_REQUESTS": 1,
+                "SITEMAPAUDIT_HISTORY_PATH": str(tmp_path / "history.sqlite3"),
+            },
+        )
+    stats = crawler.stats.get_stats()
+    assert stats["finish_reason"] == "closespider_pagecount"
+    assert records[-1]["complete"] is False
+    assert "log_count/ERROR" not in stats
+    assert not any(key.startswith("spider_exceptions") for key in stats)
+    # (Errors of start() after the close come after the stats are final: read the log.)
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
 
 
 @deferred_f_from_coro_f
