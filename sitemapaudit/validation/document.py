@@ -337,7 +337,7 @@ def check_limits(entries: int, size: int, fraction: float, kind: str) -> list[Pr
     """``near_limit`` warnings when a document is close to, but within, a protocol limit."""
     problems: list[Problem] = []
     entry_name = "URLs" if kind == "urlset" else "child sitemaps"
-    if fraction * PROTOCOL_MAX_ENTRIES < entries <= PROTOCOL_MAX_ENTRIES:
+    if fraction * PROTOCOL_MAX_ENTRIES <= entries <= PROTOCOL_MAX_ENTRIES:
         problems.append(
             Problem(
                 "near_limit",
@@ -346,7 +346,7 @@ def check_limits(entries: int, size: int, fraction: float, kind: str) -> list[Pr
                 "it grows past the limit",
             )
         )
-    if fraction * PROTOCOL_MAX_BYTES < size <= PROTOCOL_MAX_BYTES:
+    if fraction * PROTOCOL_MAX_BYTES <= size <= PROTOCOL_MAX_BYTES and size > 0:
         problems.append(
             Problem(
                 "near_limit",
@@ -359,8 +359,8 @@ def check_limits(entries: int, size: int, fraction: float, kind: str) -> list[Pr
 
 
 def _percent(part: int, whole: int) -> str:
-    """``part`` as a whole percentage of ``whole``, rounded down: a document within a limit is
-    never said to be at 100 % of it."""
+    """``part`` as a whole percentage of ``whole``, rounded down: a document just within a limit
+    is not said to be at 100 % of it (only one exactly at it)."""
     return f"{part * 100 // whole}%"
 
 
