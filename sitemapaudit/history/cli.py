@@ -225,6 +225,14 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
+def _printable(text: str) -> str:
+    """``text`` with control characters escaped (``\\x1b``, ``\\n``): a site's URLs must not
+    recolour or break the lines of a terminal table."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def _row(record: dict[str, Any]) -> tuple[str, str, str, str]:
     url = record["url"] or "-"
     if record["sitemap"] is not None and record["sitemap"] == record["url"]:
@@ -234,7 +242,7 @@ def _row(record: dict[str, Any]) -> tuple[str, str, str, str]:
         change = "" if record["sitemap"] in (None, record["url"]) else f"in {record['sitemap']}"
     else:
         change = f"{_cell(record['old'])} -> {_cell(record['new'])}"
-    return record["change"], url, code, change
+    return record["change"], _printable(url), code, _printable(change)
 
 
 def _write_table(out: IO[str], records: Iterable[dict[str, Any]]) -> None:

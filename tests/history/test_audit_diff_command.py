@@ -142,6 +142,24 @@ def test_history_path_from_the_setting(
     assert jsonl(out) == EXPECTED
 
 
+def test_the_table_escapes_control_characters(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    def record(url: str) -> dict[str, Any]:
+        return {"record": "url", "url": url, "sitemaps": [f"{E}/s.xml"], "issues": []}
+
+    old = write_report(tmp_path / "a.jsonl", [], OLD_SUMMARY)
+    hostile = [f"{E}/ansi\x1b[31mRED\x1b[0m", f"{E}/line\nbreak", f"{E}/bell\x07"]
+    new = write_report(tmp_path / "b.jsonl", [record(u) for u in hostile], NEW_SUMMARY)
+    code, out, _ = run_command(monkeypatch, capsys, "--table", str(old), str(new))
+    assert code == 0
+    assert "\x1b" not in out
+    assert "\x07" not in out
+    assert f"{E}/ansi\\x1b[31mRED\\x1b[0m" in out
+    assert f"{E}/line\\nbreak" in out
+    assert len(out.splitlines()) == 2 + 3 + 1
+
+
 def test_a_gzip_compressed_report(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
