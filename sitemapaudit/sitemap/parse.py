@@ -23,6 +23,7 @@ from sitemapaudit.sitemap.body import BodyStream
 from sitemapaudit.sitemap.records import (
     PROTOCOL_MAX_BYTES,
     PROTOCOL_MAX_ENTRIES,
+    SITEMAP_NAMESPACE,
     ChildEntry,
     Problem,
     SitemapKind,
@@ -102,8 +103,10 @@ _LOC, _LASTMOD = _Role.LOC, _Role.LASTMOD
 class _Layout:
     """Where the entries of one XML format sit and what their parts are called.
 
-    Sitemap elements are matched by local name in any namespace (namespace validity is
-    checked elsewhere); feed elements must be in the namespace of the feed's root element.
+    Feed elements must be in the namespace of the feed's root element, and so must the
+    elements of a urlset or sitemapindex in the sitemap namespace (a ``<loc>`` of another
+    namespace, in an extension, lists nothing). A urlset or sitemapindex in another namespace
+    (which validation reports) is read by local names in any namespace.
     """
 
     kind: SitemapKind
@@ -159,7 +162,9 @@ class _Roles:
         if layout.container is not None:
             names[layout.container] = _Role.CONTAINER
         self._names = names
-        self.namespace: str | None = None if layout.any_namespace else _namespace(root_tag)
+        namespace = _namespace(root_tag)
+        lenient = layout.any_namespace and namespace != SITEMAP_NAMESPACE
+        self.namespace: str | None = None if lenient else namespace
         self.cache: dict[str, _Role] = {}
         # The element names the pull parser reports: records and the root itself (a record's
         # fields are read from its children).

@@ -12,6 +12,8 @@ from enum import StrEnum
 
 # The protocol's limits (sitemaps.org): at most 50,000 entries and 50 MiB uncompressed.
 PROTOCOL_MAX_ENTRIES = 50_000
+# The namespace of urlset and sitemapindex elements.
+SITEMAP_NAMESPACE = "http://www.sitemaps.org/schemas/sitemap/0.9"
 PROTOCOL_MAX_BYTES = 52_428_800
 
 

@@ -59,6 +59,7 @@ READER_CODES = {
     "too_many_urls",
     "index_too_many_sitemaps",
     "empty",
+    "encoding_invalid",  # a text sitemap that is not UTF-8
 }
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -383,6 +383,26 @@ def test_index_with_too_many_sitemaps() -> None:
     assert codes(reader) == ["index_too_many_sitemaps"]
 
 
+def test_elements_of_other_namespaces_list_nothing_in_a_sitemap_namespace_urlset() -> None:
+    body = (
+        b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:o="http://o.example/">'
+        b"<url><loc>https://e.com/a</loc><o:loc>https://e.com/b</o:loc></url>"
+        b"<url><loc>https://e.com/c</loc><o:lastmod>2099-01-01</o:lastmod>"
+        b"<lastmod>2020-01-01</lastmod></url>"
+        b"<o:url><o:loc>https://e.com/d</o:loc></o:url></urlset>"
+    )
+    reader, entries = read(body)
+    assert [(e.loc, e.lastmod) for e in entries] == [
+        ("https://e.com/a", None),
+        ("https://e.com/c", "2020-01-01"),
+    ]
+    assert reader.url_count == 2
+    # A urlset in a wrong namespace (reported by validation) is still read by local names.
+    wrong = b'<urlset xmlns="https://www.sitemaps.org/schemas/sitemap/0.9">'
+    _, entries = read(wrong + b"<url><loc>https://e.com/a</loc></url></urlset>")
+    assert [e.loc for e in entries] == ["https://e.com/a"]
+
+
 def test_text_sitemap_not_utf8_is_encoding_invalid_and_keeps_the_bytes() -> None:
     # A Latin-1 file: each line is read with its stray bytes percent-encoded (the URL such a
     # server serves), never with replacement characters, and the sitemap gets one finding.
