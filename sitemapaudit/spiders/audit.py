@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from datetime import UTC, datetime
@@ -134,6 +135,9 @@ class AuditSpider(Spider):
             config = config.with_fetch_urls(spider.fetch_urls_arg)
         spider.config = config
         spider.pages = PageQueue(config.robots_user_agent)
+        default_report = crawler.settings.get("SITEMAPAUDIT_DEFAULT_REPORT")
+        if default_report and not config.distributed:
+            spider.report_name = _reserve_report(default_report, spider.report_name)
         if config.distributed:
             from sitemapaudit.distributed.run import SharedAuditRun  # noqa: PLC0415
             from sitemapaudit.distributed.state import SharedAudit, connect  # noqa: PLC0415
@@ -739,6 +743,21 @@ def _tune_collector() -> None:
         _TUNED.append(True)
         gc.freeze()
         gc.set_threshold(*GC_THRESHOLDS)
+
+
+def _reserve_report(template: str, name: str) -> str:
+    """Create the default report file empty, under ``name`` or ``name-2``, ``name-3``...: two
+    audits of one site started in the same second (cron) each get a file of their own."""
+    for number in range(1, 1000):
+        candidate = name if number == 1 else f"{name}-{number}"
+        path = Path(template % {"report_name": candidate})
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
+        except FileExistsError:
+            continue
+        return candidate
+    return name
 
 
 def _header(response: Response, name: str) -> str | None:

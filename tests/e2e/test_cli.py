@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from sitemapaudit.spiders.audit import _reserve_report
 from tests.support.golden_site import XML, url, urlset
 from tests.support.server import Page, TestSite
 
@@ -139,3 +140,14 @@ def test_the_unthrottled_preset_is_applied_and_cmdline_settings_still_win() -> N
     assert settings.getbool("AUTOTHROTTLE_ENABLED") is False
     assert settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN") == 64
     assert settings.getint("CONCURRENT_REQUESTS") == 8
+
+
+def test_a_default_report_name_is_never_shared(tmp_path: Path) -> None:
+    template = str(tmp_path / "reports" / "%(report_name)s.jsonl")
+    names = [_reserve_report(template, "e.com-20261123T010000Z") for _ in range(3)]
+    assert names == [
+        "e.com-20261123T010000Z",
+        "e.com-20261123T010000Z-2",
+        "e.com-20261123T010000Z-3",
+    ]
+    assert {p.name for p in (tmp_path / "reports").iterdir()} == {f"{n}.jsonl" for n in names}
