@@ -50,6 +50,9 @@ _DECLARATION_START = re.compile(rb"<\?xml[ \t\r\n]")
 # Starts of UTF-16/UTF-32 encoded XML (byte order marks, or "<" next to a zero byte).
 _WIDE_XML_STARTS = (b"\xff\xfe", b"\xfe\xff", b"<\x00", b"\x00<", b"\x00\x00")
 _SNIFF_BYTES = 16
+# A text sitemap is recognised by a URL among its first lines (in its first bytes).
+_TEXT_SNIFF_LINES = 5
+_TEXT_SNIFF_BYTES = 8192
 _NEWLINE_BYTES = re.compile(rb"\r\n|\r|\n")
 _PERCENT_ESCAPE = "sitemapaudit-percent-escape"
 
@@ -366,13 +369,13 @@ class SitemapReader:
                 root = self._find_root(chain((head,), chunks))
                 if root is not None:
                     yield from self._read_xml(root, chunks)
-            elif lowered.startswith((b"http://", b"https://")):
+            elif lowered.startswith((b"http://", b"https://")) or _text_list(head):
                 self.kind = SitemapKind.TEXT
                 yield from self._read_text(chain((head,), chunks), self._line_offset + 1)
             else:
                 self._not_a_sitemap(
-                    "the document is neither XML nor a text list of URLs (its first line does "
-                    "not start with http:// or https://)"
+                    "the document is neither XML nor a text list of URLs (none of its first "
+                    f"{_TEXT_SNIFF_LINES} lines starts with http:// or https://)"
                 )
             if self._stream.gzip_layers:
                 # Reading may have stopped before the end of the gzip data (a refused or broken
@@ -753,12 +756,22 @@ class SitemapReader:
             self.problems.append(Problem("empty", f"the {self.kind.value} lists no entries"))
 
 
+def _text_list(head: bytes) -> bool:
+    """Whether a document that is not XML reads as a text sitemap whose first lines include a
+    stray one (a comment, a bare host): one of its first ``_TEXT_SNIFF_LINES`` non-blank lines
+    starts with http:// or https://. (Its other lines are then entries that are not URLs.)"""
+    lines = [line.strip().lower() for line in _NEWLINE_BYTES.split(head[:_TEXT_SNIFF_BYTES])]
+    first = [line for line in lines if line][:_TEXT_SNIFF_LINES]
+    return any(line.startswith((b"http://", b"https://")) for line in first)
+
+
 def _skip_preamble(chunks: Iterator[bytes]) -> tuple[bytes, int, int]:
     """Skip a UTF-8 BOM and leading whitespace.
 
-    Returns the first bytes of the content (at least ``_SNIFF_BYTES`` unless the document is
-    shorter), and the newlines and trailing columns of what was skipped, so that positions
-    reported on the rest can be mapped back onto the whole document.
+    Returns the first bytes of the content (at least ``_SNIFF_BYTES``, and at least
+    ``_TEXT_SNIFF_BYTES`` when it does not start with ``<``, unless the document is shorter),
+    and the newlines and trailing columns of what was skipped, so that positions reported on
+    the rest can be mapped back onto the whole document.
     """
     buffer = b""
     lines = columns = 0
@@ -784,7 +797,7 @@ def _skip_preamble(chunks: Iterator[bytes]) -> tuple[bytes, int, int]:
             if not buffer:
                 continue
             started = True
-        if len(buffer) >= _SNIFF_BYTES:
+        if len(buffer) >= (_SNIFF_BYTES if buffer.startswith(b"<") else _TEXT_SNIFF_BYTES):
             break
     if not started:
         buffer = buffer.lstrip(_XML_WHITESPACE)
