@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from sitemapaudit.checks.base import CheckContext, Severity, UrlCheck
+from sitemapaudit.crawl.redirects import REDIRECT_STATUSES
 from sitemapaudit.facts import UrlFacts
 from sitemapaudit.urls import same_url
 
@@ -19,6 +20,22 @@ class UrlHttpError(UrlCheck):
         if status is not None and status >= 400:
             return [f"HTTP status {status}"]
         return None
+
+
+class UrlNon200(UrlCheck):
+    """The URL's final status is neither 200 nor an error or a redirect: another 2xx (204 No
+    Content...) or a 3xx that redirects nowhere (300, 304 to a request that was not
+    conditional). Search engines index pages that answer 200."""
+
+    code = "non_200"
+    severity = Severity.WARNING
+    needs_response = True
+
+    def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
+        status = facts.outcome.status
+        if status is None or status == 200 or status >= 400 or status in REDIRECT_STATUSES:
+            return None
+        return [f"HTTP status {status}: listed URLs should answer 200"]
 
 
 class UrlFetchFailed(UrlCheck):

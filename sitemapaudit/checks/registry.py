@@ -11,6 +11,7 @@ from sitemapaudit.checks.fetching import (
     RedirectLoop,
     UrlFetchFailed,
     UrlHttpError,
+    UrlNon200,
 )
 from sitemapaudit.checks.indexing import (
     CanonicalConflict,
@@ -47,6 +48,7 @@ URL_CHECKS: tuple[type[UrlCheck], ...] = (
     RobotsBlocked,
     UrlFetchFailed,
     UrlHttpError,
+    UrlNon200,
     Redirect,
     RedirectLoop,
     RedirectBroken,

@@ -60,6 +60,9 @@ def test_a_clean_page_has_no_findings() -> None:
     [
         ({"status": 404}, "http_error"),
         ({"status": 503}, "http_error"),
+        ({"status": 204}, "non_200"),
+        ({"status": 304}, "non_200"),
+        ({"status": 300}, "non_200"),
         ({"fetched": False, "status": None, "error": "TimeoutError"}, "fetch_failed"),
         (
             {"redirect_chain": [{"url": U, "status": 301}], "final_url": "https://e.com/q"},
