@@ -27,17 +27,24 @@ def _format_second(second: int) -> str:
     return datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def page_head_bytes(body: bytes) -> bytes:
-    """The start of a page, decompressed if gzip, up to the end of <head> (bounded)."""
+def page_head_bytes(body: bytes, *, whole: bool = True) -> tuple[bytes, str | None]:
+    """The start of a page, decompressed if gzip, up to the end of <head> (bounded); and what
+    is wrong with its gzip data when that shows on the way: corrupt data, or (for a ``whole``
+    body, not a download stopped after the head) a stream that ends before its end."""
     if not body.startswith(GZIP_MAGIC):
-        return body[:HEAD_READ_LIMIT]
+        return body[:HEAD_READ_LIMIT], None
     parts: list[bytes] = []
     head_end = HeadEnd()
-    for chunk in BodyStream(body, limit=HEAD_READ_LIMIT):
+    stream = BodyStream(body, limit=HEAD_READ_LIMIT)
+    for chunk in stream:
         parts.append(chunk)
         if head_end.feed(chunk) is not None:
             break
-    return b"".join(parts)
+    if stream.corrupt is not None:
+        return b"".join(parts), stream.corrupt
+    if whole and stream.cut_short:
+        return b"".join(parts), "the gzip data is cut short (it ends before its trailer)"
+    return b"".join(parts), None
 
 
 def outcome_from_response(
@@ -48,6 +55,7 @@ def outcome_from_response(
     body: bytes,
     outcome: FetchOutcome,
     user_agent: str,
+    stopped: bool = False,
 ) -> FetchOutcome:
     """Fill ``outcome`` with the final response's status, dates and indexing signals."""
     outcome.fetched = True
@@ -58,7 +66,12 @@ def outcome_from_response(
     outcome.date = _first(headers, "date")
     outcome.content_type = _first(headers, "content-type")
     if 200 <= status < 300:
-        facts = page_facts(url, headers, page_head_bytes(body), user_agent=user_agent.lower())
+        head, corrupt = page_head_bytes(body, whole=not stopped)
+        if corrupt is not None:
+            # Browsers refuse such a page (a decoding error), and search engines cannot read it.
+            outcome.error = f"the page's gzip-encoded body cannot be decoded: {corrupt}"
+            outcome.fetched = False
+        facts = page_facts(url, headers, head, user_agent=user_agent.lower())
         outcome.noindex = list(facts.noindex)
         outcome.canonical = facts.canonical
         outcome.canonical_source = facts.canonical_source
@@ -100,6 +113,8 @@ class PendingPage:
     body: bytes
     outcome: FetchOutcome
     """The outcome so far (the redirect chain); :meth:`PageQueue.read` fills in the rest."""
+    stopped: bool = False
+    """Whether the download was stopped (head-only): the body is cut short on purpose."""
 
 
 class PageQueue:
@@ -173,6 +188,7 @@ class PageQueue:
                     body=page.body,
                     outcome=page.outcome,
                     user_agent=self.user_agent,
+                    stopped=page.stopped,
                 )
             except Exception as exc:
                 if on_error is None:

@@ -36,6 +36,8 @@ class BodyStream:
         truncated: reading stopped at ``limit`` and the document went on past it.
         problems: ``gzip_invalid`` when a gzip stream is corrupt or cut short; the bytes
             decoded before the fault are still yielded.
+        corrupt: what is wrong when the gzip data itself is corrupt (not only cut short).
+        cut_short: the gzip stream ended before its trailer.
     """
 
     def __init__(self, body: bytes, *, limit: int, chunk_size: int = 65536) -> None:
@@ -51,12 +53,16 @@ class BodyStream:
         self.bytes_read: int = 0
         self.truncated: bool = False
         self.problems: list[Problem] = []
+        self.corrupt: str | None = None
+        self.cut_short = False
 
     def __iter__(self) -> Iterator[bytes]:
         self.gzip_layers = 0
         self.bytes_read = 0
         self.truncated = False
         self.problems = []
+        self.corrupt = None
+        self.cut_short = False
         return self._capped(self._document())
 
     def _document(self) -> Iterator[bytes]:
@@ -120,7 +126,7 @@ class BodyStream:
                     salvaged = _salvage(saved, data, size)
                     if salvaged:
                         yield salvaged
-                    self._gzip_invalid(layer, f"corrupt gzip data ({exc})")
+                    self._corrupt(layer, exc)
                     return
                 if out:
                     yield out
@@ -136,13 +142,18 @@ class BodyStream:
             try:
                 out = inflater.decompress(b"", size)
             except zlib.error as exc:
-                self._gzip_invalid(layer, f"corrupt gzip data ({exc})")
+                self._corrupt(layer, exc)
                 return
             if not out:
                 break
             yield out
         if not inflater.eof:
+            self.cut_short = True
             self._gzip_invalid(layer, "gzip stream is truncated (it ends before its trailer)")
+
+    def _corrupt(self, layer: int, exc: zlib.error) -> None:
+        self.corrupt = self.corrupt or f"corrupt gzip data ({exc})"
+        self._gzip_invalid(layer, f"corrupt gzip data ({exc})")
 
     def _gzip_invalid(self, layer: int, message: str) -> None:
         if any(p.code == "gzip_invalid" for p in self.problems):

@@ -433,6 +433,7 @@ class AuditSpider(Spider):
             headers=_headers(response),
             body=response.body,
             outcome=_outcome(state),
+            stopped="download_stopped" in response.flags,
         )
         if self.pages.add(page, time.monotonic()) or not self.draining:
             return self._read_pages()

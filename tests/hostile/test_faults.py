@@ -9,6 +9,7 @@ that site runs for the whole module; each test checks one part of its report. Wi
 
 from __future__ import annotations
 
+import gzip
 import logging
 import threading
 import time
@@ -62,6 +63,15 @@ PAGES: dict[str, Any] = {
     "/too-many": Page(status=429, headers=[("Retry-After", "1")]),
     "/error-once": fails_first(1, Page(status=500), Page(body=HTML)),
     "/error-always": Page(status=500),
+    # Gzip data cut short, and gzip data that is not deflate: browsers fail to decode both.
+    "/cut-gzip": Page(
+        body=gzip.compress(b"<html><head><meta name=robots content=noindex>")[:12] + b"\xff" * 30,
+        headers=[("Content-Encoding", "gzip")],
+    ),
+    "/corrupt-gzip": Page(
+        body=gzip.compress(b"<html>")[:10] + b"\x07" + b"\x00" * 30,
+        headers=[("Content-Encoding", "gzip")],
+    ),
 }
 FROM_FLAKY = ["/ok", "/from-flaky"]
 
@@ -164,6 +174,23 @@ def test_a_url_that_never_answers_whole_is_fetch_failed_with_its_reason(
     assert error.startswith("fetch_failed: ")
     assert len(error) > len("fetch_failed: ") + 3
     assert_tries(run, path)
+
+
+@pytest.mark.parametrize(
+    ("path", "fault"),
+    [
+        ("/cut-gzip", "the gzip data is cut short (it ends before its trailer)"),
+        ("/corrupt-gzip", "corrupt gzip data (Error -3 while decompressing data: invalid block"),
+    ],
+)
+def test_a_page_whose_gzip_cannot_be_decoded_is_fetch_failed(
+    run: Run, path: str, fault: str
+) -> None:
+    record = run.url(path)
+    assert (record["status"], record["fetched"], record["issues"]) == (200, False, ["fetch_failed"])
+    assert record["errors"][0].startswith(
+        f"fetch_failed: the page's gzip-encoded body cannot be decoded: {fault}"
+    )
 
 
 def assert_tries(run: Run, path: str) -> None:
