@@ -321,6 +321,14 @@ class Inventory:
     def finished(self) -> bool:
         return self._meta("finished", "") == "1"
 
+    def identity(self) -> str | None:
+        """What the audit of this inventory audits (see :func:`audit_identity`), if known."""
+        value = self._meta("audit", "")
+        return value or None
+
+    def set_identity(self, identity: str) -> None:
+        self._set_meta("audit", identity)
+
     def listings_complete(self) -> None:
         """Every sitemap is read: index the listings for the lookups of record building."""
         if not self._indexed:
@@ -549,16 +557,52 @@ def _rules(value: str | None) -> tuple[str, ...]:
     return tuple(code for code in value.split(",") if code)
 
 
-def check_resumable(path: str | Path) -> None:
-    """Raise :class:`ConfigError` when ``path`` holds an inventory this version cannot resume
-    (nothing there is fine: the audit starts afresh)."""
+def audit_identity(origin: str, sitemaps: Iterable[str], fetch_urls: bool) -> str:
+    """What an audit audits, as kept in its inventory: a work directory resumes only the
+    audit of the same origin, sitemap arguments and ``fetch_urls``."""
+    return json.dumps(
+        {"origin": origin, "sitemaps": sorted(sitemaps), "fetch_urls": fetch_urls},
+        sort_keys=True,
+    )
+
+
+def check_resumable(path: str | Path, identity: str | None = None) -> None:
+    """Raise :class:`ConfigError` when ``path`` holds an inventory this version cannot resume,
+    or the interrupted audit of something else than ``identity`` (nothing there, or a finished
+    audit, is fine: the audit starts afresh)."""
     if not Path(path).is_file():
         return
     db = sqlite3.connect(str(path))
     try:
         _check_layout(db, str(path))
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+        meta: dict[str, str] = (
+            dict(db.execute("SELECT key, value FROM meta WHERE key IN ('finished', 'audit')"))
+            if "meta" in tables
+            else {}
+        )
+    except sqlite3.DatabaseError as exc:
+        raise ConfigError(
+            f"{path} is not an inventory sitemapaudit can resume ({exc}): start the audit "
+            "with a new JOBDIR (or SITEMAPAUDIT_WORK_DIR)"
+        ) from None
     finally:
         db.close()
+    stored = meta.get("audit")
+    if identity is None or meta.get("finished") == "1" or not stored or stored == identity:
+        return
+    raise ConfigError(
+        f"{path} holds the interrupted audit of {_described(stored)}, not of "
+        f"{_described(identity)}: resume it with the same arguments, or start this audit with "
+        "another JOBDIR (or SITEMAPAUDIT_WORK_DIR)"
+    )
+
+
+def _described(identity: str) -> str:
+    data = json.loads(identity)
+    sitemaps = ", ".join(data.get("sitemaps") or []) or "discovered sitemaps"
+    fetch = "fetch_urls=yes" if data.get("fetch_urls") else "fetch_urls=no"
+    return f"{data.get('origin')} ({sitemaps}; {fetch})"
 
 
 def _check_layout(db: sqlite3.Connection, path: str) -> None:

@@ -17,7 +17,7 @@ from sitemapaudit.config import AuditConfig
 from sitemapaudit.crawl.run import configured_work_dir
 from sitemapaudit.errors import ConfigError
 from sitemapaudit.history.store import check_history_path
-from sitemapaudit.inventory import check_resumable
+from sitemapaudit.inventory import audit_identity, check_resumable
 
 
 class Command(ScrapyCrawlCommand):
@@ -39,7 +39,11 @@ class Command(ScrapyCrawlCommand):
                 check_directory(
                     work_dir, f"the work directory {work_dir!r} (SITEMAPAUDIT_WORK_DIR or JOBDIR)"
                 )
-                check_resumable(Path(work_dir) / "inventory.sqlite3")
+                fetch_urls = (
+                    config.fetch_urls if arguments.fetch_urls is None else arguments.fetch_urls
+                )
+                identity = audit_identity(arguments.origin.url, arguments.sitemaps, fetch_urls)
+                check_resumable(Path(work_dir) / "inventory.sqlite3", identity)
             if config.history_path:
                 check_history_path(config.history_path)
             check_report_paths(self.settings.getdict("FEEDS"), config.report_dir)

@@ -36,7 +36,7 @@ from sitemapaudit.facts import (
 from sitemapaudit.history.background import BackgroundHistoryStore
 from sitemapaudit.history.diff import diff_runs
 from sitemapaudit.history.store import STORE_FAILURES, HistoryStore
-from sitemapaudit.inventory import Inventory, Listing, NewEntry
+from sitemapaudit.inventory import Inventory, Listing, NewEntry, audit_identity
 from sitemapaudit.sitemap.records import Problem, SitemapKind
 from sitemapaudit.urls import Origin, in_sitemap_scope, loc_problems, origin_of, url_origin
 from sitemapaudit.validation import HreflangGraph
@@ -170,6 +170,10 @@ class AuditRun:
         self.resumed = bool(self.inventory.sitemap_urls())
         if self.resumed:
             self._resume()
+        else:
+            self.inventory.set_identity(
+                audit_identity(origin.url, self.sitemap_args, config.fetch_urls)
+            )
 
     # -- where the state lives (a distributed audit keeps it in Redis) ----------------------
     def _make_tree(self) -> SitemapTree:

@@ -168,6 +168,9 @@ class SharedInventory:
         """Sitemaps of an interrupted local audit: a shared audit is never resumed that way."""
         return []
 
+    def set_identity(self, identity: str) -> None:
+        """Nothing to keep: a shared audit's keys are those of its origin already."""
+
     def listings_complete(self) -> None:
         """Nothing to index: the listings of each URL are kept together."""
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from sitemapaudit.inventory import Inventory, audit_identity
 from sitemapaudit.spiders.audit import _reserve_report
 from tests.support.golden_site import XML, url, urlset
 from tests.support.server import Page, TestSite
@@ -111,6 +112,33 @@ def test_a_report_or_work_place_that_cannot_be_used_fails_before_any_request(
     assert done.returncode == 2
     assert named in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_jobdir_of_another_audit_fails_before_any_request(tmp_path: Path) -> None:
+    job = tmp_path / "job"
+    (job / "sitemapaudit").mkdir(parents=True)
+    inventory = Inventory(job / "sitemapaudit" / "inventory.sqlite3")
+    inventory.set_identity(audit_identity("http://127.0.0.1:9", [], True))
+    inventory.sitemap_pending("http://127.0.0.1:9/sitemap.xml", {})
+    inventory.close()
+    garbage = tmp_path / "garbage" / "sitemapaudit" / "inventory.sqlite3"
+    garbage.parent.mkdir(parents=True)
+    garbage.write_bytes(b"garbage")
+    with small_site() as site:
+        other = crawl("-a", f"domain={site.base}", "-s", f"JOBDIR={job}", cwd=tmp_path)
+        broken = crawl(
+            "-a", f"domain={site.base}", "-s", f"JOBDIR={garbage.parent.parent}", cwd=tmp_path
+        )
+        assert site.hits == {}
+    assert other.returncode == 2
+    assert "holds the interrupted audit of http://127.0.0.1:9 (discovered sitemaps;" in (
+        other.stderr
+    )
+    assert f"not of {site.base} (discovered sitemaps; fetch_urls=yes)" in other.stderr
+    assert broken.returncode == 2
+    assert "is not an inventory sitemapaudit can resume" in broken.stderr
+    for done in (other, broken):
+        assert "Traceback" not in done.stderr
 
 
 def test_a_jobdir_of_an_earlier_inventory_layout_fails_before_any_request(tmp_path: Path) -> None:
