@@ -65,12 +65,16 @@ def parse_arguments(
     fail_on: str | None = None,
     **unknown: object,
 ) -> AuditArguments:
-    """Validate the arguments of ``scrapy crawl audit``; a bad one raises ConfigError naming it."""
+    """Validate the arguments of ``scrapy crawl audit``; a bad one raises ConfigError naming it.
+    (``_job``, which scrapyd adds to every job it starts, is its own.)"""
+    unknown.pop("_job", None)
     if unknown:
         names = ", ".join(sorted(unknown))
         raise ConfigError(f"unknown argument(s) for the audit spider: {names}")
     if not domain:
         raise ConfigError("the domain argument is required: scrapy crawl audit -a domain=HOST")
+    if fetch_urls is not None and not fetch_urls.strip():
+        raise ConfigError("invalid value for fetch_urls: it is empty (give yes or no)")
     origin = parse_origin(domain)
     sitemaps = tuple(s.strip() for s in (sitemap or "").split(",") if s.strip())
     for url in sitemaps:

@@ -44,6 +44,7 @@ def test_bad_fail_on_names_the_argument(value: str) -> None:
         ({"domain": "e.com", "sitemap": "/relative.xml"}, "sitemap"),
         ({"domain": "e.com", "fetch_urls": "perhaps"}, "fetch_urls"),
         ({"domain": "e.com", "colour": "red"}, "colour"),
+        ({"domain": "e.com", "fetch_urls": ""}, "fetch_urls: it is empty"),
     ],
 )
 def test_bad_arguments(kwargs: dict[str, str], match: str) -> None:
@@ -58,3 +59,9 @@ def test_good_arguments() -> None:
     assert args.origin.url == "http://127.0.0.1:8080"
     assert args.sitemaps == ("http://127.0.0.1:8080/a.xml",)
     assert args.fetch_urls is False
+
+
+def test_scrapyd_job_argument_is_accepted() -> None:
+    # scrapyd starts every job with -a _job=<id>.
+    args = parse_arguments(domain="e.com", _job="6487ec79947edab326d6db28a2d86511e8247444")
+    assert args.origin.url == "https://e.com"
