@@ -72,7 +72,8 @@ SETTINGS: dict[str, tuple[Any, str, str]] = {
     "SITEMAPAUDIT_MAX_URL_LENGTH": (
         2048,
         "int",
-        "Longest listed URL accepted; longer ones are `url_too_long`.",
+        "Longest listed URL accepted; longer ones are `url_too_long`. (Sitemap locations are "
+        "requested up to 8,192 characters whatever this says.)",
     ),
     "SITEMAPAUDIT_MAX_REDIRECTS": (
         10,

@@ -23,7 +23,13 @@ from typing import Any, Protocol
 from sitemapaudit.config import AuditConfig
 from sitemapaudit.crawl.intake import CHILD_FORMAT, AlternateSink, read_sitemap
 from sitemapaudit.crawl.redirects import RedirectState, describe_hops
-from sitemapaudit.crawl.tree import ChildProblems, Decision, SitemapRef, SitemapTree
+from sitemapaudit.crawl.tree import (
+    SITEMAP_URL_MAX_LENGTH,
+    ChildProblems,
+    Decision,
+    SitemapRef,
+    SitemapTree,
+)
 from sitemapaudit.discovery.robots import RobotsPolicy, robots_policy
 from sitemapaudit.facts import (
     NOT_REQUESTED,
@@ -181,7 +187,7 @@ class AuditRun:
             self.origin,
             max_depth=self.config.max_index_depth,
             max_sitemaps=self.config.max_sitemaps,
-            max_url_length=self.config.max_url_length,
+            max_url_length=SITEMAP_URL_MAX_LENGTH,
             sitemap_hosts=self.sitemap_hosts(),
         )
 

@@ -8,6 +8,10 @@ from enum import StrEnum
 from sitemapaudit.sitemap.records import Problem
 from sitemapaudit.urls import Origin, SitemapHosts, loc_problems, normalize_url
 
+# The longest sitemap URL the audit requests. SITEMAPAUDIT_MAX_URL_LENGTH is for listed pages;
+# a longer sitemap location is still a sitemap (the limit of redirect targets, the same).
+SITEMAP_URL_MAX_LENGTH = 8192
+
 
 class Decision(StrEnum):
     FETCH = "fetch"

@@ -28,7 +28,7 @@ from sitemapaudit.crawl.run import (
     Stats,
     sitemap_facts_from_json,
 )
-from sitemapaudit.crawl.tree import Decision, SitemapRef, SitemapTree
+from sitemapaudit.crawl.tree import SITEMAP_URL_MAX_LENGTH, Decision, SitemapRef, SitemapTree
 from sitemapaudit.distributed.inventory import SharedInventory
 from sitemapaudit.distributed.state import SharedAudit
 from sitemapaudit.facts import NOT_REQUESTED_JSON, FetchOutcome, SitemapFacts, UrlFactsBatch
@@ -162,7 +162,7 @@ class SharedAuditRun(AuditRun):
             origin=self.origin,
             max_depth=self.config.max_index_depth,
             max_sitemaps=self.config.max_sitemaps,
-            max_url_length=self.config.max_url_length,
+            max_url_length=SITEMAP_URL_MAX_LENGTH,
             sitemap_hosts=self.sitemap_hosts(),
         )
 

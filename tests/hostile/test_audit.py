@@ -522,6 +522,29 @@ async def test_a_sitemap_listed_again_is_no_loop_and_a_redirect_is_read_once(
 
 
 @deferred_f_from_coro_f
+async def test_the_url_length_limit_of_pages_does_not_apply_to_sitemaps(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    long_page = "/page-" + "x" * 40
+    site = TestSite(
+        {
+            "/robots.txt": robots("/a-rather-long-sitemap-name.xml"),
+            "/a-rather-long-sitemap-name.xml": Page(
+                body=urlset(["{base}/p", "{base}" + long_page]), content_type=XML
+            ),
+            "/p": Page(body=HTML),
+        }
+    )
+    with site:
+        records, _ = await audit(
+            site, tmp_path, caplog, settings={"SITEMAPAUDIT_MAX_URL_LENGTH": 45}
+        )
+    assert [r["issues"] for r in sitemaps_by_url(records, site).values()] == [[]]
+    issues = {r["url"]: r["issues"] for r in records if r["record"] == "url"}
+    assert issues == {f"{site.base}/p": [], f"{site.base}{long_page}": ["url_too_long"]}
+
+
+@deferred_f_from_coro_f
 async def test_index_of_50000_indexes_stops_at_the_sitemap_cap(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
