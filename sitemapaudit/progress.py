@@ -44,8 +44,14 @@ class ProgressLog:
         return cls(crawler, interval)
 
     def spider_opened(self) -> None:
+        self.start_counting()
         self.task = create_looping_call(self.log)
         self.task.start(self.interval, now=False)
+
+    def start_counting(self) -> None:
+        """The first line's rate counts from now (a resumed audit's done URLs excluded)."""
+        run = getattr(self.crawler.spider, "run", None)
+        self._last = (time.monotonic(), run.progress()["urls_done"] if run is not None else 0)
 
     def spider_closed(self) -> None:
         if self.task is not None and self.task.running:

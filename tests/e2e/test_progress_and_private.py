@@ -5,10 +5,13 @@ from __future__ import annotations
 import logging
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f
+from scrapy.utils.test import get_crawler
 
+from sitemapaudit.progress import ProgressLog
 from tests.support.crawl import by_record, run_audit
 from tests.support.golden_site import XML, index, page, url, urlset
 from tests.support.server import Page, TestSite
@@ -74,3 +77,20 @@ async def test_private_and_link_local_targets_are_reported_not_requested(tmp_pat
     assert any("another host" in e for e in hop["errors"])
     # Every request went to the test site: the only host the downloader ever saw.
     assert crawler.stats.get_value("downloader/request_count") == sum(site.hits.values()) + 1
+
+
+def test_the_first_progress_line_has_a_rate(caplog: pytest.LogCaptureFixture) -> None:
+    counts = {"urls_known": 100, "urls_done": 5, "urls_queued": 0}
+    counts.update(sitemaps_read=1, sitemaps_pending=0)
+    run = SimpleNamespace(progress=lambda: dict(counts))
+    progress = ProgressLog(get_crawler(), interval=60)
+    progress.crawler.spider = SimpleNamespace(run=run)  # type: ignore[assignment]
+    progress.start_counting()
+    counts["urls_done"] = 45
+    time.sleep(0.05)
+    caplog.set_level(logging.INFO, logger="sitemapaudit.progress")
+    progress.log()
+    (line,) = [r.getMessage() for r in caplog.records if r.name == "sitemapaudit.progress"]
+    assert line.startswith("progress: 45 of 100 URL(s) done")
+    assert " 0.0 URL/s" not in line
+    assert "ETA unknown" not in line
