@@ -46,6 +46,10 @@ class Command(ScrapyCrawlCommand):
                 check_resumable(Path(work_dir) / "inventory.sqlite3", identity)
             if config.history_path:
                 check_history_path(config.history_path)
+            if config.distributed:
+                from sitemapaudit.distributed.state import connect  # noqa: PLC0415 (Redis)
+
+                connect(config.distributed).close()
             check_report_paths(self.settings.getdict("FEEDS"), config.report_dir)
         except ConfigError as exc:
             raise UsageError(str(exc), print_help=False) from None
