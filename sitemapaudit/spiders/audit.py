@@ -45,6 +45,8 @@ if TYPE_CHECKING:
 SUMMARY_URL = "data:,summary"
 # Page requests made at a time (see AuditSpider._more_actions).
 REQUEST_BATCH = 16
+# Requests left waiting in a host's downloader slot under a Crawl-delay (see _paced_backlog).
+PACED_BACKLOG = 2
 
 # SITEMAPAUDIT_DISTRIBUTED: scrapy-redis's shared queue and duplicate filter, kept until the
 # report is written (the worker that writes it removes the audit's keys); only that worker
@@ -225,7 +227,9 @@ class AuditSpider(Spider):
             while not self.closed and not self.run.start_done():
                 engine = self.crawler.engine
                 action = (
-                    None if engine is None or engine.needs_backout() else self.run.next_action()
+                    None
+                    if engine is None or engine.needs_backout() or self._paced_backlog(engine)
+                    else self.run.next_action()
                 )
                 if action is None:
                     await self._pause()
@@ -253,12 +257,23 @@ class AuditSpider(Spider):
         while self._scraper_busy():
             await self.run.wait(0.01)
 
+    def _paced_backlog(self, engine: Any) -> bool:
+        """Under a Crawl-delay, requests leave the host's downloader slot one per delay: keep
+        only ``PACED_BACKLOG`` waiting there, so that a stop (Ctrl-C) does not still send a
+        queue of them, one per Crawl-delay. (The downloader takes as many as its concurrency.)"""
+        robots = self.run.robots
+        if robots is None or not robots.crawl_delay or not self.config.honor_crawl_delay:
+            return False
+        return any(len(slot.queue) >= PACED_BACKLOG for slot in engine.downloader.slots.values())
+
     def _more_actions(self, first: PageAction) -> tuple[list[PageAction], Any]:
         """``first`` and the URLs handed out right after it, up to ``REQUEST_BATCH`` of them,
         and the first other action met on the way, if any. Their requests are made one after
         another, as pages are read (see ``PageQueue``); the engine takes them as it has room."""
         actions = [first]
-        while len(actions) < REQUEST_BATCH:
+        paced = self.run.robots is not None and bool(self.run.robots.crawl_delay)
+        batch = 1 if paced and self.config.honor_crawl_delay else REQUEST_BATCH
+        while len(actions) < batch:
             action = self.run.next_action()
             if not isinstance(action, PageAction):
                 return actions, action

@@ -241,6 +241,29 @@ async def test_crawl_delay_holds_when_slow_pages_hold_requests_back(tmp_path: Pa
 
 
 @deferred_f_from_coro_f
+async def test_a_stop_under_a_crawl_delay_sends_few_more_requests(tmp_path: Path) -> None:
+    """Requests wait in the host's slot one Crawl-delay apart: only a couple are kept there,
+    so a stop (here CLOSESPIDER_TIMEOUT, as Ctrl-C) does not go on sending a queue of them."""
+    site = TestSite(
+        {
+            "/robots.txt": Page(
+                body="User-agent: *\nCrawl-delay: 0.5\nSitemap: {base}/s.xml\n",
+                content_type="text/plain",
+            ),
+            "/s.xml": Page(
+                body=urlset(*(url(f"{{base}}/p{i}") for i in range(40))), content_type=XML
+            ),
+            **{f"/p{i}": page() for i in range(40)},
+        }
+    )
+    with site:
+        await audit(site, tmp_path, settings={"CLOSESPIDER_TIMEOUT": 1.5})
+    pages = sum(n for path, n in site.hits.items() if path.startswith("/p"))
+    # About three pages in 1.5 s, then at most the two waiting in the slot.
+    assert pages <= 7, pages
+
+
+@deferred_f_from_coro_f
 async def test_depth_and_count_caps_end_fan_out_with_findings(tmp_path: Path) -> None:
     site = TestSite(
         {
