@@ -455,7 +455,7 @@ def normalize_url(url: str) -> str:
     """``url`` in a form for comparison.
 
     Lowercases the scheme and host (an IDN host becomes punycode), drops the scheme's default
-    port and the fragment, turns an empty path into ``/``, percent-encodes what a browser
+    port and the fragment, turns an empty path into ``/``, resolves ``.`` and ``..`` segments, percent-encodes what a browser
     encodes in a path or query (non-ASCII characters as UTF-8, spaces, ``"<>```), decodes
     escaped unreserved characters (``%7E`` is ``~``) and uppercases the hex digits of other
     escapes. The query is kept in its order. Input that cannot be parsed is returned stripped
@@ -483,6 +483,8 @@ def normalize_url(url: str) -> str:
             port = None
         netloc = f"{userinfo}{at}{host}" + ("" if port is None else f":{port}")
     path = _encode_iri(parts.path) or ("/" if has_authority else "")
+    if has_authority and "/." in path:
+        path = _remove_dot_segments(path)  # as clients resolve them: /a/./b is /a/b
     query = f"?{_encode_iri(parts.query)}" if parts.query else ""
     prefix = f"{scheme}:" if scheme else ""
     authority = f"//{netloc}" if has_authority else ""

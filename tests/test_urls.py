@@ -334,6 +334,9 @@ def test_scope_problem_says_why(url: str, sitemap: str, expected: str | None) ->
         ("https://bücher.de/x", "https://xn--bcher-kva.de/x"),
         ("http://[::1]:80/", "http://[::1]/"),
         ("  https://example.com/  ", "https://example.com/"),
+        ("https://example.com/./sitemap.xml", "https://example.com/sitemap.xml"),
+        ("https://example.com/a/../b/./c", "https://example.com/b/c"),
+        ("https://example.com/.well-known/x", "https://example.com/.well-known/x"),
     ],
 )
 def test_normalize_url(url: str, expected: str) -> None:
