@@ -32,6 +32,12 @@ class Command(ScrapyCrawlCommand):
             arguments = parse_arguments(**opts.spargs)
             assert self.settings is not None
             config = AuditConfig.from_settings(self.settings)
+            if self.settings.getbool("ROBOTSTXT_OBEY"):
+                raise ConfigError(
+                    "ROBOTSTXT_OBEY=True cannot be used: the audit reads robots.txt itself and "
+                    "reports what it disallows (robots_blocked) instead of dropping requests; "
+                    "SITEMAPAUDIT_FETCH_BLOCKED decides whether such URLs are requested"
+                )
             check_fail_on(arguments.fail_on, config.disabled_checks)
             enabled_checks(config)
             work_dir = configured_work_dir(config, self.settings.get("JOBDIR") or None)

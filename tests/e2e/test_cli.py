@@ -100,6 +100,7 @@ def test_bad_arguments_fail_before_any_request(tmp_path: Path) -> None:
         (["-s", "SITEMAPAUDIT_UNTHROTTLED=yesplease"], "SITEMAPAUDIT_UNTHROTTLED"),
         (["-s", "SITEMAPAUDIT_LASTMOD_TOLERANCE=nan"], "SITEMAPAUDIT_LASTMOD_TOLERANCE"),
         (["-s", "SITEMAPAUDIT_DISTRIBUTED=redis://127.0.0.1:1/0"], "cannot use Redis at"),
+        (["-s", "ROBOTSTXT_OBEY=True"], "ROBOTSTXT_OBEY=True cannot be used"),
     ],
 )
 def test_a_report_or_work_place_that_cannot_be_used_fails_before_any_request(
