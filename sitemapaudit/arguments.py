@@ -39,11 +39,15 @@ def parse_fail_on(value: str | None) -> FailOn:
     levels = {"error": {"error"}, "warning": {"error", "warning"}}
     severities = frozenset(s for item in items for s in levels.get(item, ()))
     codes = frozenset(item for item in items if item not in levels)
+    if "never" in codes:
+        raise ConfigError(
+            f"invalid value for fail_on: {value!r} (never cannot be combined with others)"
+        )
     unknown = codes - all_codes()
     if unknown:
         raise ConfigError(
-            f"invalid value for fail_on: {', '.join(sorted(unknown))} (use error, warning, never "
-            "or finding codes; never cannot be combined with others)"
+            f"invalid value for fail_on: {', '.join(sorted(unknown))} is not a finding code "
+            "(use error, warning, never, or finding codes from the README's table)"
         )
     level = "warning" if "warning" in severities else "error" if severities else None
     policy = ",".join([*([level] if level else []), *sorted(codes)])

@@ -65,3 +65,16 @@ def test_scrapyd_job_argument_is_accepted() -> None:
     # scrapyd starts every job with -a _job=<id>.
     args = parse_arguments(domain="e.com", _job="6487ec79947edab326d6db28a2d86511e8247444")
     assert args.origin.url == "https://e.com"
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("sometimes", "sometimes is not a finding code"),
+        ("ERROR", "ERROR is not a finding code"),
+        ("never,error", "never cannot be combined with others"),
+    ],
+)
+def test_bad_fail_on_says_what_is_wrong(value: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        parse_fail_on(value)
