@@ -428,6 +428,14 @@ class AuditRun:
                 "robots.txt rules apply and it names no sitemap",
                 stat="discovery/robots_redirects_given_up",
             )
+        delay = self.robots.crawl_delay
+        if delay and self.config.honor_crawl_delay and delay > self.config.max_crawl_delay:
+            self._note(
+                "robots.txt",
+                f"robots.txt asks for a Crawl-delay of {delay:g} s; requests were spaced by "
+                f"SITEMAPAUDIT_MAX_CRAWL_DELAY, {self.config.max_crawl_delay:g} s",
+                stat="robots/crawl_delay_capped",
+            )
         if self.robots.outcome == "disallow_all":
             why = f"status {status}" if error is None else error
             self._note(

@@ -202,10 +202,15 @@ async def test_crawl_delay_spaces_requests(tmp_path: Path) -> None:
     )
     with site:
         await audit(site, tmp_path)
-    times = sorted(t for t, path in site.log if path.startswith("/p"))
+        capped = await audit(site, tmp_path, settings={"SITEMAPAUDIT_MAX_CRAWL_DELAY": 0.1})
+    times = sorted(t for t, path in site.log if path.startswith("/p"))[:4]
     gaps = [b - a for a, b in itertools.pairwise(times)]
     assert len(times) == 4
     assert min(gaps) >= 0.35
+    assert capped[-1]["notes"] == [
+        "robots.txt asks for a Crawl-delay of 0.4 s; requests were spaced by "
+        "SITEMAPAUDIT_MAX_CRAWL_DELAY, 0.1 s"
+    ]
 
 
 @deferred_f_from_coro_f
