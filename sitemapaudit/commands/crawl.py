@@ -10,6 +10,7 @@ from typing import Any
 
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.exceptions import UsageError
+from scrapy.settings import SETTINGS_PRIORITIES
 
 from sitemapaudit.arguments import check_fail_on, parse_arguments
 from sitemapaudit.checks.registry import enabled_checks
@@ -59,6 +60,13 @@ class Command(ScrapyCrawlCommand):
             check_report_paths(self.settings.getdict("FEEDS"), config.report_dir)
         except ConfigError as exc:
             raise UsageError(str(exc), print_help=False) from None
+        if ":" in arguments.origin.host and (
+            self.settings.getpriority("TWISTED_DNS_RESOLVER") or 0
+        ) < SETTINGS_PRIORITIES["cmdline"]:
+            # An IPv6 literal: Scrapy's default resolver knows IPv4 only.
+            self.settings.set(
+                "TWISTED_DNS_RESOLVER", "scrapy.resolver.CachingHostnameResolver", "cmdline"
+            )
         if len(args) > 1:
             raise UsageError("running 'scrapy crawl' with more than one spider is not supported")
         assert self.crawler_process is not None

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import socket
 import sqlite3
 import subprocess
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -181,3 +184,48 @@ def test_a_default_report_name_is_never_shared(tmp_path: Path) -> None:
         "e.com-20261123T010000Z-3",
     ]
     assert {p.name for p in (tmp_path / "reports").iterdir()} == {f"{n}.jsonl" for n in names}
+
+
+class _IPv6Server(ThreadingHTTPServer):
+    address_family = socket.AF_INET6
+    daemon_threads = True
+
+
+class _IPv6Site(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: object) -> None:
+        return
+
+    def do_GET(self) -> None:
+        base = f"http://[::1]:{self.server.server_address[1]}"
+        bodies = {
+            "/robots.txt": f"Sitemap: {base}/s.xml\n",
+            "/s.xml": urlset(url(f"{base}/p")),
+            "/p": "<html><head></head><body>x</body></html>",
+        }
+        body = bodies.get(self.path, "").encode()
+        self.send_response(200 if self.path in bodies else 404)
+        self.send_header("Content-Type", "text/html" if self.path == "/p" else XML)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def test_an_ipv6_literal_origin_is_audited(tmp_path: Path) -> None:
+    try:
+        server = _IPv6Server(("::1", 0), _IPv6Site)
+    except OSError:
+        pytest.skip("no IPv6 loopback on this machine")
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    origin = f"http://[::1]:{server.server_address[1]}"
+    try:
+        done = crawl("-a", f"domain={origin}", "-O", "r.jsonl", cwd=tmp_path)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert done.returncode == 0, done.stderr[-2000:]
+    records = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
+    assert [(r["url"], r["status"]) for r in records if r["record"] == "url"] == [
+        (f"{origin}/p", 200)
+    ]
