@@ -214,6 +214,17 @@ class Inventory:
             ).rowcount
             if stored < len(chunk):
                 self._relist(sitemap_id, Counter(e.loc for e in chunk), last_id)
+                # A URL listed again keeps the greatest <lastmod> of its listings (a non-empty
+                # one over none): the same whatever order the sitemaps are read in.
+                db.executemany(
+                    "UPDATE urls SET lastmod = ?, lastmod_format = ? "
+                    "WHERE url = ? AND (lastmod IS NULL OR lastmod < ?)",
+                    [
+                        (e.lastmod, e.lastmod_format, e.loc, e.lastmod)
+                        for e in chunk
+                        if e.lastmod is not None
+                    ],
+                )
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")

@@ -35,7 +35,8 @@ class FileListings:
     def __init__(self, memory_urls: int = MEMORY_URLS) -> None:
         self.memory_urls = memory_urls
         self.sitemap = ""
-        # The first listing of each URL, and how many more times it was listed.
+        # The first listing of each URL (with the greatest lastmod of all), and how many more
+        # times it was listed.
         self._first: dict[str, NewEntry] = {}
         self._again: dict[str, int] = {}
         self._work: tempfile.TemporaryDirectory[str] | None = None
@@ -56,6 +57,14 @@ class FileListings:
             loc = entry.loc
             if loc in first:
                 again[loc] = again.get(loc, 0) + 1
+                held = first[loc]
+                if entry.lastmod is not None and (
+                    held.lastmod is None or held.lastmod < entry.lastmod
+                ):
+                    # The greatest lastmod of the listings, as the crawl's inventory keeps it.
+                    first[loc] = held._replace(
+                        lastmod=entry.lastmod, lastmod_format=entry.lastmod_format
+                    )
             elif len(first) < room:
                 first[loc] = entry
             else:

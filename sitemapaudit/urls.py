@@ -455,7 +455,8 @@ def normalize_url(url: str) -> str:
     """``url`` in a form for comparison.
 
     Lowercases the scheme and host (an IDN host becomes punycode), drops the scheme's default
-    port and the fragment, turns an empty path into ``/``, resolves ``.`` and ``..`` segments, percent-encodes what a browser
+    port and the fragment, turns an empty path into ``/``, resolves ``.`` and ``..`` segments,
+    percent-encodes what a browser
     encodes in a path or query (non-ASCII characters as UTF-8, spaces, ``"<>```), decodes
     escaped unreserved characters (``%7E`` is ``~``) and uppercases the hex digits of other
     escapes. The query is kept in its order. Input that cannot be parsed is returned stripped

@@ -60,9 +60,11 @@ class Command(ScrapyCrawlCommand):
             check_report_paths(self.settings.getdict("FEEDS"), config.report_dir)
         except ConfigError as exc:
             raise UsageError(str(exc), print_help=False) from None
-        if ":" in arguments.origin.host and (
-            self.settings.getpriority("TWISTED_DNS_RESOLVER") or 0
-        ) < SETTINGS_PRIORITIES["cmdline"]:
+        if (
+            ":" in arguments.origin.host
+            and (self.settings.getpriority("TWISTED_DNS_RESOLVER") or 0)
+            < SETTINGS_PRIORITIES["cmdline"]
+        ):
             # An IPv6 literal: Scrapy's default resolver knows IPv4 only.
             self.settings.set(
                 "TWISTED_DNS_RESOLVER", "scrapy.resolver.CachingHostnameResolver", "cmdline"

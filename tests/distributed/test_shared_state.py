@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import time
 import uuid
 from pathlib import Path
@@ -83,6 +84,20 @@ def test_listings_are_shared_and_a_sitemap_read_again_is_not_counted_twice(
     assert second.sitemaps == ("https://s/1.xml", "https://s/2.xml")
     assert second.times_listed == 2
     assert (third.lastmod, third.times_listed) == (None, 1)
+
+
+def test_a_url_listed_again_keeps_the_greatest_lastmod_in_any_order(redis_url: str) -> None:
+    listings = [("https://s/a.xml", "2024-06-01"), ("https://s/b.xml", None)]
+    listings.append(("https://s/c.xml", "2024-01-01"))
+    seen = set()
+    for shuffled in itertools.permutations(listings):
+        a, b = two_workers(redis_url)
+        for sitemap, lastmod in shuffled:
+            a.sitemap_reading(sitemap)
+            a.add_entries(sitemap, [NewEntry("https://x/p", lastmod, "w3c", ("out_of_scope",))])
+        (listing,) = b.listings([1])
+        seen.add((listing.lastmod, listing.rules))
+    assert seen == {("2024-06-01", ("out_of_scope",))}
 
 
 def test_each_url_is_handed_out_once_and_lost_ones_come_back_marked(redis_url: str) -> None:

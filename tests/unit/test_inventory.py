@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import itertools
 import sqlite3
 from pathlib import Path
 
@@ -180,3 +181,21 @@ def test_a_finished_inventory_says_so(tmp_path: Path) -> None:
     inv.mark_finished()
     inv.close()
     assert Inventory(tmp_path / "i.sqlite3").finished()
+
+
+def test_a_url_listed_again_keeps_the_greatest_lastmod_in_any_order(tmp_path: Path) -> None:
+    listings = [
+        ("https://e.com/a.xml", "2024-06-01"),
+        ("https://e.com/b.xml", None),
+        ("https://e.com/c.xml", "2024-01-01"),
+    ]
+    seen = set()
+    for order, shuffled in enumerate(itertools.permutations(listings)):
+        inv = Inventory(tmp_path / f"i{order}.sqlite3")
+        for sitemap, lastmod in shuffled:
+            inv.add_entries(sitemap, [NewEntry("https://e.com/p", lastmod, "w3c", ())])
+        inv.listings_complete()
+        (listing,) = inv.listings([url_id for url_id, *_ in inv.take_new(10)])
+        seen.add(listing.lastmod)
+        inv.close()
+    assert seen == {"2024-06-01"}
