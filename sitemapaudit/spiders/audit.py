@@ -125,7 +125,8 @@ class AuditSpider(Spider):
         report_dir = settings.get("SITEMAPAUDIT_REPORT_DIR", "reports")
         if not settings.getdict("FEEDS") and report_dir:
             uri = f"{report_dir}/%(report_name)s.jsonl"
-            settings.set("FEEDS", {uri: {"format": "jsonlines"}}, priority="spider")
+            feed = {"format": "jsonlines", "uri_params": f"{__name__}.default_report_params"}
+            settings.set("FEEDS", {uri: feed}, priority="spider")
             settings.set("SITEMAPAUDIT_DEFAULT_REPORT", uri, priority="spider")
 
     @classmethod
@@ -137,9 +138,6 @@ class AuditSpider(Spider):
             config = config.with_fetch_urls(spider.fetch_urls_arg)
         spider.config = config
         spider.pages = PageQueue(config.robots_user_agent)
-        default_report = crawler.settings.get("SITEMAPAUDIT_DEFAULT_REPORT")
-        if default_report and not config.distributed:
-            spider.report_name = _reserve_report(default_report, spider.report_name)
         if config.distributed:
             from sitemapaudit.distributed.run import SharedAuditRun  # noqa: PLC0415
             from sitemapaudit.distributed.state import SharedAudit, connect  # noqa: PLC0415
@@ -759,6 +757,17 @@ def _tune_collector() -> None:
         _TUNED.append(True)
         gc.freeze()
         gc.set_threshold(*GC_THRESHOLDS)
+
+
+def default_report_params(params: dict[str, Any], spider: Spider) -> dict[str, Any]:
+    """The URI parameters of the default report (``FEEDS`` ``uri_params``), called as the feed
+    opens: its file is created here, under a name no other report has (see
+    :func:`_reserve_report`). (A distributed worker writes the report only if it is the last:
+    the name is the one it started with.)"""
+    template = spider.crawler.settings.get("SITEMAPAUDIT_DEFAULT_REPORT")
+    if isinstance(spider, AuditSpider) and template and not spider.config.distributed:
+        spider.report_name = _reserve_report(template, spider.report_name)
+    return {**params, "report_name": getattr(spider, "report_name", params.get("report_name"))}
 
 
 def _reserve_report(template: str, name: str) -> str:

@@ -229,3 +229,23 @@ def test_an_ipv6_literal_origin_is_audited(tmp_path: Path) -> None:
     assert [(r["url"], r["status"]) for r in records if r["record"] == "url"] == [
         (f"{origin}/p", 200)
     ]
+
+
+def test_the_default_report_takes_a_free_name_as_its_feed_opens(tmp_path: Path) -> None:
+    from scrapy.utils.test import get_crawler
+
+    from sitemapaudit.spiders.audit import AuditSpider, default_report_params
+
+    settings = {
+        "SITEMAPAUDIT_REPORT_DIR": str(tmp_path / "reports"),
+        "SITEMAPAUDIT_HISTORY_PATH": "",
+    }
+    crawler = get_crawler(AuditSpider, settings)
+    spider = AuditSpider.from_crawler(crawler, domain="e.com")
+    name = spider.report_name
+    assert not (tmp_path / "reports").exists()  # nothing is created before the crawl opens
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "reports" / f"{name}.jsonl").write_text("another audit's report\n")
+    params = default_report_params({"report_name": name}, spider)
+    assert params["report_name"] == spider.report_name == f"{name}-2"
+    assert (tmp_path / "reports" / f"{name}-2.jsonl").read_text() == ""
