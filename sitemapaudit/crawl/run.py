@@ -579,28 +579,48 @@ class AuditRun:
     ) -> SitemapFacts | None:
         """A sitemap that redirects to a sitemap already known to this audit: a record of its
         own with the finding, unless it was only a common path tried."""
-        self._sitemap_finished()
         self.stats.inc_value("sitemapaudit/sitemaps/redirected_to_known")
-        if ref.found_via == "common-path":
-            self.inventory.sitemap_done(ref.url, {})
-            return None
-        facts = SitemapFacts(
-            url=ref.url,
-            found_via=ref.found_via,
-            parent=ref.parent,
-            depth=ref.depth,
-            fetched=True,
+        hops = describe_hops(redirects.chain, target)
+        facts = self._not_read(
+            ref,
             status=redirects.chain[-1]["status"],
             problems=[
                 Problem(
                     "redirect",
-                    f"redirects to {target}: {describe_hops(redirects.chain, target)}, a sitemap "
-                    "this audit reads under its own name; robots.txt and indexes should name the "
-                    "final location",
+                    f"redirects to {target}: {hops}, a sitemap this audit reads under its own "
+                    "name; robots.txt and indexes should name the final location",
                 )
             ],
         )
-        return self.settle(facts)
+        return None if facts is None else self.settle(facts)
+
+    def _not_read(
+        self,
+        ref: SitemapRef,
+        *,
+        status: int | None = None,
+        error: str | None = None,
+        problems: list[Problem] | None = None,
+        common_path_stat: str | None = None,
+    ) -> SitemapFacts | None:
+        """The facts of a sitemap that was requested but not read; ``None`` for a common path
+        (only a guess: no record)."""
+        self._sitemap_finished()
+        if ref.found_via == "common-path":
+            self.inventory.sitemap_done(ref.url, {})
+            if common_path_stat is not None:
+                self.stats.inc_value(common_path_stat)
+            return None
+        return SitemapFacts(
+            url=ref.url,
+            found_via=ref.found_via,
+            parent=ref.parent,
+            depth=ref.depth,
+            fetched=status is not None,
+            status=status,
+            error=error,
+            problems=list(problems or []),
+        )
 
     def sitemap_failed(
         self,
@@ -614,21 +634,15 @@ class AuditRun:
 
         A common path that is not there is no finding: it was only a guess (``None``).
         """
-        self._sitemap_finished()
-        if ref.found_via == "common-path":
-            self.inventory.sitemap_done(ref.url, {})
-            self.stats.inc_value("sitemapaudit/common_paths/missing")
-            return None
-        facts = SitemapFacts(
-            url=ref.url,
-            found_via=ref.found_via,
-            parent=ref.parent,
-            depth=ref.depth,
-            fetched=status is not None,
+        facts = self._not_read(
+            ref,
             status=status,
             error=error,
-            problems=list(problems or []),
+            problems=problems,
+            common_path_stat="sitemapaudit/common_paths/missing",
         )
+        if facts is None:
+            return None
         self.stats.inc_value("sitemapaudit/sitemaps/failed")
         logger.warning("sitemap %s failed: %s", ref.url, error or f"HTTP {status}")
         return self.settle(facts)
