@@ -255,12 +255,16 @@ class AuditSpider(Spider):
         while self._scraper_busy():
             await self.run.wait(0.01)
 
+    def _paced(self) -> bool:
+        """Whether requests go out one per robots.txt Crawl-delay."""
+        robots = self.run.robots
+        return robots is not None and bool(robots.crawl_delay) and self.config.honor_crawl_delay
+
     def _paced_backlog(self, engine: Any) -> bool:
         """Under a Crawl-delay, requests leave the host's downloader slot one per delay: keep
         only ``PACED_BACKLOG`` waiting there, so that a stop (Ctrl-C) does not still send a
         queue of them, one per Crawl-delay. (The downloader takes as many as its concurrency.)"""
-        robots = self.run.robots
-        if robots is None or not robots.crawl_delay or not self.config.honor_crawl_delay:
+        if not self._paced():
             return False
         return any(len(slot.queue) >= PACED_BACKLOG for slot in engine.downloader.slots.values())
 
@@ -269,8 +273,7 @@ class AuditSpider(Spider):
         and the first other action met on the way, if any. Their requests are made one after
         another, as pages are read (see ``PageQueue``); the engine takes them as it has room."""
         actions = [first]
-        paced = self.run.robots is not None and bool(self.run.robots.crawl_delay)
-        batch = 1 if paced and self.config.honor_crawl_delay else REQUEST_BATCH
+        batch = 1 if self._paced() else REQUEST_BATCH
         while len(actions) < batch:
             action = self.run.next_action()
             if not isinstance(action, PageAction):
