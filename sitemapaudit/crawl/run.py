@@ -632,8 +632,14 @@ class AuditRun:
     ) -> SitemapFacts | None:
         """A sitemap that could not be fetched (error) or answered with an error status.
 
-        A common path that is not there is no finding: it was only a guess (``None``).
+        A common path that is not there is no finding: it was only a guess (``None``); one that
+        answers with a server error gets a note (a sitemap generator may fail there).
         """
+        if ref.found_via == "common-path" and status is not None and status >= 500:
+            self.totals.notes.append(
+                f"{ref.url}, a common sitemap path, answered with status {status}: if a sitemap "
+                "is generated there, its generator fails"
+            )
         facts = self._not_read(
             ref,
             status=status,

@@ -30,11 +30,16 @@ async def test_common_paths_are_tried_only_when_nothing_names_a_sitemap(tmp_path
             "/sitemap_index.xml": Page(body=index("{base}/list.txt"), content_type=XML),
             "/list.txt": Page(body="{base}/a\n", content_type="text/plain"),
             "/sitemap.xml": page(),  # a soft 404: an HTML page, not a sitemap
+            "/sitemap.xml.gz": Page(status=501),  # a generator that fails (not retried)
             "/a": page(),
         }
     )
     with site:
         records = await audit(site, tmp_path)
+    assert records[-1]["notes"] == [
+        f"{site.base}/sitemap.xml.gz, a common sitemap path, answered with status 501: if a "
+        "sitemap is generated there, its generator fails"
+    ]
     sitemaps = {r["url"]: r for r in by_record(records, "sitemap")}
     assert set(sitemaps) == {f"{site.base}/sitemap_index.xml", f"{site.base}/list.txt"}
     assert sitemaps[f"{site.base}/sitemap_index.xml"]["found_via"] == "common-path"
