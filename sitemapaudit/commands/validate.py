@@ -12,6 +12,7 @@ import argparse
 import gc
 import json
 import os
+import re
 import sys
 from collections import defaultdict
 from dataclasses import asdict, fields, is_dataclass
@@ -115,6 +116,14 @@ class Command(ScrapyCommand):
                 urls.append(arg)
             elif Path(arg).is_file():
                 files.append(Path(arg))
+            elif re.match(r"[A-Za-z][A-Za-z0-9+.-]+://", arg):
+                raise UsageError(
+                    f"not an http(s) URL: {arg!r} (sitemaps are read over http or https, or "
+                    "from a local file)",
+                    print_help=False,
+                )
+            elif Path(arg).exists():
+                raise UsageError(f"not a regular file: {arg!r}", print_help=False)
             else:
                 raise UsageError(f"no such file: {arg!r}", print_help=False)
         self.errors = 0

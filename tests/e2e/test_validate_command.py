@@ -76,6 +76,12 @@ def test_bad_usage_exits_2(tmp_path: Path) -> None:
     assert code == 2
     assert "no such file" in stderr
     assert records == []
+    code, _, stderr = validate("ftp://e.com/sitemap.xml")
+    assert code == 2
+    assert "not an http(s) URL: 'ftp://e.com/sitemap.xml'" in stderr
+    code, _, stderr = validate(str(tmp_path))
+    assert code == 2
+    assert f"not a regular file: {str(tmp_path)!r}" in stderr
 
 
 def test_an_unknown_option_is_named(tmp_path: Path) -> None:
