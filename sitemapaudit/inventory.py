@@ -213,7 +213,11 @@ class Inventory:
                 rows,
             ).rowcount
             if stored < len(chunk):
-                self._relist(sitemap_id, Counter(e.loc for e in chunk), last_id)
+                rules: dict[str, set[str]] = {}
+                for e in chunk:
+                    if e.rules:
+                        rules.setdefault(e.loc, set()).update(e.rules)
+                self._relist(sitemap_id, Counter(e.loc for e in chunk), last_id, rules)
                 # A URL listed again keeps the greatest <lastmod> of its listings (a non-empty
                 # one over none): the same whatever order the sitemaps are read in.
                 db.executemany(
@@ -236,17 +240,23 @@ class Inventory:
             self._totals = (urls + stored, listings + len(chunk))
         return len(chunk)
 
-    def _relist(self, sitemap_id: int, listed: Counter[str], last_id: int) -> None:
+    def _relist(
+        self, sitemap_id: int, listed: Counter[str], last_id: int, rules: dict[str, set[str]]
+    ) -> None:
         """Some locs of a chunk were listed before (by this chunk or earlier): their listings
-        go to the ``listings`` table, the first one too if it was kept in the URL's row."""
+        go to the ``listings`` table, the first one too if it was kept in the URL's row. A URL
+        keeps the rules any of its listings broke (``out_of_scope`` depends on the sitemap):
+        the same whatever order the sitemaps are read in."""
         db = self._db
         rows: list[tuple[str, int]] = []
         cleared: list[tuple[int]] = []
+        merged: list[tuple[str, int]] = []
         locs = list(listed)
         for start in range(0, len(locs), _LOOKUP_CHUNK):
             part = locs[start : start + _LOOKUP_CHUNK]
-            for url_id, url, first in db.execute(
-                f"SELECT id, url, sitemap_id FROM urls WHERE url IN ({','.join('?' * len(part))})",
+            for url_id, url, first, kept in db.execute(
+                "SELECT id, url, sitemap_id, rules FROM urls "
+                f"WHERE url IN ({','.join('?' * len(part))})",
                 part,
             ):
                 # A row made by this chunk holds its first listing here.
@@ -257,8 +267,12 @@ class Inventory:
                     rows.append((url, int(first)))
                     cleared.append((int(url_id),))
                 rows.extend([(url, sitemap_id)] * again)
+                old = set(kept.split(",")) if kept else set()
+                if not rules.get(url, set()) <= old:
+                    merged.append((",".join(sorted(old | rules[url])), int(url_id)))
         db.executemany("UPDATE urls SET sitemap_id = NULL WHERE id = ?", cleared)
         db.executemany("INSERT INTO listings (url, sitemap_id) VALUES (?, ?)", rows)
+        db.executemany("UPDATE urls SET rules = ? WHERE id = ?", merged)
 
     # -- sitemap progress (what a resumed audit needs) ------------------------------------------
     def sitemap_pending(self, url: str, ref: dict[str, Any]) -> None:

@@ -3,9 +3,9 @@
 
 Keys (under the audit's prefix):
 
-- ``ids`` url -> id, ``urls`` id -> ``[url, lastmod, lastmod_format, rules]`` (the rules of
-  the first listing, the greatest lastmod of all, as in the local inventory), ``new``: ids not
-  handed out yet;
+- ``ids`` url -> id, ``urls`` id -> ``[url, lastmod, lastmod_format, rules]`` (the greatest
+  lastmod of its listings, the rules any of them broke, as in the local inventory), ``new``:
+  ids not handed out yet;
 - ``listings`` id -> ``{sitemap id: [read, count]}``. Each read of a sitemap has its own
   number (``reads``), and only counts of a sitemap's last finished read are believed: a
   sitemap read again after its reader died is not counted twice;
@@ -41,13 +41,26 @@ for i = 3, #ARGV, 2 do
   else
     -- Listed again: the greatest lastmod of the listings (a non-empty one over none), the
     -- same whatever order the sitemaps are read in (as in the local inventory).
+    -- And the rules any of its listings broke (out_of_scope depends on the sitemap).
     local new = cjson.decode(ARGV[i + 1])
-    if new[2] ~= cjson.null then
-      local old = cjson.decode(redis.call('HGET', KEYS[2], id))
-      if old[2] == cjson.null or old[2] < new[2] then
-        old[2], old[3] = new[2], new[3]
-        redis.call('HSET', KEYS[2], id, cjson.encode(old))
+    local old = cjson.decode(redis.call('HGET', KEYS[2], id))
+    local changed = false
+    if new[2] ~= cjson.null and (old[2] == cjson.null or old[2] < new[2]) then
+      old[2], old[3] = new[2], new[3]
+      changed = true
+    end
+    for _, rule in ipairs(new[4]) do
+      local known = false
+      for _, had in ipairs(old[4]) do
+        if had == rule then known = true end
       end
+      if not known then
+        table.insert(old[4], rule)
+        changed = true
+      end
+    end
+    if changed then
+      redis.call('HSET', KEYS[2], id, cjson.encode(old))
     end
   end
   local raw = redis.call('HGET', KEYS[3], id)

@@ -100,6 +100,19 @@ def test_a_url_listed_again_keeps_the_greatest_lastmod_in_any_order(redis_url: s
     assert seen == {("2024-06-01", ("out_of_scope",))}
 
 
+def test_a_url_listed_again_keeps_every_rule_its_listings_broke(redis_url: str) -> None:
+    listings = [("https://s/a/s.xml", ()), ("https://s/b/s.xml", ("out_of_scope",))]
+    seen = set()
+    for shuffled in itertools.permutations(listings):
+        a, b = two_workers(redis_url)
+        for sitemap, rules in shuffled:
+            a.sitemap_reading(sitemap)
+            a.add_entries(sitemap, [NewEntry("https://s/a/p", None, "w3c", rules)])
+        (listing,) = b.listings([1])
+        seen.add(listing.rules)
+    assert seen == {("out_of_scope",)}
+
+
 def test_each_url_is_handed_out_once_and_lost_ones_come_back_marked(redis_url: str) -> None:
     a, b = two_workers(redis_url)
     a.sitemap_reading("https://s/1.xml")

@@ -199,3 +199,18 @@ def test_a_url_listed_again_keeps_the_greatest_lastmod_in_any_order(tmp_path: Pa
         seen.add(listing.lastmod)
         inv.close()
     assert seen == {"2024-06-01"}
+
+
+def test_a_url_listed_again_keeps_every_rule_its_listings_broke(tmp_path: Path) -> None:
+    # In scope of one sitemap, out of the other's: out_of_scope whichever is read first.
+    listings = [("https://e.com/a/s.xml", ()), ("https://e.com/b/s.xml", ("out_of_scope",))]
+    seen = set()
+    for order, shuffled in enumerate(itertools.permutations(listings)):
+        inv = Inventory(tmp_path / f"i{order}.sqlite3")
+        for sitemap, rules in shuffled:
+            inv.add_entries(sitemap, [NewEntry("https://e.com/a/p", None, "w3c", rules)])
+        inv.listings_complete()
+        (listing,) = inv.listings([url_id for url_id, *_ in inv.take_new(10)])
+        seen.add(listing.rules)
+        inv.close()
+    assert seen == {("out_of_scope",)}
