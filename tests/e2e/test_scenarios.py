@@ -269,8 +269,9 @@ async def test_a_stop_under_a_crawl_delay_sends_few_more_requests(tmp_path: Path
     with site:
         await audit(site, tmp_path, settings={"CLOSESPIDER_TIMEOUT": 1.5})
     pages = sum(n for path, n in site.hits.items() if path.startswith("/p"))
-    # About three pages in 1.5 s, then at most the two waiting in the slot.
-    assert pages <= 7, pages
+    # About three pages in 1.5 s, then at most the two waiting in the slot (and one on its way
+    # when the stop came); without the limit, the whole queue of 16 went out too.
+    assert pages <= 9, pages
 
 
 @deferred_f_from_coro_f
