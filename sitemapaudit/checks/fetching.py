@@ -108,6 +108,7 @@ class MetaRefresh(UrlCheck):
     code = "meta_refresh"
     severity = Severity.WARNING
     needs_response = True
+    needs_page = True
 
     def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
         refresh = facts.outcome.refresh

@@ -14,6 +14,7 @@ class NoIndex(UrlCheck):
     code = "noindex"
     severity = Severity.ERROR
     needs_response = True
+    needs_page = True
 
     def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
         outcome = facts.outcome
@@ -47,6 +48,7 @@ class CanonicalMismatch(UrlCheck):
     code = "canonical_mismatch"
     severity = Severity.WARNING
     needs_response = True
+    needs_page = True
 
     def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
         outcome = facts.outcome
@@ -64,6 +66,7 @@ class CanonicalConflict(UrlCheck):
     code = "canonical_conflict"
     severity = Severity.WARNING
     needs_response = True
+    needs_page = True
 
     def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
         outcome = facts.outcome
@@ -81,6 +84,7 @@ class HeadBroken(UrlCheck):
     code = "head_broken"
     severity = Severity.WARNING
     needs_response = True
+    needs_page = True
 
     def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
         broken = facts.outcome.head_broken

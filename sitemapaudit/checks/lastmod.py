@@ -119,6 +119,7 @@ class LastmodMismatch(UrlCheck):
     code = "lastmod_mismatch"
     severity = Severity.WARNING
     needs_response = True
+    needs_page = True
 
     def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
         lastmod = listed_lastmod(facts.lastmod, facts.lastmod_format)
@@ -137,6 +138,7 @@ class LastmodUnverifiable(UrlCheck):
     code = "lastmod_unverifiable"
     severity = Severity.NOTICE
     needs_response = True
+    needs_page = True
 
     def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
         outcome = facts.outcome

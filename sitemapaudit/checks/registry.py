@@ -80,6 +80,11 @@ def response_codes() -> frozenset[str]:
     return frozenset(check.code for check in URL_CHECKS if check.needs_response)
 
 
+def page_codes() -> frozenset[str]:
+    """The URL finding codes judged from a 2xx answer's headers and ``<head>``."""
+    return frozenset(check.code for check in URL_CHECKS if check.needs_page)
+
+
 def enabled_checks(
     config: AuditConfig,
 ) -> tuple[list[SitemapCheck], list[UrlCheck]]:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sitemapaudit.checks.registry import response_codes
+from sitemapaudit.checks.registry import page_codes, response_codes
 from sitemapaudit.history.store import (
     SITEMAP_RECORD,
     URL_RECORD,
@@ -41,8 +41,9 @@ CHANGES: dict[str, str] = {
     ),
     "finding_fixed": (
         "A URL or sitemap no longer has a finding code (or is gone). A finding only a request "
-        "can find counts only if the new run requested the URL too; one whose check is "
-        "switched off in either run does not count."
+        "can find counts only if the new run requested the URL too, one read from a page "
+        "(noindex, canonical, lastmod...) only if the new run got a 2xx page for it; one whose "
+        "check is switched off in either run does not count."
     ),
     "finding_persisting": "A URL or sitemap has the same finding code in both runs.",
     "status_regression": "The final status was 2xx and is now 4xx/5xx, or fetching now fails.",
@@ -233,9 +234,19 @@ def _findings(
 ) -> Iterator[dict[str, Any]]:
     # A finding only a request can find (noindex, a status...) is neither new nor fixed when
     # the other run lists the URL without requesting it (an inventory, a robots.txt block):
-    # that run does not know.
+    # that run does not know. Nor is one read from a page's head fixed when the new run got no
+    # 2xx page for the URL (a noindex is not fixed by a 500).
     codes = sorted(response_codes())
     marks = ", ".join(f":code{i}" for i in range(len(codes)))
+    page = sorted(page_codes()) if change == "finding_fixed" else []
+    page_marks = ", ".join(f":page{i}" for i in range(len(page)))
+    unjudged = (
+        f"AND NOT (f.kind = :url_kind AND f.code IN ({page_marks}) AND EXISTS "
+        "(SELECT 1 FROM url_results x WHERE x.run_id = :there AND x.url_id = f.loc_id "
+        "AND NOT (x.fetched AND NOT x.fetch_failed AND x.status BETWEEN 200 AND 299))) "
+        if page
+        else ""
+    )
     rows = store.query(
         "SELECT l.loc, f.kind, f.code FROM findings f JOIN locs l ON l.id = f.loc_id "
         f"WHERE f.run_id = :here AND {'' if present else 'NOT '}EXISTS "
@@ -244,12 +255,14 @@ def _findings(
         f"AND NOT (f.kind = :url_kind AND f.code IN ({marks}) AND EXISTS "
         "(SELECT 1 FROM url_results x WHERE x.run_id = :there AND x.url_id = f.loc_id "
         "AND NOT (x.fetched OR x.fetch_failed OR x.status IS NOT NULL))) "
+        f"{unjudged}"
         "ORDER BY l.loc, f.kind, f.code",
         {
             "here": here,
             "there": there,
             "url_kind": URL_RECORD,
             **{f"code{i}": code for i, code in enumerate(codes)},
+            **{f"page{i}": code for i, code in enumerate(page)},
         },
     )
     for url, kind, code in rows:

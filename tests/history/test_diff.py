@@ -201,6 +201,28 @@ def test_findings_of_a_request_are_not_compared_with_a_run_that_made_none(
     ]
 
 
+def test_a_finding_read_from_a_page_is_not_fixed_by_an_error_page(store: HistoryStore) -> None:
+    """A noindex page that now answers 500: the 500 is the news, not a fixed noindex (the run
+    read no page). A page that answers 200 without it is fixed."""
+    summary = {"record": "summary", "origin": E, "started_at": "a", "finished_at": "b"}
+    before = [
+        sitemap(A),
+        url("/a", noindex=["meta:robots"], issues=["noindex"]),
+        url("/b", noindex=["meta:robots"], issues=["noindex"]),
+    ]
+    after = [
+        sitemap(A),
+        url("/a", status=500, issues=["http_error"]),
+        url("/b"),
+    ]
+    old, new = store_run(store, before, summary), store_run(store, after, summary)
+    changes = [(r["change"], r["url"], r["code"]) for r in diff_runs(store, old, new)]
+    assert ("finding_fixed", E + "/a", "noindex") not in changes
+    assert ("finding_fixed", E + "/b", "noindex") in changes
+    assert ("finding_new", E + "/a", "http_error") in changes
+    assert ("status_regression", E + "/a", None) in changes
+
+
 @pytest.mark.parametrize(
     ("statuses", "expected"),
     [
