@@ -31,7 +31,7 @@ from sitemapaudit.crawl.redirects import (
 )
 from sitemapaudit.crawl.run import SITEMAP_HOSTS_HINT, AuditRun, PageAction
 from sitemapaudit.crawl.tree import SitemapRef
-from sitemapaudit.discovery.homepage import homepage_sitemaps
+from sitemapaudit.discovery.homepage import HOMEPAGE_READ_LIMIT, homepage_sitemaps
 from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFactsBatch
 from sitemapaudit.headonly import META_KEY as HEAD_ONLY_META
 from sitemapaudit.readlimit import META_KEY as READ_LIMIT_META
@@ -212,9 +212,17 @@ class AuditSpider(Spider):
         if self.sitemap_args and "arguments" in discovery:
             refs = [*refs, *self.run.argument_refs()]
         elif not self.sitemap_args and "homepage" in discovery:
-            yield self._get(
+            homepage = self._get(
                 self.origin.url + "/", self.parse_homepage, self.homepage_failed, priority=90
             )
+            # Read up to what is parsed of it (a page that never ends does not hold the audit).
+            homepage.meta[READ_LIMIT_META] = 0
+            homepage.meta[OWN_READ_LIMIT] = (
+                HOMEPAGE_READ_LIMIT,
+                "sitemapaudit/homepage/stopped_at_read_limit",
+            )
+            homepage.meta["download_maxsize"] = 0
+            yield homepage
         for ref in refs:
             yield self._sitemap_request(ref)
 

@@ -331,6 +331,27 @@ async def test_homepage_redirect_is_followed_for_discovery(tmp_path: Path) -> No
     assert site.hits["/sitemap.xml"] == 0
 
 
+@deferred_f_from_coro_f
+async def test_a_homepage_too_long_to_read_is_read_up_to_its_limit(tmp_path: Path) -> None:
+    # 11 MiB of body after its head, sent as a page of unknown length: the audit reads the
+    # first 10 MiB, finds the sitemap its head names, and does not wait for the rest.
+    head = '<html><head><link rel="sitemap" href="/s.xml"></head><body>'
+    site = TestSite(
+        {
+            "/": Page(body=head + "x" * (11 << 20), chunked=True, trickle=(1 << 18, 0.005)),
+            "/s.xml": Page(body=urlset(url("{base}/a")), content_type=XML),
+            "/a": page(),
+        }
+    )
+    with site:
+        records, crawler = await run_audit(site.base, tmp_path / "report.jsonl")
+    assert {r["url"]: r["found_via"] for r in by_record(records, "sitemap")} == {
+        f"{site.base}/s.xml": "html-link"
+    }
+    assert crawler.stats.get_value("sitemapaudit/homepage/stopped_at_read_limit") == 1
+    assert crawler.stats.get_value("downloader/exception_count") is None
+
+
 HREFLANG_NS = (
     'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml"'
 )
