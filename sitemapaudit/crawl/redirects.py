@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import urljoin
 
+from sitemapaudit.sitemap.records import Problem
 from sitemapaudit.urls import loc_problems, normalize_url
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
@@ -88,6 +89,13 @@ def next_hop(
     return target
 
 
-def describe_hops(chain: list[dict[str, Any]], final_url: str) -> str:
-    """A redirect chain for a message: ``a (301) -> b (302) -> final``."""
-    return " -> ".join([*(f"{hop['url']} ({hop['status']})" for hop in chain), final_url])
+def sitemap_redirect(chain: list[dict[str, Any]], target: str, *, known: bool) -> Problem:
+    """The ``redirect`` finding of a sitemap whose location redirects to ``target``: a chain
+    followed there (``known=False``), or one to a sitemap the audit reads under its own name."""
+    hops = " -> ".join([*(f"{hop['url']} ({hop['status']})" for hop in chain), target])
+    known_part = ", a sitemap this audit reads under its own name" if known else ""
+    return Problem(
+        "redirect",
+        f"redirects to {target}: {hops}{known_part}; robots.txt and indexes should name the "
+        "final location",
+    )

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 from sitemapaudit.config import AuditConfig
 from sitemapaudit.crawl.intake import CHILD_FORMAT, AlternateSink, read_sitemap
-from sitemapaudit.crawl.redirects import RedirectState, describe_hops
+from sitemapaudit.crawl.redirects import RedirectState, sitemap_redirect
 from sitemapaudit.crawl.tree import (
     SITEMAP_URL_MAX_LENGTH,
     ChildProblems,
@@ -580,17 +580,10 @@ class AuditRun:
         """A sitemap that redirects to a sitemap already known to this audit: a record of its
         own with the finding, unless it was only a common path tried."""
         self.stats.inc_value("sitemapaudit/sitemaps/redirected_to_known")
-        hops = describe_hops(redirects.chain, target)
         facts = self._not_read(
             ref,
             status=redirects.chain[-1]["status"],
-            problems=[
-                Problem(
-                    "redirect",
-                    f"redirects to {target}: {hops}, a sitemap this audit reads under its own "
-                    "name; robots.txt and indexes should name the final location",
-                )
-            ],
+            problems=[sitemap_redirect(redirects.chain, target, known=True)],
         )
         return None if facts is None else self.settle(facts)
 

@@ -52,40 +52,38 @@ class SitemapTree:
         self.max_depth = max_depth
         self.max_sitemaps = max_sitemaps
         self.max_url_length = max_url_length
-        self._seen: set[str] = set()
-        # The parent that first listed each sitemap (``None`` for robots.txt, the homepage,
-        # arguments and common paths), to tell a loop from a sitemap listed again.
+        # Every sitemap seen (normalized), with the parent that first listed it (``None`` for
+        # robots.txt, the homepage, arguments, common paths, or unknown after a resume), to
+        # tell a loop from a sitemap listed again.
         self._parents: dict[str, str | None] = {}
         self.scheduled = 0
 
     def __len__(self) -> int:
-        return len(self._seen)
+        return len(self._parents)
 
     def restore(self, urls: list[str], parents: dict[str, str | None] | None = None) -> None:
         """Mark sitemaps of an interrupted audit as seen (with the parents that listed them)."""
-        self._seen.update(normalize_url(url) for url in urls)
-        for url, parent in (parents or {}).items():
-            self._parents.setdefault(normalize_url(url), parent)
+        known = parents or {}
+        for url in urls:
+            self._parents.setdefault(normalize_url(url), known.get(url))
 
     def seen(self, url: str) -> bool:
-        return normalize_url(url) in self._seen
+        return normalize_url(url) in self._parents
 
     def consider(self, url: str, *, depth: int, parent: str | None = None) -> Decision:
         """Classify one reference; a FETCH decision counts it against the cap."""
         if loc_problems(url, max_length=self.max_url_length):
             return Decision.INVALID
         key = normalize_url(url)
-        if key in self._seen:
+        if key in self._parents:
             return Decision.SEEN
         if not self.hosts.owns(url):
-            self._seen.add(key)
             self._parents[key] = parent
             return Decision.OFF_HOST
         if depth > self.max_depth:
             return Decision.TOO_DEEP
         if self.scheduled >= self.max_sitemaps:
             return Decision.CAPPED
-        self._seen.add(key)
         self._parents[key] = parent
         self.scheduled += 1
         return Decision.FETCH
@@ -95,9 +93,8 @@ class SitemapTree:
         redirects (``parent`` is that one's); whether it was new. (It does not count against
         the cap: it is the same sitemap.)"""
         key = normalize_url(url)
-        if key in self._seen:
+        if key in self._parents:
             return False
-        self._seen.add(key)
         self._parents[key] = parent
         return True
 

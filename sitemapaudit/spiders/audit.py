@@ -26,8 +26,8 @@ from sitemapaudit.crawl.redirects import (
     REDIRECT_STATUSES,
     Hosts,
     RedirectState,
-    describe_hops,
     next_hop,
+    sitemap_redirect,
 )
 from sitemapaudit.crawl.run import SITEMAP_HOSTS_HINT, AuditRun, PageAction
 from sitemapaudit.crawl.tree import SitemapRef
@@ -409,7 +409,11 @@ class AuditSpider(Spider):
             else:  # it redirects to a sitemap this audit reads under its own name
                 yield from self._present(self.run.sitemap_redirected(ref, redirects, hop.url))
             return
-        moved = _followed_redirect(redirects, response.url)
+        moved = (
+            [sitemap_redirect(redirects.chain, response.url, known=False)]
+            if redirects.chain
+            else []
+        )
         previous_run = response.meta.get("previous_run")
         if response.status == 304 and previous_run is not None:
             # This run keeps the entries it reuses, and the validators they still answer to.
@@ -824,19 +828,6 @@ def _validators(response: Response) -> tuple[str | None, str | None]:
         if last_modified is None and (value := sent.get("If-Modified-Since")):
             last_modified = value.decode("latin-1")
     return etag, last_modified
-
-
-def _followed_redirect(state: RedirectState, final_url: str) -> list[Problem]:
-    """A sitemap whose redirects were followed to ``final_url``, as a finding on it."""
-    if not state.chain:
-        return []
-    return [
-        Problem(
-            "redirect",
-            f"redirects to {final_url}: {describe_hops(state.chain, final_url)}; robots.txt "
-            "and indexes should name the final location",
-        )
-    ]
 
 
 def _redirect_problems(state: RedirectState) -> list[Problem]:
