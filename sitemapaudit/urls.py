@@ -531,7 +531,10 @@ def _encoded(url: str) -> str:
     encoded as UTF-8 (the host is kept as written)."""
     if url.isascii() and _TO_ENCODE_RE.search(url) is None:
         return url
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # not a URL (``http://[é``): kept as written, as resolve() keeps it
+        return url
     return urlunsplit(
         parts._replace(
             path=_encode_iri(parts.path),

@@ -487,3 +487,8 @@ def test_resolve_href_encodes_as_a_browser_and_resolve_keeps_as_written() -> Non
     )
     assert resolve_href("http://h/a/b", "/plain") == "http://h/plain"
     assert resolve("http://h/robots.txt", "/sitema: xml") == "http://h/sitema: xml"
+
+
+def test_resolve_href_keeps_a_value_that_is_no_url_as_written() -> None:
+    # A page's <base href="http://[é"> or link: no exception (it would stop the audit).
+    assert resolve_href("http://e.com/", "http://[é") == "http://[é"

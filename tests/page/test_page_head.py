@@ -474,3 +474,11 @@ def test_the_first_refresh_meta(html: str, expected: tuple[int, str] | None) -> 
 def test_a_robots_meta_inside_noscript_still_counts() -> None:
     html = "<html><head><noscript><meta name=robots content=noindex></noscript></head><body>"
     assert head(html).noindex == ("meta:robots",)
+
+
+def test_a_base_href_that_is_no_url_does_not_raise() -> None:
+    # Found by the tag-soup property above: an unterminated IPv6 host with a non-ASCII tail.
+    head = parse_head(
+        "<head><base href=http://[é><link rel=canonical href=/a></head>".encode(), URL
+    )
+    assert head.canonical is not None
