@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from itertools import chain
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from sitemapaudit.config import AuditConfig
 from sitemapaudit.crawl.intake import read_sitemap
 from sitemapaudit.crawl.tree import ChildProblems
+from sitemapaudit.errors import ConfigError
 from sitemapaudit.facts import NOT_REQUESTED, SitemapFacts, UrlFacts
 from sitemapaudit.inventory import Inventory, NewEntry
 from sitemapaudit.report.build import RecordBuilder
 from sitemapaudit.report.records import SitemapRecord, UrlRecord
 from sitemapaudit.sitemap.records import PROTOCOL_MAX_ENTRIES
-from sitemapaudit.urls import loc_problems
+from sitemapaudit.urls import Origin, loc_problems, parse_origin
+from sitemapaudit.validation.hreflang import HreflangGraph
 
 # Distinct URLs of one file held in memory; past this many its listings go to an SQLite
 # inventory. A sitemap within the protocol's limit never leaves memory.
@@ -24,12 +27,14 @@ MEMORY_URLS = PROTOCOL_MAX_ENTRIES
 
 
 class FileListings:
-    """The listings of one sitemap file, one entry per distinct URL in first-listing order.
+    """The listings of the sitemap files given, one entry per distinct URL in first-listing
+    order.
 
-    An entry sink for :func:`read_sitemap`. Up to ``memory_urls`` distinct URLs are kept in
-    a dict; the first URL past that moves everything to an SQLite :class:`Inventory` in a
-    temporary directory, which takes every later listing, so memory stays bounded however
-    many URLs the file lists. :meth:`close` removes that directory.
+    An entry sink for :func:`read_sitemap`. The listings of one file, up to ``memory_urls``
+    distinct URLs, are kept in a dict. The first URL past that, a second file, or messages
+    to attach to URLs move everything to an SQLite :class:`Inventory` in a temporary
+    directory, which takes every later listing, so memory stays bounded however many URLs
+    the files list. :meth:`close` removes that directory.
     """
 
     def __init__(self, memory_urls: int = MEMORY_URLS) -> None:
@@ -41,14 +46,18 @@ class FileListings:
         self._again: dict[str, int] = {}
         self._work: tempfile.TemporaryDirectory[str] | None = None
         self._inventory: Inventory | None = None
+        self._notes = False
 
     @property
     def spilled(self) -> bool:
         return self._inventory is not None
 
     def add_entries(self, sitemap_url: str, entries: Iterable[NewEntry], batch: int = 5000) -> int:
-        """Take the listings of the file (called once: this sink holds one sitemap); returns
-        how many there were."""
+        """Take the listings of one file; returns how many there were."""
+        if self._inventory is None and self.sitemap and sitemap_url != self.sitemap:
+            self._spill(batch)
+        if self._inventory is not None:
+            return self._inventory.add_entries(sitemap_url, entries, batch)
         self.sitemap = sitemap_url
         first, again, room = self._first, self._again, self.memory_urls
         count = 0
@@ -68,24 +77,39 @@ class FileListings:
             elif len(first) < room:
                 first[loc] = entry
             else:
-                return self._spill(chain((entry,), rest), batch)
+                inventory = self._spill(batch)
+                return count + inventory.add_entries(sitemap_url, chain((entry,), rest), batch)
             count += 1
         return count
 
-    def _spill(self, rest: Iterator[NewEntry], batch: int) -> int:
-        """Move the listings held so far to an inventory, then store ``rest`` there too;
-        returns how many listings the inventory took (those held and ``rest``)."""
+    def _spill(self, batch: int) -> Inventory:
+        """Move the listings held so far to a new inventory, and return it."""
         self._work = tempfile.TemporaryDirectory(prefix="sitemapaudit-validate-")
-        self._inventory = Inventory(Path(self._work.name) / "inventory.sqlite3", resumable=False)
+        inventory = self._inventory = Inventory(
+            Path(self._work.name) / "inventory.sqlite3", resumable=False
+        )
         first, again = self._first, self._again
         self._first, self._again = {}, {}
-        replay = (entry for loc, entry in first.items() for _ in range(1 + again.get(loc, 0)))
-        return self._inventory.add_entries(self.sitemap, chain(replay, rest), batch)
+        if first:
+            replay = (entry for loc, entry in first.items() for _ in range(1 + again.get(loc, 0)))
+            inventory.add_entries(self.sitemap, replay, batch)
+        return inventory
+
+    def add_notes(self, notes: Iterable[tuple[str, str]]) -> int:
+        """Attach messages to URLs, ``(url, message)``, once every file is read (for
+        ``hreflang_not_reciprocal``); returns how many."""
+        pending = iter(notes)
+        note = next(pending, None)
+        if note is None:
+            return 0
+        inventory = self._inventory if self._inventory is not None else self._spill(5000)
+        self._notes = True
+        return inventory.add_url_notes(chain((note,), pending))
 
     def facts(self) -> Iterator[UrlFacts]:
         """The facts of each distinct URL (not requested), in the order first listed."""
-        sitemaps = [self.sitemap]
         if self._inventory is None:
+            sitemaps = [self.sitemap]
             again = self._again
             for loc, entry in self._first.items():
                 yield UrlFacts(
@@ -101,9 +125,12 @@ class FileListings:
             return
         inventory = self._inventory
         inventory.listings_complete()
+        notes = inventory.url_notes if self._notes else None
         while batch := inventory.take_listed(1000):
             for listing in batch:
-                yield listing.facts(NOT_REQUESTED)
+                yield listing.facts(
+                    NOT_REQUESTED, hreflang=None if notes is None else notes(listing.url)
+                )
 
     def close(self) -> None:
         if self._inventory is not None:
@@ -112,17 +139,89 @@ class FileListings:
             self._work.cleanup()
 
 
-def validate_file(
-    path: Path, config: AuditConfig, builder: RecordBuilder, children: list[str]
-) -> Iterator[SitemapRecord | UrlRecord]:
-    """The sitemap record of one file, then one URL record per distinct URL it lists.
+class FileAlternates:
+    """The hreflang alternates of the files given, and the sites whose pages they list.
 
-    Child sitemap locations of an index are appended to ``children``. At most
-    SITEMAPAUDIT_SITEMAP_READ_LIMIT bytes of the file are read.
+    An alternate sink for :func:`read_sitemap`. Reciprocity is judged among the files, for
+    alternates on a site that one of the files lists pages of (with alternates): the
+    sitemaps of another site are not given, as the audit does not read them either.
     """
+
+    def __init__(self) -> None:
+        self.graph = HreflangGraph()
+        self._origins: dict[str, Origin | None] = {}
+
+    def add(self, loc: str, alternates: Iterable[tuple[str, str]], sitemap: str) -> None:
+        parts = urlsplit(loc.strip())
+        site = f"{parts.scheme}://{parts.netloc}"
+        if site not in self._origins:
+            try:
+                self._origins[site] = parse_origin(site)
+            except ConfigError:
+                # Not a URL of any site (the loc has its own invalid_url finding).
+                self._origins[site] = None
+        self.graph.add(loc, alternates, sitemap)
+
+    def flush(self) -> None:
+        self.graph.flush()
+
+    def listed_site(self, url: str) -> bool:
+        return any(origin is not None and origin.owns(url) for origin in self._origins.values())
+
+    def not_reciprocal(self) -> Iterator[tuple[str, str]]:
+        """``(page, message)`` for each alternate of a page that does not link back."""
+        for page, _href, message in self.graph.not_reciprocal(self.listed_site):
+            yield page, message
+
+    def close(self) -> None:
+        self.graph.close()
+
+
+def validate_files(
+    paths: Sequence[Path], config: AuditConfig, builder: RecordBuilder, children: list[str]
+) -> Iterator[SitemapRecord | UrlRecord]:
+    """The sitemap record of each file, then one URL record per distinct URL they list.
+
+    The files are judged together, as the sitemaps of one site are: a URL listed by two of
+    them has one record, naming both (``duplicate``), and hreflang alternates are judged for
+    reciprocity across them. Child sitemap locations of an index are appended to
+    ``children``. At most SITEMAPAUDIT_SITEMAP_READ_LIMIT bytes of each file are read.
+    """
+    listings = FileListings(MEMORY_URLS)
+    alternates = FileAlternates()
+    now = datetime.now(UTC)
+    try:
+        for path in paths:
+            yield _read_file(
+                path,
+                config=config,
+                builder=builder,
+                children=children,
+                listings=listings,
+                alternates=alternates,
+                now=now,
+            )
+        listings.add_notes(alternates.not_reciprocal())
+        url_record = builder.url_record
+        for url_facts in listings.facts():
+            yield url_record(url_facts)
+    finally:
+        alternates.close()
+        listings.close()
+
+
+def _read_file(
+    path: Path,
+    *,
+    config: AuditConfig,
+    builder: RecordBuilder,
+    children: list[str],
+    listings: FileListings,
+    alternates: FileAlternates,
+    now: datetime,
+) -> SitemapRecord:
     with path.open("rb") as handle:
         body = handle.read(config.sitemap_read_limit)
-    listings = FileListings(MEMORY_URLS)
     invalid = ChildProblems()
 
     def on_child(loc: str) -> None:
@@ -131,21 +230,16 @@ def validate_file(
             invalid.add("invalid_url", loc)
         children.append(loc)
 
-    try:
-        facts = read_sitemap(
-            body,
-            SitemapFacts(url=str(path), found_via="argument"),
-            inventory=listings,
-            rules=lambda loc: tuple(loc_problems(loc, max_length=config.max_url_length)),
-            on_child=on_child,
-            read_limit=config.sitemap_read_limit,
-            now=datetime.now(UTC),
-            near_limit_fraction=config.near_limit_fraction,
-        )
-        facts.problems.extend(invalid.problems())
-        yield builder.sitemap_record(facts)
-        url_record = builder.url_record
-        for url_facts in listings.facts():
-            yield url_record(url_facts)
-    finally:
-        listings.close()
+    facts = read_sitemap(
+        body,
+        SitemapFacts(url=str(path), found_via="argument"),
+        inventory=listings,
+        rules=lambda loc: tuple(loc_problems(loc, max_length=config.max_url_length)),
+        on_child=on_child,
+        read_limit=config.sitemap_read_limit,
+        now=now,
+        near_limit_fraction=config.near_limit_fraction,
+        hreflang=alternates,
+    )
+    facts.problems.extend(invalid.problems())
+    return builder.sitemap_record(facts)

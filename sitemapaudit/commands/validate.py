@@ -27,7 +27,7 @@ from scrapy.exceptions import UsageError
 from sitemapaudit.checks.base import Severity
 from sitemapaudit.config import AuditConfig
 from sitemapaudit.errors import ConfigError
-from sitemapaudit.localfiles import validate_file
+from sitemapaudit.localfiles import validate_files
 from sitemapaudit.report.build import RecordBuilder
 from sitemapaudit.report.jsonlines import unrequested_line
 from sitemapaudit.report.records import SitemapRecord, UrlRecord, UrlRecordBatch
@@ -115,7 +115,9 @@ class Command(ScrapyCommand):
                     raise UsageError(f"not a valid URL: {arg!r}", print_help=False)
                 urls.append(arg)
             elif Path(arg).is_file():
-                files.append(Path(arg))
+                # A file named twice (or by two spellings of its path) is one sitemap.
+                if all(not Path(arg).samefile(f) for f in files):
+                    files.append(Path(arg))
             elif re.match(r"[A-Za-z][A-Za-z0-9+.-]+://", arg):
                 raise UsageError(
                     f"not an http(s) URL: {arg!r} (sitemaps are read over http or https, or "
@@ -136,13 +138,12 @@ class Command(ScrapyCommand):
         thresholds = gc.get_threshold()
         gc.set_threshold(*GC_THRESHOLDS)
         try:
-            for path in files:
-                children: list[str] = []
-                for record in validate_file(path, config, builder, children):
-                    self._emit(record)
-                self._flush()
-                if opts.follow:
-                    urls.extend(c for c in children if not loc_problems(c))
+            children: list[str] = []
+            for record in validate_files(files, config, builder, children):
+                self._emit(record)
+            self._flush()
+            if opts.follow:
+                urls.extend(c for c in children if not loc_problems(c))
             if urls:
                 self._crawl(urls)
             self._flush()

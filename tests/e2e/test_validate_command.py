@@ -158,6 +158,28 @@ def test_urls_are_read_through_the_crawl_and_children_followed(tmp_path: Path) -
     assert "summary" not in {r["record"] for r in records}
 
 
+def test_local_files_are_judged_together(tmp_path: Path) -> None:
+    """Two files of one site: a URL both list has one record, ``duplicate``; a file named
+    twice is read once."""
+    first, second = tmp_path / "a.xml", tmp_path / "b.xml.gz"
+    first.write_text(urlset(url("https://e.com/a"), url("https://e.com/b")))
+    second.write_bytes(
+        gzip.compress(urlset(url("https://e.com/b"), url("https://e.com/c")).encode())
+    )
+    code, records, stderr = validate(str(first), str(second), str(tmp_path / "." / "a.xml"))
+    assert code == 0, stderr
+    assert [(r["record"], r["url"]) for r in records] == [
+        ("sitemap", str(first)),
+        ("sitemap", str(second)),
+        ("url", "https://e.com/a"),
+        ("url", "https://e.com/b"),
+        ("url", "https://e.com/c"),
+    ]
+    assert records[3]["issues"] == ["duplicate"]
+    assert records[3]["sitemaps"] == [str(first), str(second)]
+    assert records[2]["issues"] == records[4]["issues"] == []
+
+
 def test_local_index_children_are_followed_only_with_the_flag(tmp_path: Path) -> None:
     site = TestSite({"/a.xml": Page(body=urlset(url("{base}/p1")), content_type=XML)})
     with site:

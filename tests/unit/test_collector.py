@@ -58,13 +58,13 @@ def test_validating_files_collects_as_an_audit_does_and_restores_the_collector(
     path = tmp_path / "sitemap.xml"
     path.write_text(urlset(url("https://e.com/a", "2024-05-01")))
     seen: list[tuple[int, int, int]] = []
-    real = validate_command.validate_file
+    real = validate_command.validate_files
 
     def spy(*args: Any, **kwargs: Any) -> Iterator[Any]:
         seen.append(gc.get_threshold())
         yield from real(*args, **kwargs)
 
-    monkeypatch.setattr(validate_command, "validate_file", spy)
+    monkeypatch.setattr(validate_command, "validate_files", spy)
     command = validate_command.Command()
     command.settings = Settings()
     command.settings.setmodule(project_settings)

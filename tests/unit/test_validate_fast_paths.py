@@ -25,7 +25,7 @@ from sitemapaudit.commands.validate import record_line
 from sitemapaudit.config import AuditConfig
 from sitemapaudit.facts import FetchOutcome, UrlFacts
 from sitemapaudit.inventory import Inventory, NewEntry
-from sitemapaudit.localfiles import FileListings, validate_file
+from sitemapaudit.localfiles import FileListings, validate_files
 from sitemapaudit.report.build import RecordBuilder, _run
 from sitemapaudit.report.records import SitemapRecord, UrlRecord
 
@@ -291,7 +291,7 @@ def test_validate_file_gives_the_same_records_in_memory_and_spilled(
     builder = RecordBuilder(config, AUDIT_TIME)
 
     def records() -> list[str]:
-        return [record_line(r) for r in validate_file(path, config, builder, [])]
+        return [record_line(r) for r in validate_files([path], config, builder, [])]
 
     in_memory = records()
     monkeypatch.setattr(localfiles, "MEMORY_URLS", 10)

@@ -1,0 +1,194 @@
+"""``validate_files``: local sitemap files judged together, as the sitemaps of one site."""
+
+from __future__ import annotations
+
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from sitemapaudit import localfiles
+from sitemapaudit.config import AuditConfig
+from sitemapaudit.inventory import NewEntry
+from sitemapaudit.localfiles import FileListings, validate_files
+from sitemapaudit.report.build import RecordBuilder
+from sitemapaudit.report.records import SitemapRecord, UrlRecord
+
+AUDIT_TIME = datetime(2024, 6, 1, 12, 0, tzinfo=UTC)
+NS = (
+    'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml"'
+)
+
+
+def urlset(*entries: str) -> str:
+    return (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset {NS}>\n'
+        + "\n".join(entries)
+        + "\n</urlset>\n"
+    )
+
+
+def entry(loc: str, lastmod: str | None = None, alternates: dict[str, str] | None = None) -> str:
+    links = "".join(
+        f'<xhtml:link rel="alternate" hreflang="{lang}" href="{href}"/>'
+        for lang, href in (alternates or {}).items()
+    )
+    extra = f"<lastmod>{lastmod}</lastmod>" if lastmod else ""
+    return f"<url><loc>{loc}</loc>{extra}{links}</url>"
+
+
+def run(tmp_path: Path, *bodies: str) -> tuple[list[SitemapRecord], dict[str, UrlRecord]]:
+    paths = []
+    for i, body in enumerate(bodies):
+        path = tmp_path / f"s{i}.xml"
+        path.write_text(body, encoding="utf-8")
+        paths.append(path)
+    config = AuditConfig.from_settings({})
+    records = list(validate_files(paths, config, RecordBuilder(config, AUDIT_TIME), []))
+    sitemaps = [r for r in records if isinstance(r, SitemapRecord)]
+    urls = {r.url: r for r in records if isinstance(r, UrlRecord)}
+    assert len(sitemaps) + len(urls) == len(records), "one record per distinct URL"
+    return sitemaps, urls
+
+
+def test_a_url_listed_by_two_files_is_one_duplicate_record_naming_both(tmp_path: Path) -> None:
+    sitemaps, urls = run(
+        tmp_path,
+        urlset(entry("https://e.com/a", "2024-05-01"), entry("https://e.com/b")),
+        urlset(entry("https://e.com/a", "2024-05-03"), entry("https://e.com/c")),
+    )
+    assert [s.url for s in sitemaps] == [str(tmp_path / "s0.xml"), str(tmp_path / "s1.xml")]
+    assert list(urls) == ["https://e.com/a", "https://e.com/b", "https://e.com/c"]
+    a = urls["https://e.com/a"]
+    assert "duplicate" in a.issues
+    assert a.sitemaps == [str(tmp_path / "s0.xml"), str(tmp_path / "s1.xml")]
+    assert "duplicate: listed 2 times in 2 sitemap(s)" in a.errors
+    assert a.lastmod == "2024-05-03"  # the greatest of its listings, as in an audit
+    assert urls["https://e.com/b"].issues == []
+    assert urls["https://e.com/c"].issues == []
+
+
+def test_hreflang_alternates_are_judged_across_the_files(tmp_path: Path) -> None:
+    pair = {"en": "https://e.com/en", "fr": "https://e.com/fr"}
+    _, urls = run(
+        tmp_path,
+        urlset(
+            entry("https://e.com/en", alternates=pair),
+            entry(
+                "https://e.com/de", alternates={"de": "https://e.com/de", "es": "https://e.com/es"}
+            ),
+            # On a site none of the files lists pages of: not judged.
+            entry(
+                "https://e.com/it", alternates={"it": "https://e.com/it", "ja": "https://e.jp/ja"}
+            ),
+        ),
+        urlset(
+            entry("https://e.com/fr", alternates=pair),
+            entry("https://e.com/es", alternates={"es": "https://e.com/es"}),
+        ),
+    )
+    assert urls["https://e.com/en"].issues == []
+    assert urls["https://e.com/fr"].issues == []
+    assert urls["https://e.com/it"].issues == []
+    de = urls["https://e.com/de"]
+    assert de.issues == ["hreflang_not_reciprocal"]
+    seen_in = tmp_path / "s0.xml"
+    assert de.errors == [
+        "hreflang_not_reciprocal: hreflang alternate https://e.com/es (es) of https://e.com/de "
+        f"does not list https://e.com/de back among its own alternates (seen in {seen_in})"
+    ]
+
+
+def test_one_file_is_judged_on_its_own_alternates(tmp_path: Path) -> None:
+    _, urls = run(
+        tmp_path,
+        urlset(
+            entry(
+                "https://e.com/en", alternates={"en": "https://e.com/en", "fr": "https://e.com/fr"}
+            ),
+            entry("https://e.com/fr", alternates={"fr": "https://e.com/fr"}),
+        ),
+    )
+    assert urls["https://e.com/en"].issues == ["hreflang_not_reciprocal"]
+    assert urls["https://e.com/fr"].issues == []
+
+
+def test_a_second_file_moves_the_listings_to_the_inventory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(work))
+    listings = FileListings()
+    try:
+        first = [
+            NewEntry("https://e.com/a", None, "w3c", ()),
+            NewEntry("https://e.com/a", None, "w3c", ()),
+        ]
+        assert listings.add_entries("/s0.xml", iter(first)) == 2
+        assert not listings.spilled
+        assert (
+            listings.add_entries(
+                "/s1.xml",
+                iter([NewEntry("https://e.com/a", "2024-01-02", "w3c", ("invalid_url",))]),
+            )
+            == 1
+        )
+        assert listings.spilled
+        assert listings.add_notes([("https://e.com/a", "a note")]) == 1
+        (facts,) = list(listings.facts())
+    finally:
+        listings.close()
+    assert (
+        facts.url,
+        facts.sitemaps,
+        facts.times_listed,
+        facts.lastmod,
+        facts.rules,
+        facts.hreflang,
+    ) == (
+        "https://e.com/a",
+        ["/s0.xml", "/s1.xml"],
+        3,
+        "2024-01-02",
+        ["invalid_url"],
+        ["a note"],
+    )
+    assert not any(work.iterdir())
+
+
+def test_notes_for_one_file_held_in_memory_are_kept(tmp_path: Path) -> None:
+    listings = FileListings()
+    try:
+        listings.add_entries(
+            "/s0.xml",
+            iter(
+                [
+                    NewEntry("https://e.com/a", None, "w3c", ()),
+                    NewEntry("https://e.com/b", None, "w3c", ()),
+                ]
+            ),
+        )
+        assert listings.add_notes(iter([])) == 0
+        assert not listings.spilled
+        assert listings.add_notes(iter([("https://e.com/b", "b note")])) == 1
+        assert [(f.url, f.hreflang) for f in listings.facts()] == [
+            ("https://e.com/a", []),
+            ("https://e.com/b", ["b note"]),
+        ]
+    finally:
+        listings.close()
+
+
+def test_files_give_the_same_records_with_listings_in_memory_or_spilled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bodies = (
+        urlset(*(entry(f"https://e.com/p{i % 7}", f"2024-01-{1 + i:02d}") for i in range(12))),
+        urlset(*(entry(f"https://e.com/p{i}") for i in range(3, 10))),
+    )
+    in_memory = run(tmp_path, *bodies)
+    monkeypatch.setattr(localfiles, "MEMORY_URLS", 2)
+    assert run(tmp_path, *bodies) == in_memory
+    assert len(in_memory[1]) == 10
