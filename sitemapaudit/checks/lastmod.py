@@ -13,8 +13,9 @@ from sitemapaudit.page.dates import (
     lastmod_delta,
     lastmod_matches,
     parse_http_date,
-    parse_rfc822_date,
+    parse_pubdate,
     parse_w3c_datetime,
+    rfc822_date_problem,
 )
 
 # A date-only lastmod names a calendar day somewhere on Earth: up to UTC+14.
@@ -30,12 +31,12 @@ _SECONDS_RE = re.compile(
 
 @functools.lru_cache(maxsize=4096)
 def listed_lastmod(lastmod: str | None, lastmod_format: str) -> Lastmod | None:
-    """The listed lastmod parsed strictly (W3C Datetime, or RFC 822 for RSS), or ``None``."""
+    """The listed lastmod parsed (strictly as W3C Datetime; an RSS pubDate as RFC 822, or as a
+    W3C Datetime written there instead), or ``None``."""
     if lastmod is None:
         return None
     if lastmod_format == "rfc822":
-        parsed = parse_rfc822_date(lastmod)
-        return None if parsed is None else Lastmod(value=parsed, date_only=False)
+        return parse_pubdate(lastmod)
     if _SECONDS_RE.fullmatch(lastmod) is not None:
         try:
             value = datetime.fromisoformat(lastmod).astimezone(UTC)
@@ -89,9 +90,26 @@ class LastmodInvalid(UrlCheck):
     severity = Severity.WARNING
 
     def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
-        if facts.lastmod is None or listed_lastmod(facts.lastmod, facts.lastmod_format):
+        if facts.lastmod is None:
+            return None
+        if facts.lastmod_format == "rfc822":
+            problem = _pubdate_problem(facts.lastmod)
+            return None if problem is None else [problem]
+        if listed_lastmod(facts.lastmod, facts.lastmod_format):
             return None
         return [f"lastmod {facts.lastmod!r} is not a valid date"]
+
+
+@functools.lru_cache(maxsize=4096)
+def _pubdate_problem(pubdate: str) -> str | None:
+    """What is wrong with an RSS pubDate, or ``None``."""
+    problem = rfc822_date_problem(pubdate)
+    if problem is None:
+        return None
+    if listed_lastmod(pubdate, "rfc822") is not None:
+        # A W3C Datetime: the other lastmod checks read it.
+        problem += " (it is read as such for the other lastmod checks)"
+    return f"pubDate {pubdate!r} is not an RFC 822 date: {problem}"
 
 
 class LastmodFuture(UrlCheck):

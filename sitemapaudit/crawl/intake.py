@@ -64,11 +64,14 @@ def read_sitemap(
     near_limit_fraction: float,
     hreflang: AlternateSink | None = None,
     on_listing: Callable[[str, str | None, str], None] | None = None,
+    base_url: str | None = None,
 ) -> SitemapFacts:
     """Read ``body`` (as downloaded) into ``facts``; entries go to ``inventory`` as they stream.
 
     A document up to the protocol's 50 MiB is decompressed once and also validated; a larger
-    one is only streamed (it is ``too_large`` whatever else is wrong with it).
+    one is only streamed (it is ``too_large`` whatever else is wrong with it). ``base_url`` is
+    the URL the body came from, after redirects (relative Atom links are resolved against it);
+    ``None`` for a local file.
     """
     stream = BodyStream(body, limit=min(PROTOCOL_MAX_BYTES, read_limit) + 1)
     # BytesIO grows one buffer in place and getvalue() hands that buffer over without a copy
@@ -80,11 +83,11 @@ def read_sitemap(
     if stream.truncated or stream.problems:
         # Too large to validate, or broken gzip: only stream it (the reader reports both).
         del buffer
-        reader = SitemapReader(body, read_limit=read_limit)
+        reader = SitemapReader(body, read_limit=read_limit, base_url=base_url)
     else:
         data = buffer.getvalue()
         del buffer
-        reader = SitemapReader(data, read_limit=read_limit)
+        reader = SitemapReader(data, read_limit=read_limit, base_url=base_url)
 
     def url_entries() -> Iterator[NewEntry]:
         for entry in reader:

@@ -647,9 +647,19 @@ class AuditRun:
         return self.settle(facts)
 
     def read_sitemap(
-        self, ref: SitemapRef, status: int, body: bytes, moved: list[Problem] | None = None
+        self,
+        ref: SitemapRef,
+        status: int,
+        body: bytes,
+        moved: list[Problem] | None = None,
+        *,
+        url: str | None = None,
     ) -> tuple[SitemapFacts | None, list[SitemapRef]]:
-        """Read one fetched sitemap: stream its URLs into the inventory, decide its children."""
+        """Read one fetched sitemap: stream its URLs into the inventory, decide its children.
+
+        ``url`` is where the body came from (``ref.url``, or where it redirected to): the base
+        of the relative links of an Atom feed.
+        """
         children = ChildProblems()
         child_refs: list[SitemapRef] = []
         skipped: list[SitemapFacts] = []
@@ -672,6 +682,7 @@ class AuditRun:
             near_limit_fraction=self.config.near_limit_fraction,
             hreflang=self.hreflang,
             on_listing=listings.add if listings is not None else None,
+            base_url=url or ref.url,
         )
         if listings is not None:
             listings.close()

@@ -98,13 +98,180 @@ def _tz(tzd: str) -> timezone:
     return timezone(-offset if tzd[0] == "-" else offset)
 
 
-def parse_rfc822_date(text: str) -> datetime | None:
-    """Read an RSS ``pubDate`` (RFC 822/2822), e.g. ``Thu, 05 Jan 2017 12:34:50 GMT``.
+# An RSS pubDate: RFC 822 (section 5), which RSS 2.0 uses with four-digit years preferred,
+# written loosely. The pattern takes any candidate for each part; the parts are checked one by
+# one afterwards, so that a value that is not a date can be told what is wrong with it.
+_RFC822_RE = re.compile(
+    r"""
+    (?:(?P<weekday>[A-Za-z]+)\b\s*,?\s*)?
+    (?:
+      (?P<day>[0-9]{1,2})(?:\s+|-)(?P<month>[A-Za-z]+)
+      | (?P<month_first>[A-Za-z]+)\s+(?P<day_second>[0-9]{1,2}),?
+    )
+    (?:\s+|-)(?P<year>[0-9]+)
+    (?:
+      \s+(?P<hour>[0-9]{1,2}):(?P<minute>[0-9]{2})(?::(?P<second>[0-9]{2}))?
+      (?:\s*(?P<zone>[A-Za-z]+(?:[+-][0-9:]+)?|[+-][0-9:]+))?
+    )?
+    (?:\s*\([^()]*\))?
+    """,
+    re.VERBOSE,
+)
+# A numeric offset: RFC 822's +hhmm, and the +hh:mm and GMT+hhmm forms of ISO 8601 and of
+# JavaScript's Date.toString().
+_RFC822_OFFSET_RE = re.compile(r"(?:GMT|UTC|UT)?([+-])([0-9]{2}):?([0-9]{2})", re.IGNORECASE)
+# The zone names of RFC 822 (section 5.1), and UTC.
+_RFC822_ZONES = {
+    "ut": 0,
+    "utc": 0,
+    "gmt": 0,
+    "z": 0,
+    "est": -5,
+    "edt": -4,
+    "cst": -6,
+    "cdt": -5,
+    "mst": -7,
+    "mdt": -6,
+    "pst": -8,
+    "pdt": -7,
+}
+# RFC 822's military zones other than Z: RFC 1123 (5.2.14) found their signs reversed, and
+# RFC 5322 (4.3) says to read them as -0000, a time in UTC with no local zone.
+_MILITARY_ZONES = frozenset("abcdefghiklmnopqrstuvwxy")
+_DAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTH_NAMES = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+# A day or month is named by its English name or any abbreviation of it of three letters or
+# more (``Thu``, ``Thurs``, ``Sept``): the first three letters tell every one apart.
+_MIN_ABBREVIATION = 3
 
-    Numeric offsets (``+0100``), zone names (``GMT``, ``EST``...) and two-digit years are
-    understood; a missing or unknown zone is read as UTC.
+
+def _named(word: str, names: tuple[str, ...]) -> int | None:
+    """The 1-based position in ``names`` of the name ``word`` abbreviates, or ``None``."""
+    word = word.lower()
+    if len(word) < _MIN_ABBREVIATION:
+        return None
+    for number, name in enumerate(names, 1):
+        if name.startswith(word):
+            return number
+    return None
+
+
+def parse_rfc822_date(text: str) -> datetime | None:
+    """Read an RSS ``pubDate`` (RFC 822), e.g. ``Thu, 05 Jan 2017 12:34:50 GMT``.
+
+    Read as RFC 822 (and RFC 5322 for what it left open) has it: names in any case, the day
+    name optional, a one- or two-digit day, seconds optional, a two-digit year as RFC 5322
+    (4.3) reads it (00-49 are 2000-2049, 50-99 are 1950-1999), a numeric offset (``+0100``)
+    or one of RFC 822's zone names (``UT``, ``GMT``, ``Z``, ``EST``, ``PDT``...; ``UTC`` too;
+    the other military letters are UTC, RFC 5322 4.3), and a trailing comment (``(CET)``).
+    Variants whose meaning is as clear are read too: full day and month names and their
+    abbreviations of three letters or more (``Thurs``, ``Sept``), a wrong day name (the date
+    decides), the month before the day (``Jan 05 2017``), dashes between day, month and year
+    (``05-Jan-2017``), ``+01:00`` and ``GMT+0100`` offsets. Anything that
+    leaves the instant in doubt gives ``None``: no time zone, a zone name RFC 822 does not
+    define (``CET``, ``IST``: several zones share some), an offset that is not four digits
+    (``GMT+1``), a year of three digits or more than four, a date that does not exist, or
+    any other text. :func:`rfc822_date_problem` says which.
     """
-    return _parse_email_date(text)
+    parsed = _read_rfc822(text)
+    return parsed if isinstance(parsed, datetime) else None
+
+
+def rfc822_date_problem(text: str) -> str | None:
+    """Why ``text`` is not an RSS ``pubDate`` :func:`parse_rfc822_date` reads, or ``None``."""
+    parsed = _read_rfc822(text)
+    return None if isinstance(parsed, datetime) else parsed
+
+
+def parse_pubdate(text: str) -> Lastmod | None:
+    """An RSS ``pubDate`` as the lastmod checks read it: an RFC 822 date, or a W3C Datetime
+    written there instead (its meaning is as clear, but it is not what RSS 2.0 asks for, and
+    :func:`rfc822_date_problem` says so)."""
+    parsed = parse_rfc822_date(text)
+    if parsed is not None:
+        return Lastmod(value=parsed, date_only=False, precision="time")
+    return parse_w3c_datetime(text)
+
+
+def _read_rfc822(text: str) -> datetime | str:
+    """The instant an RSS ``pubDate`` names, or why it names none."""
+    if not isinstance(text, str) or not text.strip():
+        return "it is empty"
+    stripped = text.strip()
+    match = _RFC822_RE.fullmatch(stripped)
+    if match is None:
+        if parse_w3c_datetime(stripped) is not None:
+            return "it is a W3C Datetime (ISO 8601); RSS 2.0 dates are RFC 822"
+        return "it is not a date of the form Thu, 05 Jan 2017 12:34:50 GMT"
+    weekday = match["weekday"]
+    if weekday is not None and _named(weekday, _DAY_NAMES) is None:
+        return f"{weekday!r} is not a day name"
+    month_word = match["month"] or match["month_first"]
+    month = _named(month_word, _MONTH_NAMES)
+    if month is None:
+        return f"{month_word!r} is not a month name"
+    digits = match["year"]
+    if len(digits) == 4:
+        year = int(digits)
+    elif len(digits) == 2:
+        year = int(digits) + (2000 if int(digits) < 50 else 1900)
+    else:
+        return f"the year {digits!r} has neither four digits nor two"
+    if match["hour"] is None:
+        return "it has no time of day"
+    zone = match["zone"]
+    if zone is None:
+        return "it has no time zone"
+    offset = _rfc822_offset(zone)
+    if offset is None:
+        return (
+            f"{zone!r} is not a time zone RFC 822 defines (UT, GMT, Z, EST, EDT, CST, CDT, "
+            "MST, MDT, PST, PDT) nor an offset such as +0100"
+        )
+    day = int(match["day"] or match["day_second"])
+    try:
+        local = datetime(
+            year,
+            month,
+            day,
+            int(match["hour"]),
+            int(match["minute"]),
+            int(match["second"] or 0),
+            tzinfo=timezone(offset),
+        )
+        return local.astimezone(UTC)
+    except (ValueError, OverflowError):
+        return "that day or time does not exist"
+
+
+def _rfc822_offset(zone: str) -> timedelta | None:
+    """The UTC offset of an RFC 822 zone, or ``None`` if it is not one."""
+    numeric = _RFC822_OFFSET_RE.fullmatch(zone)
+    if numeric is not None:
+        sign, hours, minutes = numeric.groups()
+        if int(hours) > 23 or int(minutes) > 59:
+            return None
+        offset = timedelta(hours=int(hours), minutes=int(minutes))
+        return -offset if sign == "-" else offset
+    name = zone.lower()
+    if name in _RFC822_ZONES:
+        return timedelta(hours=_RFC822_ZONES[name])
+    if name in _MILITARY_ZONES:
+        return timedelta(0)
+    return None
 
 
 def parse_http_date(text: str) -> datetime | None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from itertools import chain
 from typing import Any
+from urllib.parse import urljoin
 
 from lxml import etree
 
@@ -81,6 +82,9 @@ _XINCLUDE_TAGS = (
     "{http://www.w3.org/2003/XInclude}include",
 )
 _MAX_NAMES_SHOWN = 5
+_XML_BASE = "{http://www.w3.org/XML/1998/namespace}base"
+# A URI reference that starts with a scheme is absolute (RFC 3986, section 4.3).
+_SCHEME_START = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 # Entries without a location listed one by one; past this, they are only counted.
 MAX_MISSING_LOC_LISTED = 1000
 
@@ -225,13 +229,45 @@ def _source_line(element: Any) -> int | None:
     return line
 
 
-def _atom_alternate(element: Any) -> str:
-    """The href of an Atom ``link`` that points at the entry's page, or ``""``."""
+def _atom_alternate(element: Any, document_url: str | None) -> str:
+    """The href of an Atom ``link`` that points at the entry's page, or ``""``.
+
+    A relative href is resolved as RFC 4287 (section 2) says: against the ``xml:base`` in
+    scope (XML Base: on the link or an ancestor, itself resolved against the ones above it),
+    and otherwise against the URL the document was retrieved from (RFC 3986, section 5.1).
+    Without an absolute base it is kept as written (a location the URL checks report as not
+    absolute).
+    """
     rel: str | None = element.get("rel")
     if rel is not None and rel.strip().lower() != "alternate":
         return ""
     href: str | None = element.get("href")
-    return href.strip() if href else ""
+    if not href:
+        return ""
+    href = href.strip()
+    if not href or _SCHEME_START.match(href):
+        return href
+    base = document_url
+    # The outermost xml:base first: each one is resolved against those above it.
+    nodes = [element, *element.iterancestors()]
+    for value in [node.get(_XML_BASE) for node in reversed(nodes)]:
+        if value:
+            base = _join(base, value.strip())
+    resolved = _join(base, href)
+    return resolved if resolved is not None and _SCHEME_START.match(resolved) else href
+
+
+def _join(base: str | None, reference: str) -> str | None:
+    """``reference`` resolved against ``base``; ``None`` when that gives no absolute URI."""
+    if _SCHEME_START.match(reference):
+        return reference
+    if base is None:
+        return None
+    try:
+        joined = urljoin(base, reference)
+    except ValueError:  # a base that is no URL (``http://[é``)
+        return None
+    return joined if _SCHEME_START.match(joined) else None
 
 
 class _Fields:
@@ -241,8 +277,9 @@ class _Fields:
     earlier (a record with very many children), which are read just before they go.
     """
 
-    def __init__(self, roles: _Roles) -> None:
+    def __init__(self, roles: _Roles, document_url: str | None) -> None:
         self._roles = roles
+        self._document_url = document_url
         self.record: Any = None
         self.locs: list[str] = []
         self.saw_loc = False
@@ -271,7 +308,7 @@ class _Fields:
             elif role is _Role.ATOM_LINK:
                 self.saw_loc = True
                 if not self.locs:
-                    value = _atom_alternate(child)
+                    value = _atom_alternate(child, self._document_url)
                     if value:
                         self.locs.append(value)
             elif role is _Role.LASTMOD_FALLBACK and self.fallback is None:
@@ -325,12 +362,17 @@ class SitemapReader:
     Iterate once to get :class:`UrlEntry` / :class:`ChildEntry` objects in document order;
     ``kind``, ``gzip``, ``bytes``, ``problems``, ``url_count`` and ``child_count`` are final
     after iteration ends. Any input bytes are accepted: everything wrong with the document
-    becomes a :class:`Problem`, never an exception.
+    becomes a :class:`Problem`, never an exception. ``base_url`` is the URL the document was
+    retrieved from (after redirects), against which the relative links of an Atom feed are
+    resolved; ``None`` for a document without one (a local file).
     """
 
-    def __init__(self, body: bytes, *, read_limit: int = DEFAULT_READ_LIMIT) -> None:
+    def __init__(
+        self, body: bytes, *, read_limit: int = DEFAULT_READ_LIMIT, base_url: str | None = None
+    ) -> None:
         self._stream = BodyStream(body, limit=read_limit)
         self.read_limit = read_limit
+        self.base_url = base_url
         self.kind: SitemapKind = SitemapKind.UNKNOWN
         self.gzip: bool = self._stream.gzip
         self.bytes: int = 0
@@ -544,7 +586,7 @@ class SitemapReader:
         is_child = layout.kind is SitemapKind.SITEMAPINDEX
         lastmod_format = layout.lastmod_format
         record_role = _Role.RECORD
-        fields = _Fields(roles)
+        fields = _Fields(roles, self.base_url)
         root: Any = None
         container: Any = None
 

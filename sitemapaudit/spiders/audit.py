@@ -430,7 +430,9 @@ class AuditSpider(Spider):
             )
             return
         self.run.remember_validators(ref.url, *_validators(response))
-        facts, children = self.run.read_sitemap(ref, response.status, response.body, moved)
+        facts, children = self.run.read_sitemap(
+            ref, response.status, response.body, moved, url=response.url
+        )
         yield from self._present(facts)
         yield from self._live(self.run.take_skipped_children())
         yield from self._sitemaps(children)

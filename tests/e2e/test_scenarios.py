@@ -624,3 +624,33 @@ async def test_a_site_refusing_the_crawler_is_explained_in_the_summary(tmp_path:
         "(its User-Agent, see USER_AGENT, or its IP address); their http_error findings say "
         "little about the pages"
     ]
+
+
+@deferred_f_from_coro_f
+async def test_relative_atom_links_are_resolved_against_where_the_feed_came_from(
+    tmp_path: Path,
+) -> None:
+    """RFC 4287: a relative href is resolved against xml:base, else the document's URL (the
+    one it was retrieved from, after redirects)."""
+    feed = (
+        '<feed xmlns="http://www.w3.org/2005/Atom">'
+        '<entry><link rel="alternate" href="post-1"/></entry>'
+        '<entry xml:base="/blog/2024/"><link href="post-2"/></entry>'
+        "</feed>"
+    )
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/feed\n", content_type="text/plain"),
+            "/feed": Page(status=301, headers=[("Location", "/blog/feed.atom")]),
+            "/blog/feed.atom": Page(body=feed, content_type="application/atom+xml"),
+            "/blog/post-1": page(),
+            "/blog/2024/post-2": page(),
+        }
+    )
+    with site:
+        records = await audit(site, tmp_path)
+    assert issues_by_url(records) == {
+        f"{site.base}/blog/post-1": [],
+        f"{site.base}/blog/2024/post-2": [],
+    }
+    assert site.hits["/blog/post-1"] == 1

@@ -233,6 +233,23 @@ def test_a_local_index_with_relative_children_is_invalid(tmp_path: Path) -> None
     ) in sitemap["errors"]
 
 
+def test_a_local_atom_feed_resolves_links_only_against_an_absolute_xml_base(
+    tmp_path: Path,
+) -> None:
+    """A file has no URL to resolve a relative Atom link against; an absolute xml:base is one."""
+    path = tmp_path / "feed.atom"
+    path.write_text(
+        '<feed xmlns="http://www.w3.org/2005/Atom">'
+        '<entry><link href="/post/1"/></entry>'
+        '<entry xml:base="https://e.com/blog/"><link href="post/2"/></entry>'
+        "</feed>"
+    )
+    code, records, stderr = validate(str(path))
+    assert code == 1, stderr
+    issues = {r["url"]: r["issues"] for r in records if r["record"] == "url"}
+    assert issues == {"/post/1": ["invalid_url"], "https://e.com/blog/post/2": []}
+
+
 def test_a_text_sitemap_near_the_entry_limit_is_warned(tmp_path: Path) -> None:
     path = tmp_path / "urls.txt"
     path.write_text("".join(f"https://e.com/p{i}\n" for i in range(46_000)))

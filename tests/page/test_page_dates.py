@@ -13,8 +13,10 @@ from sitemapaudit.page.dates import (
     lastmod_delta,
     lastmod_matches,
     parse_http_date,
+    parse_pubdate,
     parse_rfc822_date,
     parse_w3c_datetime,
+    rfc822_date_problem,
 )
 
 
@@ -182,6 +184,45 @@ def test_w3c_round_trip(moment: datetime) -> None:
         ("Thu, 05 Jan 2017 07:34:50 EST", utc(2017, 1, 5, 12, 34, 50)),
         ("Thu, 05 Jan 2017 12:34:50 -0000", utc(2017, 1, 5, 12, 34, 50)),
         ("  Thu, 05 Jan 2017 12:34:50 GMT  ", utc(2017, 1, 5, 12, 34, 50)),
+        # What RFC 822 allows: one-digit day, no seconds, no day name, names in any case.
+        ("Thu, 5 Jan 2017 12:34:50 GMT", utc(2017, 1, 5, 12, 34, 50)),
+        ("Thu, 05 Jan 2017 12:34 GMT", utc(2017, 1, 5, 12, 34)),
+        ("thu, 05 JAN 2017 12:34:50 gmt", utc(2017, 1, 5, 12, 34, 50)),
+        ("Thu, 05 Jan 2017 12:34:50 UT", utc(2017, 1, 5, 12, 34, 50)),
+        ("Thu, 05 Jan 2017 12:34:50 Z", utc(2017, 1, 5, 12, 34, 50)),
+        ("Thu, 05 Jan 2017 12:34:50 z", utc(2017, 1, 5, 12, 34, 50)),
+        ("Thu, 05 Jan 2017 04:34:50 PST", utc(2017, 1, 5, 12, 34, 50)),
+        ("Thu, 05 Jan 2017 05:34:50 PDT", utc(2017, 1, 5, 12, 34, 50)),
+        ("Thu, 05 Jan 2017 06:34:50 CDT", utc(2017, 1, 5, 11, 34, 50)),
+        ("Thu, 05 Jan 2017 2:34:50 -1000", utc(2017, 1, 5, 12, 34, 50)),
+        # Military zones other than Z count as -0000 (RFC 5322 4.3): the time is UTC.
+        ("Thu, 05 Jan 2017 12:34:50 A", utc(2017, 1, 5, 12, 34, 50)),
+        ("Thu, 05 Jan 2017 12:34:50 y", utc(2017, 1, 5, 12, 34, 50)),
+        # Two-digit years as RFC 5322 4.3 reads them.
+        ("05 Jan 49 12:34:50 GMT", utc(2049, 1, 5, 12, 34, 50)),
+        ("05 Jan 50 12:34:50 GMT", utc(1950, 1, 5, 12, 34, 50)),
+        ("05 Jan 99 12:34:50 GMT", utc(1999, 1, 5, 12, 34, 50)),
+        ("05 Jan 00 12:34:50 GMT", utc(2000, 1, 5, 12, 34, 50)),
+        # A comment after the zone.
+        ("Thu, 05 Jan 2017 13:34:50 +0100 (CET)", utc(2017, 1, 5, 12, 34, 50)),
+        # Variants outside RFC 822 whose meaning is as clear.
+        ("Mon, 05 Jan 2017 12:34:50 GMT", utc(2017, 1, 5, 12, 34, 50)),
+        ("Thursday, 05 January 2017 12:34:50 GMT", utc(2017, 1, 5, 12, 34, 50)),
+        ("Thurs, 05 Sept 2017 12:34:50 GMT", utc(2017, 9, 5, 12, 34, 50)),
+        ("Thu,05 Jan 2017 12:34:50 GMT", utc(2017, 1, 5, 12, 34, 50)),
+        ("Thu 05 Jan 2017 12:34:50 GMT", utc(2017, 1, 5, 12, 34, 50)),
+        ("Thu, 05-Jan-2017 12:34:50 GMT", utc(2017, 1, 5, 12, 34, 50)),
+        ("Jan 05 2017 12:34:50 GMT", utc(2017, 1, 5, 12, 34, 50)),
+        ("January 5, 2017 04:34 PST", utc(2017, 1, 5, 12, 34)),
+        ("Thu, 05 Jan 2017 12:34:50 UTC", utc(2017, 1, 5, 12, 34, 50)),
+        ("Thu, 05 Jan 2017 12:34:50 +00:00", utc(2017, 1, 5, 12, 34, 50)),
+        ("Thu, 05 Jan 2017 13:34:50 +01:00", utc(2017, 1, 5, 12, 34, 50)),
+        ("Thu, 05 Jan 2017 07:04:50 -05:30", utc(2017, 1, 5, 12, 34, 50)),
+        ("Thu, 05 Jan 2017 13:34:50 GMT+0100", utc(2017, 1, 5, 12, 34, 50)),
+        (
+            "Thu Jan 05 2017 13:34:50 GMT+0100 (Central European Standard Time)",
+            utc(2017, 1, 5, 12, 34, 50),
+        ),
     ],
 )
 def test_rfc822(text: str, expected: datetime) -> None:
@@ -200,10 +241,69 @@ def test_rfc822(text: str, expected: datetime) -> None:
         "Thu, 31 Feb 2017 12:34:50 GMT",
         "Thu, 05 Jan 2017 25:34:50 GMT",
         "Thu, 05 Jan 2017 12:34:50 +9999",
+        "Thu, 30 Feb 2017 12:34:50 GMT",
+        "Thu, 05 Jan 2017 12:34:60 GMT",
+        "Thu, 05 Jan 2017 24:00:00 GMT",
+        "Thu, 00 Jan 2017 12:34:50 GMT",
+        "Thu, 05 Jan 0000 12:34:50 GMT",
+        "yesterday",
+        "1483619690",
+        "Thu, 05 Jan 2017 12:34:50 GMT yesterday",
+        "Thu, 05 Jan 2017 12.34.50 GMT",
+        "Thu, 05 Jan 2017 12:34:50.123 GMT",
+        "Thu, 2017 Jan 05 12:34:50 GMT",
+        "Th, 05 Jan 2017 12:34:50 GMT",
+        "Thu, 05 Ja 2017 12:34:50 GMT",
     ],
 )
 def test_rfc822_invalid(text: str) -> None:
     assert parse_rfc822_date(text) is None
+    assert rfc822_date_problem(text) is not None
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("", "it is empty"),
+        ("   ", "it is empty"),
+        ("Thu, 05 Jan 2017 12:34:50", "it has no time zone"),
+        ("05 Jan 17 13:34:55", "it has no time zone"),
+        ("Thu Jan  5 12:34:50 2017", "it is not a date of the form"),
+        ("Thu, 05 Jan 2017", "it has no time of day"),
+        ("Thu, 05 Jan 2017 12:34:50 CET", "'CET' is not a time zone RFC 822 defines"),
+        ("Thu, 05 Jan 2017 12:34:50 IST", "'IST' is not a time zone RFC 822 defines"),
+        ("Thu, 05 Jan 2017 12:34:50 J", "'J' is not a time zone RFC 822 defines"),
+        ("Thu, 05 Jan 2017 12:34:50 GMT+1", "'GMT+1' is not a time zone RFC 822 defines"),
+        ("Thu, 05 Jan 2017 12:34:50 +01", "'+01' is not a time zone RFC 822 defines"),
+        ("Thu, 05 Jan 2017 12:34:50 +0160", "'+0160' is not a time zone RFC 822 defines"),
+        ("Thu, 05 Jan 2017 12:34:50 -0500 EST", "it is not a date of the form"),
+        ("Thu, 05 Jan 017 12:34:50 GMT", "the year '017' has neither four digits nor two"),
+        ("Thu, 05 Jan 20017 12:34:50 GMT", "the year '20017' has neither four digits nor two"),
+        ("Thx, 05 Jan 2017 12:34:50 GMT", "'Thx' is not a day name"),
+        ("Thu, 05 Foo 2017 12:34:50 GMT", "'Foo' is not a month name"),
+        ("Thu, 31 Feb 2017 12:34:50 GMT", "that day or time does not exist"),
+        ("2017-01-05T12:34:50Z", "it is a W3C Datetime (ISO 8601); RSS 2.0 dates are RFC 822"),
+        ("2017-01-05", "it is a W3C Datetime (ISO 8601)"),
+    ],
+)
+def test_rfc822_problem_says_what_is_wrong(text: str, problem: str) -> None:
+    said = rfc822_date_problem(text)
+    assert said is not None
+    assert said.startswith(problem)
+    assert parse_rfc822_date(text) is None
+
+
+def test_rfc822_problem_is_none_for_a_date() -> None:
+    assert rfc822_date_problem("Thu, 05 Jan 2017 12:34:50 GMT") is None
+
+
+def test_pubdate_reads_rfc822_and_else_a_w3c_datetime() -> None:
+    rfc = parse_pubdate("Thu, 05 Jan 2017 13:34:50 +0100")
+    assert rfc == Lastmod(utc(2017, 1, 5, 12, 34, 50), date_only=False, precision="time")
+    assert parse_pubdate("2017-01-05T13:34:50+01:00") == rfc
+    assert parse_pubdate("2017-01-05") == Lastmod(utc(2017, 1, 5), date_only=True)
+    assert parse_pubdate("Thu, 05 Jan 2017 12:34:50") is None
+    assert parse_pubdate("2017-01-05 12:34:50") is None
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ The files and their ``expected.json`` entries come from the shared corpus (see
 well-formed urlset or sitemapindex the reader must account for every ``<loc>`` the neutral probe
 counted (entries plus ``missing_loc`` problems), and where the peer project's test pins down the
 URLs or their number, the reader must agree, or :data:`DIFFERENCES` says why it deliberately
-does not.
+does not. The RSS pubDates crawler-commons reads must name the same instants.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from sitemapaudit.page.dates import parse_rfc822_date
 from sitemapaudit.sitemap.parse import SitemapReader
 from sitemapaudit.sitemap.records import ChildEntry, SitemapKind, UrlEntry
 
@@ -281,3 +282,26 @@ def test_adjustments_and_differences_name_checked_files() -> None:
     assert len(FILES) >= 40
     assert all(reason for reason in DIFFERENCES.values())
     assert all(reason for _, reason in LOC_COUNT_ADJUSTMENTS.values())
+
+
+RSS_WITH_DATES = [
+    name
+    for name in FILES
+    if EXPECTED[name]["peer"] == "crawler-commons"
+    and (EXPECTED[name]["neutral_probe"].get("xml") or {}).get("root") == "rss"
+]
+
+
+@pytest.mark.parametrize("name", RSS_WITH_DATES, ids=RSS_WITH_DATES)
+def test_rss_pubdates_agree_with_crawler_commons(name: str) -> None:
+    """The instant of each pubDate, where crawler-commons lists the item: the same, and no
+    date where it has none (a pubDate without a time zone among them)."""
+    expected = {item["loc"]: item["lastmod"] for item in EXPECTED[name]["expected"]["urls"]}
+    compared = 0
+    for entry in run(name).entries:
+        if entry.loc not in expected:
+            continue
+        parsed = parse_rfc822_date(entry.lastmod) if entry.lastmod is not None else None
+        assert (parsed and f"{parsed:%Y-%m-%dT%H:%M:%SZ}") == expected[entry.loc], entry
+        compared += 1
+    assert compared >= 3

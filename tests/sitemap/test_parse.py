@@ -156,6 +156,81 @@ def test_atom_0_3_uses_modified() -> None:
     assert reader.problems == []
 
 
+ATOM = (
+    b'<feed xmlns="http://www.w3.org/2005/Atom"%s>'
+    b'<entry%s><link rel="alternate" href="%s"%s/></entry></feed>'
+)
+
+
+def atom_locs(
+    href: bytes, base_url: str | None, *, feed: bytes = b"", entry: bytes = b"", link: bytes = b""
+) -> list[str]:
+    body = ATOM % (feed, entry, href, link)
+    reader = SitemapReader(body, base_url=base_url)
+    entries = list(reader)
+    assert reader.problems == []
+    return locs(entries)
+
+
+@pytest.mark.parametrize(
+    ("href", "expected"),
+    [
+        (b"/post/1", "http://host/post/1"),
+        (b"post/1", "http://host/blog/post/1"),
+        (b"../post/1", "http://host/post/1"),
+        (b"?p=1", "http://host/blog/feed.atom?p=1"),
+        (b"//cdn.example/post/1", "http://cdn.example/post/1"),
+        (b" /post/1 ", "http://host/post/1"),
+        (b"https://other.example/post/1", "https://other.example/post/1"),
+        (b"mailto:a@b.example", "mailto:a@b.example"),
+    ],
+)
+def test_relative_atom_links_are_resolved_against_the_document_url(
+    href: bytes, expected: str
+) -> None:
+    assert atom_locs(href, "http://host/blog/feed.atom") == [expected]
+
+
+def test_xml_base_sets_the_base_of_atom_links() -> None:
+    """RFC 4287 section 2: xml:base on any element, each resolved against the ones above it,
+    and the outermost against the document's URL."""
+    url = "http://host/feed.atom"
+    assert atom_locs(b"p/1", url, feed=b' xml:base="https://cdn.example/blog/"') == [
+        "https://cdn.example/blog/p/1"
+    ]
+    assert atom_locs(b"p/1", url, entry=b' xml:base="/archive/2024/"') == [
+        "http://host/archive/2024/p/1"
+    ]
+    assert atom_locs(b"1", url, link=b' xml:base="posts/"') == ["http://host/posts/1"]
+    chained = atom_locs(
+        b"../c", url, feed=b' xml:base="http://a.example/x/"', entry=b' xml:base="y/z/"'
+    )
+    assert chained == ["http://a.example/x/y/c"]
+
+
+def test_without_a_document_url_only_an_absolute_xml_base_resolves_atom_links() -> None:
+    """A local file has no URL: a relative link stays as written (an invalid location)."""
+    assert atom_locs(b"/post/1", None) == ["/post/1"]
+    assert atom_locs(b"/post/1", None, entry=b' xml:base="posts/"') == ["/post/1"]
+    assert atom_locs(b"/post/1", None, feed=b' xml:base="https://host/blog/"') == [
+        "https://host/post/1"
+    ]
+
+
+def test_an_xml_base_that_is_no_url_leaves_atom_links_as_written() -> None:
+    assert atom_locs(b"/post/1", None, feed=b' xml:base="urn:isbn:123"') == ["/post/1"]
+    assert atom_locs(b"/post/1", "http://host/f", feed=b' xml:base="http://[\xc3\xa9/"') == [
+        "/post/1"
+    ]
+
+
+def test_relative_rss_links_stay_as_written() -> None:
+    """RSS 2.0 requires absolute links (and has no xml:base of its own)."""
+    body = b'<rss version="2.0"><channel><item><link>/post/1</link></item></channel></rss>'
+    reader = SitemapReader(body, base_url="http://host/feed.xml")
+    assert locs(list(reader)) == ["/post/1"]
+
+
 def test_text_sitemap_lines() -> None:
     reader, entries = read(fixture("urls.txt"))
     assert reader.kind is SitemapKind.TEXT

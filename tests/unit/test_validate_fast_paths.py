@@ -140,7 +140,12 @@ def test_listed_lastmod_reads_w3c_and_rfc822() -> None:
     w3c = listed_lastmod("2024-05-01T10:00:00+02:00", "w3c")
     assert w3c is not None
     assert w3c.value == datetime(2024, 5, 1, 8, 0, tzinfo=UTC)
-    assert listed_lastmod("2024-05-01T10:00:00+02:00", "rfc822") is None
+    # A W3C Datetime in an RSS pubDate is read (and reported by lastmod_invalid).
+    assert listed_lastmod("2024-05-01T10:00:00+02:00", "rfc822") == w3c
+    rss = listed_lastmod("Wed, 01 May 2024 10:00:00 +0200", "rfc822")
+    assert rss is not None
+    assert rss.value == w3c.value
+    assert listed_lastmod("Wed, 01 May 2024 10:00:00 +0200", "w3c") is None
     assert listed_lastmod(None, "w3c") is None
 
 
