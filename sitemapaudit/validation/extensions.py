@@ -70,14 +70,14 @@ def parse_w3c_datetime(value: str) -> datetime | None:
         return None
     parts = match.groupdict()
     tz = parts["tz"]
-    zone: timezone = UTC
-    if tz and tz not in "Zz":
-        sign = -1 if tz[0] == "-" else 1
-        digits = tz[1:].replace(":", "")
-        minutes = int(digits[:2]) * 60 + (int(digits[2:4]) if len(digits) >= 4 else 0)
-        zone = timezone(sign * timedelta(minutes=minutes))
     fraction = (parts["f"] or "0")[:6].ljust(6, "0")
     try:
+        zone: timezone = UTC
+        if tz and tz not in "Zz":
+            sign = -1 if tz[0] == "-" else 1
+            digits = tz[1:].replace(":", "")
+            minutes = int(digits[:2]) * 60 + (int(digits[2:4]) if len(digits) >= 4 else 0)
+            zone = timezone(sign * timedelta(minutes=minutes))
         return datetime(
             int(parts["y"]),
             int(parts["mo"]),

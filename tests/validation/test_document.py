@@ -141,6 +141,14 @@ def test_news_age_uses_now_and_naive_now_is_utc() -> None:
     assert validate_document(data, now=NOW - timedelta(days=4)) == []
 
 
+@pytest.mark.parametrize("offset", ["+24:00", "-25:00", "+99:99"])
+def test_news_date_with_an_impossible_offset_is_a_schema_finding_not_a_crash(
+    offset: str,
+) -> None:
+    data = urlset(url("https://www.example.com/a", _news(f"2020-01-01T10:00:00{offset}")))
+    assert _codes(data) == ["schema_invalid"]
+
+
 def test_news_too_old_per_article_is_capped() -> None:
     old = [url(f"https://www.example.com/{n}", _news("2020-01-01")) for n in range(1005)]
     problems = validate_document(urlset(*old), now=NOW)
