@@ -21,11 +21,18 @@ from sitemapaudit.page.dates import (
 # A date-only lastmod names a calendar day somewhere on Earth: up to UTC+14.
 _EARLIEST_ZONE = timedelta(hours=14)
 
-# The form most sitemaps write (``YYYY-MM-DDThh:mm:ssTZD``), within the ranges W3C Datetime
-# allows: what datetime.fromisoformat reads as parse_w3c_datetime would, only faster.
+# The form most sitemaps write (``YYYY-MM-DDThh:mm:ssTZD``), hours 00-23 and offsets within
+# the XSD's -14:00..+14:00: what datetime.fromisoformat reads as parse_w3c_datetime would, only
+# faster.
 _SECONDS_RE = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
-    r"(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])"
+    r"(?:Z|[+-](?:(?:0[0-9]|1[0-3]):[0-5][0-9]|14:00))"
+)
+
+# A time of day as W3C Datetime writes it, for saying why one was refused.
+_TIME_RE = re.compile(
+    r"\s*[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?"
+    r"(?P<tzd>Z|[+-](?P<hours>[0-9]{2}):(?P<minutes>[0-9]{2}))?\s*"
 )
 
 
@@ -97,7 +104,22 @@ class LastmodInvalid(UrlCheck):
             return None if problem is None else [problem]
         if listed_lastmod(facts.lastmod, facts.lastmod_format):
             return None
-        return [f"lastmod {facts.lastmod!r} is not a valid date"]
+        return [f"lastmod {facts.lastmod!r} is not a valid date{_why_invalid(facts.lastmod)}"]
+
+
+def _why_invalid(lastmod: str) -> str:
+    """What is wrong with a refused lastmod's time zone, when that is what is wrong."""
+    time = _TIME_RE.fullmatch(lastmod)
+    if time is None:
+        return ""
+    if time["tzd"] is None:
+        return (
+            ": a time needs a time zone (Z or +hh:mm) in W3C Datetime, or its instant is "
+            "unknown (the XSD accepts it without one)"
+        )
+    if time["hours"] is not None and (int(time["hours"]), int(time["minutes"])) > (14, 0):
+        return f": its time zone offset {time['tzd']} is outside -14:00 to +14:00"
+    return ""
 
 
 @functools.lru_cache(maxsize=4096)

@@ -87,6 +87,9 @@ _PHRASES: dict[str, tuple[str, str]] = {
 _EARLIEST_OFFSET = timedelta(hours=14)
 _LATEST_OFFSET = timedelta(hours=12)
 
+# The sitemap XSD's dates and times take time zones from -14:00 to +14:00.
+_MAX_XSD_OFFSET = timedelta(hours=14)
+
 
 def diff_runs(
     store: HistoryStore, old_run: int, new_run: int, *, unchecked: Iterable[str] = ()
@@ -431,6 +434,9 @@ def parse_lastmod(text: str) -> Lastmod | None:
         return None
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
+    offset = value.utcoffset()
+    if offset is not None and abs(offset) > _MAX_XSD_OFFSET:
+        return None
     date_only = not any(c in stripped for c in "T: ")
     try:
         return Lastmod(value=value.astimezone(UTC), date_only=date_only, precision="day")

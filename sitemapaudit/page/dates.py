@@ -33,6 +33,10 @@ _W3C_RE = re.compile(
 _EARLIEST_OFFSET = timedelta(hours=14)
 _LATEST_OFFSET = timedelta(hours=12)
 
+# The sitemap XSDs type lastmod (and news:publication_date) as xsd:date | xsd:dateTime, whose
+# time zones run from -14:00 to +14:00 (XML Schema 1.0, 3.2.7.3).
+_MAX_XSD_OFFSET = timedelta(hours=14)
+
 
 @dataclass(frozen=True, slots=True)
 class Lastmod:
@@ -55,9 +59,12 @@ def parse_w3c_datetime(text: str) -> Lastmod | None:
     Accepted forms: ``YYYY``, ``YYYY-MM``, ``YYYY-MM-DD``, ``YYYY-MM-DDThh:mmTZD``,
     ``YYYY-MM-DDThh:mm:ssTZD`` and ``YYYY-MM-DDThh:mm:ss.sTZD`` with any number of fraction
     digits (read to the microsecond), where TZD is ``Z`` or ``+hh:mm``/``-hh:mm`` and is
-    required whenever a time is given. Surrounding whitespace is allowed; anything else
-    (a space instead of ``T``, basic format ``20041223``, impossible dates, hour 24, lowercase
-    ``t``/``z``) gives ``None``.
+    required whenever a time is given. Values keep to the ranges of the sitemap XSD's
+    ``xsd:dateTime``: a TZD from ``-14:00`` to ``+14:00``, and ``24:00:00`` (with seconds, and
+    any fraction zero) as the midnight that ends the day, read as 00:00:00 of the next day.
+    Surrounding whitespace is allowed; anything else (a space instead of ``T``, basic format
+    ``20041223``, impossible dates, an offset of ``+15:00``, lowercase ``t``/``z``) gives
+    ``None``.
     """
     if not isinstance(text, str):
         return None
@@ -73,16 +80,28 @@ def parse_w3c_datetime(text: str) -> Lastmod | None:
             precision: Precision = "day" if match["day"] else "month" if match["month"] else "year"
             return Lastmod(value=value, date_only=True, precision=precision)
         fraction = (match["fraction"] or "")[:6].ljust(6, "0")
+        hour = int(match["hour"])
+        end_of_day = hour == 24
+        if end_of_day:
+            # xsd:dateTime's 24:00:00 ends the day; W3C Datetime's hh stops at 23, and the
+            # XSD wants the seconds, so 24:00 without them is refused by both.
+            if match["second"] is None or match["minute"] != "00" or match["second"] != "00":
+                return None
+            if (match["fraction"] or "").strip("0"):
+                return None
+            hour = 0
         local = datetime(
             year,
             month,
             day,
-            int(match["hour"]),
+            hour,
             int(match["minute"]),
             int(match["second"] or 0),
             int(fraction),
             tzinfo=_tz(match["tzd"]),
         )
+        if end_of_day:
+            local += timedelta(days=1)
         return Lastmod(value=local.astimezone(UTC), date_only=False, precision="time")
     except (ValueError, OverflowError):
         return None
@@ -92,9 +111,9 @@ def _tz(tzd: str) -> timezone:
     if tzd == "Z":
         return UTC
     hours, minutes = int(tzd[1:3]), int(tzd[4:6])
-    if hours > 23 or minutes > 59:
-        raise ValueError(tzd)
     offset = timedelta(hours=hours, minutes=minutes)
+    if minutes > 59 or offset > _MAX_XSD_OFFSET:
+        raise ValueError(tzd)
     return timezone(-offset if tzd[0] == "-" else offset)
 
 

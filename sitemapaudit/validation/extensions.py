@@ -63,32 +63,49 @@ _W3C_DATE: Final = re.compile(
 )
 
 
+# xsd:dateTime's time zones run from -14:00 to +14:00.
+_MAX_OFFSET: Final = timedelta(hours=14)
+
+
 def parse_w3c_datetime(value: str) -> datetime | None:
-    """Parse a W3C date or date-time leniently (seconds optional); naive values are UTC."""
+    """Parse a W3C date or date-time leniently (seconds optional); naive values are UTC.
+
+    As in the XSD's ``xsd:dateTime``, ``24:00:00`` is the midnight that ends the day and an
+    offset beyond -14:00 to +14:00 is not a time zone (``None``).
+    """
     match = _W3C_DATE.match(value.strip())
     if match is None:
         return None
     parts = match.groupdict()
     tz = parts["tz"]
     fraction = (parts["f"] or "0")[:6].ljust(6, "0")
+    hour = int(parts["h"] or 0)
+    end_of_day = hour == 24
+    if end_of_day:
+        if parts["s"] is None or (parts["mi"], parts["s"], int(fraction)) != ("00", "00", 0):
+            return None
+        hour = 0
     try:
         zone: timezone = UTC
         if tz and tz not in "Zz":
             sign = -1 if tz[0] == "-" else 1
             digits = tz[1:].replace(":", "")
             minutes = int(digits[:2]) * 60 + (int(digits[2:4]) if len(digits) >= 4 else 0)
+            if timedelta(minutes=minutes) > _MAX_OFFSET:
+                return None
             zone = timezone(sign * timedelta(minutes=minutes))
-        return datetime(
+        moment = datetime(
             int(parts["y"]),
             int(parts["mo"]),
             int(parts["d"]),
-            int(parts["h"] or 0),
+            hour,
             int(parts["mi"] or 0),
             int(parts["s"] or 0),
             int(fraction),
             tzinfo=zone,
         )
-    except ValueError:
+        return moment + timedelta(days=1) if end_of_day else moment
+    except (ValueError, OverflowError):
         return None
 
 

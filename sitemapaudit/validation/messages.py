@@ -162,6 +162,9 @@ _YEAR_MONTH = re.compile(r"^\d{4}(?:-\d\d)?$")
 _SPACE_SEPARATOR = re.compile(r"^\d{4}-\d\d-\d\d\s+\d")
 _TZ_NO_COLON = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?[+-]\d{4}$")
 _TZ_HOURS_ONLY = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?[+-]\d\d$")
+_TZ_OFFSET = re.compile(
+    r"^\d{4}-\d\d-\d\d(?:T\d\d:\d\d:\d\d(?:\.\d+)?)?[+-](?P<h>\d\d):(?P<m>\d\d)$"
+)
 
 
 def source_line(node: etree._Element) -> int | None:
@@ -269,6 +272,9 @@ def date_reason(name: str, value: str) -> str:
         return base + "; write the time zone as +hh:mm"
     if _TZ_HOURS_ONLY.match(stripped):
         return base + "; write the time zone as +hh:mm, with minutes"
+    offset = _TZ_OFFSET.match(stripped)
+    if offset is not None and (int(offset["h"]), int(offset["m"])) > (14, 0):
+        return base + "; time zone offsets run from -14:00 to +14:00"
     return base
 
 

@@ -14,6 +14,7 @@ from sitemapaudit.page.dates import parse_w3c_datetime
 from sitemapaudit.report.build import RecordBuilder
 from sitemapaudit.report.records import UrlRecord
 from sitemapaudit.sitemap.records import Problem
+from sitemapaudit.validation import validate_document
 
 AUDIT_TIME = datetime(2024, 6, 1, 12, 0, tzinfo=UTC)
 U = "https://e.com/p"
@@ -311,6 +312,13 @@ def test_sitemap_status_and_failure() -> None:
         "2024-01-01T10:60:00Z",
         "2024-01-01T10:00:60Z",
         "2024-01-01T10:00:00+24:00",
+        "2024-01-01T10:00:00+14:00",
+        "2024-01-01T10:00:00-14:00",
+        "2024-01-01T10:00:00+13:59",
+        "2024-01-01T10:00:00+14:01",
+        "2024-01-01T10:00:00-14:30",
+        "2024-01-01T10:00:00+15:00",
+        "2024-01-01T24:00:00+14:00",
         "2024-01-01T10:00:00+05:60",
         "2024-01-01T10:00:00z",
         "2024-01-01t10:00:00Z",
@@ -400,3 +408,71 @@ def test_a_last_modified_later_than_the_date_proves_nothing() -> None:
         "response's Date Sat, 01 Jun 2024 12:00:00 GMT, which servers may not send (RFC 9110)"
     ]
     assert record.lastmod_delta_s is None
+
+
+def _lastmod_sitemap(lastmod: str) -> bytes:
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        f"<url><loc>{U}</loc><lastmod>{lastmod}</lastmod></url>\n"
+        "</urlset>\n"
+    ).encode()
+
+
+@pytest.mark.parametrize(
+    ("lastmod", "xsd_valid"),
+    [
+        ("2024-05-01T10:00:00+14:00", True),
+        ("2024-05-01T10:00:00-14:00", True),
+        ("2024-05-01T10:00:00+13:59", True),
+        ("2024-05-01T10:00:00+14:30", False),
+        ("2024-05-01T10:00:00-14:01", False),
+        ("2024-05-01T10:00:00+15:00", False),
+        ("2024-05-01T10:00:00-23:00", False),
+        ("2024-05-01T24:00:00Z", True),
+        ("2024-05-01T24:00:00.000+02:00", True),
+        ("2024-05-01T24:00:01Z", False),
+        ("2024-05-01T24:00:00+15:00", False),
+    ],
+)
+def test_a_lastmod_is_a_date_exactly_when_the_xsd_accepts_it(lastmod: str, xsd_valid: bool) -> None:
+    schema = [p.code for p in validate_document(_lastmod_sitemap(lastmod), now=AUDIT_TIME)]
+    assert schema == ([] if xsd_valid else ["schema_invalid"])
+    issues = url_issues(lastmod=lastmod, last_modified="Wed, 01 May 2024 10:00:00 GMT")
+    assert ("lastmod_invalid" in issues) is not xsd_valid
+    if not xsd_valid:
+        # A value that is no date is not compared either.
+        assert issues == ["lastmod_invalid"]
+
+
+def test_24_00_00_is_the_midnight_that_ends_the_day() -> None:
+    midnight = "Thu, 02 May 2024 00:00:00 GMT"
+    assert url_issues(lastmod="2024-05-01T24:00:00Z", last_modified=midnight) == []
+    assert url_issues(lastmod="2024-05-01T24:00:00+02:00", last_modified=midnight) == [
+        "lastmod_mismatch"
+    ]
+    assert url_issues(lastmod="2024-05-31T24:00:00Z") == ["lastmod_unverifiable"]
+    assert url_issues(lastmod="2024-06-01T24:00:00Z") == [
+        "lastmod_future",
+        "lastmod_unverifiable",
+    ]
+    record = url_record(lastmod="2024-05-01T24:00:00Z", last_modified=midnight)
+    assert record.lastmod_delta_s == 0
+
+
+@pytest.mark.parametrize(
+    ("lastmod", "why"),
+    [
+        ("2024-05-01T10:00:00+15:00", ": its time zone offset +15:00 is outside -14:00 to +14:00"),
+        ("2024-05-01T10:00:00-14:30", ": its time zone offset -14:30 is outside -14:00 to +14:00"),
+        ("2024-05-01T10:00:00", ": a time needs a time zone (Z or +hh:mm) in W3C Datetime"),
+        ("2024-05-01T10:00", ": a time needs a time zone (Z or +hh:mm) in W3C Datetime"),
+        ("2024-02-30", ""),
+        ("2024-05-01T25:00:00Z", ""),
+    ],
+)
+def test_lastmod_invalid_says_what_is_wrong_with_the_time_zone(lastmod: str, why: str) -> None:
+    (error,) = url_record(lastmod=lastmod).errors
+    assert error.startswith(f"lastmod_invalid: lastmod {lastmod!r} is not a valid date{why}")
+    if not why:
+        assert error == f"lastmod_invalid: lastmod {lastmod!r} is not a valid date"

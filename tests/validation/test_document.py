@@ -141,6 +141,22 @@ def test_news_age_uses_now_and_naive_now_is_utc() -> None:
     assert validate_document(data, now=NOW - timedelta(days=4)) == []
 
 
+@pytest.mark.parametrize(
+    ("date", "codes"),
+    [
+        ("2024-06-03T24:00:00Z", []),
+        ("2024-06-02T24:00:00Z", ["news_too_old"]),
+        ("2024-06-03T10:00:00+14:00", ["news_too_old"]),
+        ("2024-06-03T10:00:00+15:00", ["schema_invalid"]),
+        ("2020-01-01T10:00:00-14:30", ["schema_invalid"]),
+        ("2024-06-02T24:00:01Z", ["schema_invalid"]),
+    ],
+)
+def test_news_dates_keep_to_the_xsd_ranges(date: str, codes: list[str]) -> None:
+    # NOW is 2024-06-05T12:00Z: two days before it is 2024-06-03T12:00Z.
+    assert _codes(urlset(url("https://www.example.com/a", _news(date)))) == codes
+
+
 @pytest.mark.parametrize("offset", ["+24:00", "-25:00", "+99:99"])
 def test_news_date_with_an_impossible_offset_is_a_schema_finding_not_a_crash(
     offset: str,

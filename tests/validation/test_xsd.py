@@ -117,11 +117,19 @@ def test_xhtml_link_before_loc() -> None:
         ("2004-12", "a year or a year-month alone"),
         ("2004-12-23 18:00:00", "not a space"),
         ("2004-12-23T18:00:00+0000", "+hh:mm"),
+        ("2004-12-23T18:00:00+15:00", "offsets run from -14:00 to +14:00"),
+        ("2004-12-23T18:00:00-14:30", "offsets run from -14:00 to +14:00"),
+        ("2004-12-23-14:01", "offsets run from -14:00 to +14:00"),
         ("23/12/2004", "YYYY-MM-DD"),
     ],
 )
 def test_date_reasons(value: str, hint: str) -> None:
     assert hint in date_reason("lastmod", value)
+
+
+def test_a_time_zone_within_the_xsd_range_gets_no_offset_hint() -> None:
+    assert "offsets" not in date_reason("lastmod", "2004-12-23T18:00:00+14:00 x")
+    assert "offsets" not in date_reason("lastmod", "2004-12-23T18:00:00-14:00")
 
 
 def test_explain_keeps_unknown_messages_readable() -> None:
