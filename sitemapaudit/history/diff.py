@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import heapq
 import json
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -89,6 +90,9 @@ _LATEST_OFFSET = timedelta(hours=12)
 
 # The sitemap XSD's dates and times take time zones from -14:00 to +14:00.
 _MAX_XSD_OFFSET = timedelta(hours=14)
+_ZONED_DATE = re.compile(
+    r"(?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})(?:Z|[+-](?P<h>[0-9]{2}):(?P<m>[0-9]{2}))"
+)
 
 
 def diff_runs(
@@ -419,8 +423,9 @@ def _page_changed_lastmod_unchanged(
 
 
 def parse_lastmod(text: str) -> Lastmod | None:
-    """Read a lastmod leniently: W3C Datetime first, then an RSS/RFC 822 date, then any ISO
-    8601 form Python reads (a missing time zone is UTC). ``None`` when none of them fits."""
+    """Read a lastmod leniently: W3C Datetime first, then an RSS/RFC 822 date, then a date with
+    a time zone (as its day), then any ISO 8601 form Python reads (a missing time zone is UTC).
+    ``None`` when none of them fits, or for a time zone beyond the XSD's -14:00..+14:00."""
     parsed = parse_w3c_datetime(text)
     if parsed is not None:
         return parsed
@@ -428,6 +433,14 @@ def parse_lastmod(text: str) -> Lastmod | None:
     if email is not None:
         return Lastmod(value=email, date_only=False, precision="time")
     stripped = text.strip()
+    zoned_date = _ZONED_DATE.fullmatch(stripped)
+    if zoned_date is not None:
+        # An xsd:date with a time zone (which fromisoformat would read as a time of day) names
+        # that day: read as the day in an unknown zone, it is compared as a date-only lastmod.
+        hours, minutes = int(zoned_date["h"] or 0), int(zoned_date["m"] or 0)
+        if minutes > 59 or timedelta(hours=hours, minutes=minutes) > _MAX_XSD_OFFSET:
+            return None
+        return parse_w3c_datetime(zoned_date["date"])
     try:
         value = datetime.fromisoformat(stripped)
     except ValueError:

@@ -127,6 +127,9 @@ def test_diff_is_empty_between_empty_runs(store: HistoryStore) -> None:
         ("2024-05-02T00:00:00Z", "2024-05-01T24:00:00Z", False),
         ("2024-05-02T00:00:01Z", "2024-05-01T24:00:00Z", True),
         ("2024-05-02T10:00:00Z", "2024-05-01T10:00:00+15:00", False),
+        ("2024-05-02T15:00:00Z", "2024-05-02-05:00", False),
+        ("2024-05-02T15:00:00Z", "2024-05-01+05:00", True),
+        ("2024-05-02T15:00:00Z", "2024-05-02+15:00", False),
         ("2024-05-02", "not a date", False),
         ("not a date", "2024-05-01", False),
     ],
@@ -140,6 +143,8 @@ def test_lastmods_and_page_dates_compare_by_instant() -> None:
     assert not same_lastmod("2024-03-01", "2024-03-01T00:00:00Z")
     assert not same_lastmod("2024-03-01", "2024-03-02")
     assert same_lastmod("2024-02-29T24:00:00Z", "2024-03-01T00:00:00Z")
+    assert same_lastmod("2024-03-01", "2024-03-01+02:00")
+    assert not same_lastmod("2024-03-01T02:00:00Z", "2024-03-01+02:00")
     assert same_lastmod("2024-03-01T10:00:00+14:00", "2024-02-29T20:00:00Z")
     assert not same_lastmod("2024-03-01T10:00:00+15:00", "2024-02-29T19:00:00Z")
     assert same_http_date("Fri, 01 Mar 2024 08:00:00 GMT", "Fri, 01 Mar 2024 09:00:00 +0100")
