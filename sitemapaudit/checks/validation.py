@@ -84,7 +84,8 @@ class VideoMissingField(ProblemCheck):
 
 
 class HreflangInvalid(ProblemCheck):
-    """An `xhtml:link` alternate has a hreflang that is not BCP 47 or `x-default`, or no href."""
+    """An `xhtml:link` alternate has a hreflang that is not BCP 47 or `x-default`, or names a
+    language that is not ISO 639-1 or a region that is not ISO 3166-1 alpha-2, or no href."""
 
     code = "hreflang_invalid"
     severity = Severity.ERROR

@@ -61,7 +61,8 @@ CODES: Final[dict[str, tuple[str, str]]] = {
     ),
     "hreflang_invalid": (
         "error",
-        "An xhtml:link alternate has a hreflang that is not BCP 47 or x-default, or no href.",
+        "An xhtml:link alternate has a hreflang that is not BCP 47 or x-default, or whose "
+        "language is not ISO 639-1 or region not ISO 3166-1 alpha-2, or no href.",
     ),
     "hreflang_no_self": (
         "warning",

@@ -8,7 +8,8 @@ These go beyond what the XSDs can express:
 * ``video_missing_field``: a ``video:video`` without ``thumbnail_loc``, ``title``,
   ``description``, or both of ``content_loc`` and ``player_loc`` (absent or empty).
 * ``hreflang_invalid``: an ``xhtml:link rel="alternate"`` whose ``hreflang`` is not a valid
-  BCP 47 tag or ``x-default``, or that lacks ``hreflang`` or ``href``.
+  BCP 47 tag or ``x-default``, or names a language that is not ISO 639-1 or a region that is
+  not ISO 3166-1 alpha-2 (``en-UK``), or that lacks ``hreflang`` or ``href``.
 * ``hreflang_no_self``: a ``<url>`` with alternates, none of which is its own ``<loc>``.
 * ``unknown_extension``: elements from a namespace no shipped schema covers, once per
   namespace (the XSD's strict wildcards would reject them). The XSD run of
@@ -27,7 +28,7 @@ from lxml import etree
 
 from sitemapaudit.sitemap.records import Problem
 from sitemapaudit.urls import normalize_url
-from sitemapaudit.validation.hreflang import hreflang_hint, is_valid_hreflang
+from sitemapaudit.validation.hreflang import hreflang_problem
 from sitemapaudit.validation.messages import (
     element_name,
     local_name,
@@ -217,12 +218,9 @@ def _check_link(link: etree._Element, valid: set[str]) -> tuple[Problem | None, 
         message = 'xhtml:link rel="alternate" has an empty hreflang attribute'
         return Problem("hreflang_invalid", message, source_line(link)), None
     if hreflang not in valid:
-        if not is_valid_hreflang(hreflang):
-            message = (
-                f"hreflang {hreflang!r} is not a valid BCP 47 language tag or 'x-default': "
-                f"{hreflang_hint(hreflang)}"
-            )
-            return Problem("hreflang_invalid", message, source_line(link)), href or None
+        problem = hreflang_problem(hreflang)
+        if problem is not None:
+            return Problem("hreflang_invalid", problem, source_line(link)), href or None
         valid.add(hreflang)
     if not href:
         message = f'xhtml:link rel="alternate" hreflang="{hreflang}" has no href'

@@ -1,4 +1,4 @@
-"""hreflang alternates: the BCP 47 syntax check, extraction, and cross-sitemap reciprocity.
+"""hreflang alternates: the BCP 47 and ISO code check, extraction, and cross-sitemap reciprocity.
 
 Google requires hreflang annotations to be reciprocal: when page A lists page B as an
 alternate, B must list A back. Pages and their alternates are usually spread over many
@@ -26,6 +26,7 @@ from typing import Final
 from lxml import etree
 
 from sitemapaudit.urls import normalize_url
+from sitemapaudit.validation.isocodes import ISO_639_1, REGIONS, WITHDRAWN_639_1
 from sitemapaudit.validation.schemas import XHTML_NS, EmptyResolver
 
 _ALNUM = "[a-z0-9]"
@@ -44,21 +45,99 @@ _GRANDFATHERED = (
     "no-nyn|zh-guoyu|zh-hakka|zh-min|zh-min-nan|zh-xiang"
 )
 _BCP47: Final = re.compile(rf"(?:{_LANGTAG}|{_PRIVATE}|{_GRANDFATHERED})", re.IGNORECASE)
+_IRREGULAR: Final = re.compile(rf"(?:{_PRIVATE}|{_GRANDFATHERED})", re.IGNORECASE)
+# The language and region subtags at the start of a valid language tag (extended language
+# subtags go with the language, a script sits between them).
+_SUBTAGS: Final = re.compile(
+    r"(?P<language>[a-z]{2,8})(?:-[a-z]{3}(?![a-z0-9])){0,3}(?:-[a-z]{4}(?![a-z0-9]))?"
+    r"(?:-(?P<region>[a-z]{2})(?![a-z0-9]))?",
+    re.IGNORECASE,
+)
+
+# What a site meant by a code that names no language or region, where that is clear.
+_LANGUAGE_MEANT: Final = {
+    "al": "Albanian is 'sq'",
+    "cn": "Chinese is 'zh'",
+    "cz": "Czech is 'cs'",
+    "dk": "Danish is 'da'",
+    "gb": "English is 'en'",
+    "gr": "Greek is 'el'",
+    "il": "Hebrew is 'he'",
+    "jp": "Japanese is 'ja'",
+    "rs": "Serbian is 'sr'",
+    "ua": "Ukrainian is 'uk'",
+    "us": "English is 'en'",
+    "vn": "Vietnamese is 'vi'",
+}
+_REGION_MEANT: Final = {
+    "uk": "the United Kingdom is 'GB'",
+    "eu": "it is reserved for the European Union, which is no country: list one alternate "
+    "per country, or give the language alone",
+}
 
 _LINK_TAG: Final = f"{{{XHTML_NS}}}link"
 
 
 def is_valid_hreflang(value: str) -> bool:
-    """Whether ``value`` is ``x-default`` or a syntactically valid BCP 47 language tag.
+    """Whether ``value`` is ``x-default`` or a valid BCP 47 language tag that names an
+    assigned language and region.
 
-    The check follows RFC 5646's grammar, case-insensitively: a language of 2-3 letters
+    The syntax follows RFC 5646's grammar, case-insensitively: a language of 2-3 letters
     (with up to three extended-language subtags) or of 4-8 letters, an optional 4-letter
     script, an optional region of 2 letters or 3 digits, variants, extensions and a private
-    use part, plus the grandfathered tags. It does not look subtags up in the IANA registry.
+    use part, plus the grandfathered tags. Then, as Google reads hreflang (an ISO 639-1
+    language, an optional ISO 3166-1 alpha-2 region), :func:`unassigned_code` must find
+    nothing to say.
     """
+    return hreflang_problem(value) is None
+
+
+def hreflang_problem(value: str) -> str | None:
+    """What is wrong with an hreflang value, as a message; ``None`` when it is ``x-default``
+    or a valid tag with assigned codes (see :func:`is_valid_hreflang`)."""
     if value.lower() == "x-default":
-        return True
-    return _BCP47.fullmatch(value) is not None
+        return None
+    if _BCP47.fullmatch(value) is None:
+        return (
+            f"hreflang {value!r} is not a valid BCP 47 language tag or 'x-default': "
+            f"{hreflang_hint(value)}"
+        )
+    unassigned = unassigned_code(value)
+    if unassigned is not None:
+        return f"hreflang {value!r}: {unassigned}, so Google ignores this annotation"
+    return None
+
+
+def unassigned_code(value: str) -> str | None:
+    """Why a syntactically valid language tag names no language or region Google reads, or
+    ``None``.
+
+    Reported: a two-letter language that is not ISO 639-1 (``jp``), a language of 4-8 letters
+    (RFC 5646 reserves 4 letters, and the registry has no language of 5-8), and a two-letter
+    region that is not an assigned ISO 3166-1 alpha-2 code (``UK``, ``EU``). A language of 3
+    letters, a script, a numeric UN M.49 region (``es-419``) and anything after the region
+    are not looked up; nor are private-use and grandfathered tags.
+    """
+    if _IRREGULAR.fullmatch(value):
+        return None
+    subtags = _SUBTAGS.match(value)
+    if subtags is None:
+        return None
+    language = subtags["language"].lower()
+    if len(language) >= 4 or (
+        len(language) == 2 and language not in ISO_639_1 and language not in WITHDRAWN_639_1
+    ):
+        meant = _LANGUAGE_MEANT.get(language)
+        return f"language '{subtags['language']}' is not an ISO 639-1 code" + (
+            f" ({meant})" if meant else ""
+        )
+    region = subtags["region"]
+    if region is not None and region.lower() not in REGIONS:
+        meant = _REGION_MEANT.get(region.lower())
+        return f"region '{region}' is not an ISO 3166-1 alpha-2 country code" + (
+            f" ({meant})" if meant else ""
+        )
+    return None
 
 
 def hreflang_hint(value: str) -> str:

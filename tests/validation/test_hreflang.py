@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import re
 import threading
 from pathlib import Path
 
 import pytest
 
-from sitemapaudit.validation import HreflangGraph, is_valid_hreflang, iter_alternates
-from sitemapaudit.validation.hreflang import hreflang_hint
-from tests.validation.conftest import url, urlset
+from sitemapaudit.validation import (
+    HreflangGraph,
+    is_valid_hreflang,
+    iter_alternates,
+    validate_document,
+)
+from sitemapaudit.validation.hreflang import hreflang_hint, hreflang_problem
+from sitemapaudit.validation.isocodes import ISO_639_1, ISO_3166_1_ALPHA_2, REGIONS
+from tests.validation.conftest import NOW, url, urlset
 
 
 @pytest.mark.parametrize(
@@ -29,8 +36,13 @@ from tests.validation.conftest import url, urlset
         "gsw",
         "ar-afb",
         "zh-yue-HK",
-        "abcd",
-        "english",
+        "zh-Hans-CN",
+        "sr-Latn-XK",
+        "sq-XK",
+        "es-LA",
+        "en-US-x-UK",
+        "iw-IL",
+        "en-GB-oed",
         "x-default",
         "X-Default",
         "en-US-x-twain",
@@ -66,10 +78,78 @@ def test_valid_hreflang(tag: str) -> None:
         "en-GB-1",
         "en.GB",
         "fr-FR-é",
+        "en-UK",
+        "en-uk",
+        "en-EU",
+        "es-EU",
+        "en-ZZ",
+        "en-AN",
+        "zh-Hant-UK",
+        "jp",
+        "jp-JP",
+        "cz",
+        "xx-GB",
+        "abcd",
+        "english",
     ],
 )
 def test_invalid_hreflang(tag: str) -> None:
     assert not is_valid_hreflang(tag)
+
+
+@pytest.mark.parametrize(
+    ("tag", "message"),
+    [
+        (
+            "en-UK",
+            "hreflang 'en-UK': region 'UK' is not an ISO 3166-1 alpha-2 country code (the United "
+            "Kingdom is 'GB'), so Google ignores this annotation",
+        ),
+        (
+            "en-ZZ",
+            "hreflang 'en-ZZ': region 'ZZ' is not an ISO 3166-1 alpha-2 country code, so Google "
+            "ignores this annotation",
+        ),
+        (
+            "jp",
+            "hreflang 'jp': language 'jp' is not an ISO 639-1 code (Japanese is 'ja'), so Google "
+            "ignores this annotation",
+        ),
+        (
+            "en_GB",
+            "hreflang 'en_GB' is not a valid BCP 47 language tag or 'x-default': separate "
+            "subtags with '-', not '_'",
+        ),
+        ("en-GB", None),
+        ("X-Default", None),
+    ],
+)
+def test_hreflang_problem_messages(tag: str, message: str | None) -> None:
+    assert hreflang_problem(tag) == message
+
+
+def test_unassigned_region_in_a_sitemap_is_hreflang_invalid() -> None:
+    links = "".join(
+        f'<xhtml:link rel="alternate" hreflang="{tag}" href="https://www.example.com/{tag}/"/>'
+        for tag in ("en-GB", "en-UK", "zh-Hant", "x-default", "es-EU")
+    )
+    data = urlset(url("https://www.example.com/en-GB/", links))
+    problems = validate_document(data, now=NOW)
+    assert [(p.code, p.message.split(":")[0]) for p in problems] == [
+        ("hreflang_invalid", "hreflang 'en-UK'"),
+        ("hreflang_invalid", "hreflang 'es-EU'"),
+    ]
+
+
+def test_the_code_tables_are_complete() -> None:
+    assert len(ISO_3166_1_ALPHA_2) == 249
+    assert len(ISO_639_1) == 184
+    assert all(re.fullmatch("[a-z]{2}", code) for code in ISO_3166_1_ALPHA_2 | ISO_639_1)
+    beyond_iso = REGIONS - ISO_3166_1_ALPHA_2
+    assert beyond_iso == {"xk"}
+    reserved = {"uk", "eu", "un", "ez", "ac", "cp", "dg", "ea", "ic", "ta", "an", "yu", "cs"}
+    assert not reserved & REGIONS
+    assert {"gb", "ss", "sx", "cw", "bq", "la"} <= REGIONS
 
 
 @pytest.mark.parametrize(
