@@ -83,6 +83,14 @@ class VideoMissingField(ProblemCheck):
     severity = Severity.ERROR
 
 
+class VideoDurationInvalid(ProblemCheck):
+    """A `video:duration` is not a whole number of seconds from 1 to 28800 (8 hours), the range
+    Google accepts (the XSD also allows 0)."""
+
+    code = "video_duration_invalid"
+    severity = Severity.WARNING
+
+
 class HreflangInvalid(ProblemCheck):
     """An `xhtml:link` alternate has a hreflang that is not BCP 47 or `x-default`, or names a
     language that is not ISO 639-1 or a region that is not ISO 3166-1 alpha-2, or no href."""
@@ -120,6 +128,7 @@ VALIDATION_SITEMAP_CHECKS = (
     NewsTooMany,
     NewsTooOld,
     VideoMissingField,
+    VideoDurationInvalid,
     HreflangInvalid,
     HreflangNoSelf,
 )

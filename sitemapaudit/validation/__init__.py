@@ -59,6 +59,10 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "error",
         "A video:video lacks thumbnail_loc, title, description, or content_loc/player_loc.",
     ),
+    "video_duration_invalid": (
+        "warning",
+        "A video:duration is not a whole number of seconds from 1 to 28800, Google's range.",
+    ),
     "hreflang_invalid": (
         "error",
         "An xhtml:link alternate has a hreflang that is not BCP 47 or x-default, or whose "

@@ -7,6 +7,8 @@ These go beyond what the XSDs can express:
 * ``news_too_old``: a ``news:publication_date`` more than two days before ``now``.
 * ``video_missing_field``: a ``video:video`` without ``thumbnail_loc``, ``title``,
   ``description``, or both of ``content_loc`` and ``player_loc`` (absent or empty).
+* ``video_duration_invalid``: a ``video:duration`` that is not a whole number of seconds from
+  1 to 28800 (8 hours), Google's range; the XSD allows 0.
 * ``hreflang_invalid``: an ``xhtml:link rel="alternate"`` whose ``hreflang`` is not a valid
   BCP 47 tag or ``x-default``, or names a language that is not ISO 639-1 or a region that is
   not ISO 3166-1 alpha-2 (``en-UK``), or that lacks ``hreflang`` or ``href``.
@@ -48,6 +50,7 @@ from sitemapaudit.validation.schemas import (
 
 MAX_IMAGES_PER_URL: Final = 1000
 MAX_NEWS_PER_SITEMAP: Final = 1000
+MAX_VIDEO_DURATION: Final = 28800
 NEWS_MAX_AGE: Final = timedelta(days=2)
 
 _IMAGE: Final = f"{{{IMAGE_NS}}}image"
@@ -56,6 +59,10 @@ _NEWS_DATE: Final = f"{{{NEWS_NS}}}publication_date"
 _VIDEO: Final = f"{{{VIDEO_NS}}}video"
 _LINK: Final = f"{{{XHTML_NS}}}link"
 _VIDEO_REQUIRED: Final = ("thumbnail_loc", "title", "description")
+_VIDEO_DURATION: Final = f"{{{VIDEO_NS}}}duration"
+# An xsd:nonNegativeInteger as written (a sign, then digits); longer than 5 digits once leading
+# zeros are gone, it is above 28800 whatever it says.
+_WHOLE_NUMBER: Final = re.compile(r"\+?0*(?P<digits>[0-9]{1,5})")
 
 _W3C_DATE: Final = re.compile(
     r"^(?P<y>\d{4})-(?P<mo>\d\d)-(?P<d>\d\d)"
@@ -142,6 +149,21 @@ def _check_video(video: etree._Element) -> Problem | None:
     )
 
 
+def _check_durations(video: etree._Element) -> Iterator[Problem]:
+    for duration in video.iterchildren(_VIDEO_DURATION):
+        value = _text(duration)
+        number = _WHOLE_NUMBER.fullmatch(value)
+        if number is not None and 1 <= int(number["digits"]) <= MAX_VIDEO_DURATION:
+            continue
+        shown = value if len(value) <= 40 else value[:37] + "..."
+        yield Problem(
+            "video_duration_invalid",
+            f"video:duration {shown!r} is not a whole number of seconds from 1 to "
+            f"{MAX_VIDEO_DURATION} (8 hours), the range Google accepts",
+            source_line(duration),
+        )
+
+
 def _check_news(news: etree._Element, now: datetime) -> Problem | None:
     date_element = news.find(_NEWS_DATE)
     value = _text(date_element)
@@ -202,6 +224,7 @@ def _videos(root: etree._Element, item_tag: str) -> Iterator[Problem]:
         problem = _check_video(video)
         if problem is not None:
             yield problem
+        yield from _check_durations(video)
 
 
 def _check_link(link: etree._Element, valid: set[str]) -> tuple[Problem | None, str | None]:

@@ -92,7 +92,7 @@ _DATE_ELEMENTS: Final = frozenset(
 )
 
 _VALUE_KINDS: Final[dict[tuple[str, str], str]] = {
-    (VIDEO_NS, "duration"): "a whole number of seconds from 0 to 28800",
+    (VIDEO_NS, "duration"): "a non-negative whole number of seconds, at most 28800",
     (VIDEO_NS, "rating"): "a number from 0.0 to 5.0",
     (VIDEO_NS, "view_count"): "a non-negative whole number",
     (VIDEO_NS, "season_number"): "a whole number of 1 or more",

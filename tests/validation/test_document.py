@@ -174,6 +174,46 @@ def test_news_too_old_per_article_is_capped() -> None:
     assert problems[-1].message == "5 more news_too_old findings not listed"
 
 
+def _video(duration: str) -> str:
+    return (
+        "<video:video><video:thumbnail_loc>https://www.example.com/t.jpg</video:thumbnail_loc>"
+        "<video:title>t</video:title><video:description>d</video:description>"
+        "<video:content_loc>https://www.example.com/v.mp4</video:content_loc>"
+        f"<video:duration>{duration}</video:duration></video:video>"
+    )
+
+
+@pytest.mark.parametrize(
+    ("duration", "codes"),
+    [
+        ("1", []),
+        ("28800", []),
+        (" 600 ", []),
+        ("+5", []),
+        ("0007", []),
+        ("0", ["video_duration_invalid"]),
+        ("00", ["video_duration_invalid"]),
+        ("-0", ["video_duration_invalid"]),
+        ("-1", ["video_duration_invalid", "schema_invalid"]),
+        ("28801", ["video_duration_invalid", "schema_invalid"]),
+        ("3.5", ["video_duration_invalid", "schema_invalid"]),
+        ("9" * 5000, ["video_duration_invalid", "schema_invalid"]),
+    ],
+)
+def test_video_duration_is_within_googles_range(duration: str, codes: list[str]) -> None:
+    assert _codes(urlset(url("https://www.example.com/", _video(duration)))) == codes
+
+
+def test_video_duration_message() -> None:
+    data = urlset(url("https://www.example.com/", _video("0")))
+    (problem,) = validate_document(data, now=NOW)
+    assert problem.message == (
+        "video:duration '0' is not a whole number of seconds from 1 to 28800 (8 hours), the "
+        "range Google accepts"
+    )
+    assert problem.line == 3
+
+
 def test_video_fields_reported_by_name() -> None:
     video = (
         "<video:video><video:thumbnail_loc>https://www.example.com/t.jpg</video:thumbnail_loc>"

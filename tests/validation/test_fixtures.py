@@ -46,6 +46,7 @@ EXPECTED: dict[str, dict[str, int]] = {
     "unknown_extension__mobile_and_pagemap": {"unknown_extension": 2},
     "news_too_old__three_days": {"news_too_old": 1},
     "video_missing_field__no_content_or_player": {"video_missing_field": 1},
+    "video_duration_invalid__zero": {"video_duration_invalid": 1},
     "hreflang_invalid__underscore": {"hreflang_invalid": 1, "schema_invalid": 1},
     "hreflang_invalid__not_bcp47": {"hreflang_invalid": 1},
     "hreflang_invalid__missing_href": {"hreflang_invalid": 1},
@@ -119,6 +120,7 @@ DETAILS: dict[str, list[tuple[str, int | None, int | None]]] = {
     "video_missing_field__no_content_or_player": [
         ("one of video:content_loc / video:player_loc", 9, None)
     ],
+    "video_duration_invalid__zero": [("video:duration '0' is not a whole number", 14, None)],
     "hreflang_invalid__underscore": [("'en_US'", 9, None), ("separate subtags with '-'", 9, None)],
     "hreflang_invalid__not_bcp47": [("'zh-Hans-x' is not a valid BCP 47 language tag", 10, None)],
     "hreflang_invalid__missing_href": [('hreflang="de" has no href', 10, None)],

@@ -46,6 +46,10 @@ def _messages(inner: str) -> list[str]:
             "maximum 28800",
         ),
         (
+            f"<video:video>{VIDEO_HEAD}<video:duration>-1</video:duration></video:video>",
+            "video:duration '-1' is not a non-negative whole number of seconds, at most 28800",
+        ),
+        (
             f"<video:video>{VIDEO_HEAD}<video:rating>lots</video:rating></video:video>",
             "video:rating 'lots' is not a number from 0.0 to 5.0",
         ),
