@@ -81,6 +81,32 @@ SEQUENCES: Final[dict[tuple[str, str], tuple[str, ...]]] = {
 }
 """The XSD sequences (child order) of the complex elements, for order messages."""
 
+REQUIRED: Final[dict[tuple[str, str], frozenset[str]]] = {
+    (SITEMAP_NS, "url"): frozenset({"loc"}),
+    (SITEMAP_NS, "sitemap"): frozenset({"loc"}),
+    (IMAGE_NS, "image"): frozenset({"loc"}),
+    (NEWS_NS, "news"): frozenset({"publication", "publication_date", "title"}),
+    (NEWS_NS, "publication"): frozenset({"name", "language"}),
+    (VIDEO_NS, "video"): frozenset({"thumbnail_loc", "title", "description"}),
+    (VIDEO_NS, "tvshow"): frozenset({"show_title", "video_type"}),
+}
+"""The children each XSD sequence of :data:`SEQUENCES` requires (no ``minOccurs="0"``)."""
+
+_GOOGLE_REQUIRES: Final[dict[tuple[str, str], str]] = {
+    (NEWS_NS, "publication"): "the publication's name and language",
+    (NEWS_NS, "name"): "the publication's name",
+    (NEWS_NS, "language"): "the publication's language",
+    (NEWS_NS, "publication_date"): (
+        "the article's publication date (YYYY-MM-DD, or with a time such as "
+        "2024-06-01T09:30:00+02:00)"
+    ),
+    (NEWS_NS, "title"): "the article's title",
+    (VIDEO_NS, "thumbnail_loc"): "the video's thumbnail",
+    (VIDEO_NS, "title"): "the video's title",
+    (VIDEO_NS, "description"): "the video's description",
+}
+"""Why Google needs a required child, in its news and video sitemap documentation."""
+
 _DATE_ELEMENTS: Final = frozenset(
     {
         (SITEMAP_NS, "lastmod"),
@@ -285,6 +311,29 @@ def _sequence_text(key: tuple[str, str]) -> str:
     return ", ".join(names) + tail
 
 
+def _absent_required(
+    parent: etree._Element | None, parent_key: tuple[str, str], expected: str
+) -> str | None:
+    """The first required child among ``expected`` (libxml2's list) that ``parent`` lacks."""
+    required = REQUIRED.get(parent_key, frozenset())
+    present = (
+        set() if parent is None else {child.tag for child in parent if isinstance(child.tag, str)}
+    )
+    for match in _QNAME.finditer(expected):
+        ns, local = match.group("ns"), match.group("local")
+        if ns == parent_key[0] and local in required and f"{{{ns}}}{local}" not in present:
+            return local
+    return None
+
+
+def _required_reason(parent_name: str, ns: str, child: str, before: str | None) -> str:
+    name = display_name(ns, child)
+    where = f" before <{before}>" if before else ""
+    need = _GOOGLE_REQUIRES.get((ns, child))
+    why = f"Google requires {need}" if need else f"<{name}> is required"
+    return f"<{parent_name}> has no <{name}>{where}: {why}"
+
+
 def _unexpected_reason(element: etree._Element | None, elem_tag: str, expected: str | None) -> str:
     ns, local = namespace_of(elem_tag), local_name(elem_tag)
     name = display_name(ns, local)
@@ -309,6 +358,9 @@ def _unexpected_reason(element: etree._Element | None, elem_tag: str, expected: 
                 f"<{parent_name}> has no <{first}> before <{name}>: <{first}> is required and "
                 f"must be the first child of <{parent_name}>"
             )
+        absent = _absent_required(parent, parent_key, expected) if expected else None
+        if absent is not None:
+            return _required_reason(parent_name, parent_key[0], absent, name)
         if previous is not None and previous.tag == elem_tag:
             return f"duplicate <{name}>: <{parent_name}> allows it only once here{expected_text}"
         where = f"after <{element_name(previous)}>" if previous is not None else "first"
@@ -433,7 +485,7 @@ def _value_reason(subject: _Subject, m: re.Match[str]) -> str:
     return f"{subject.text} '{_shown(value)}' is not {kind}"
 
 
-def _missing_reason(subject: _Subject, m: re.Match[str]) -> str:
+def _missing_reason(subject: _Subject, m: re.Match[str], element: etree._Element | None) -> str:
     expected = m.group("exp")
     if subject.key in {(SITEMAP_NS, "url"), (SITEMAP_NS, "sitemap")} and (
         expected.strip() == f"{{{SITEMAP_NS}}}loc"
@@ -442,6 +494,11 @@ def _missing_reason(subject: _Subject, m: re.Match[str]) -> str:
     item = ITEM_TAGS.get(subject.key[1]) if subject.key[0] == SITEMAP_NS else None
     if item is not None:
         return f"<{subject.name}> lists no <{item}>: at least one is required"
+    # libxml2 names every child that could come next, optional ones first: say which
+    # required one is missing.
+    absent = _absent_required(element, subject.key, expected)
+    if absent is not None:
+        return _required_reason(subject.name, subject.key[0], absent, None)
     return f"<{subject.name}> is missing a required child element: expected {_names_list(expected)}"
 
 
@@ -470,7 +527,6 @@ _FACET_RULES: Final = (
     (_MAXLEN, _max_length_reason),
     (_PATTERN, _pattern_reason),
     (_NOT_VALID, _value_reason),
-    (_MISSING, _missing_reason),
 )
 
 
@@ -484,6 +540,8 @@ def explain(message: str, element: etree._Element | None) -> str:
     for pattern, rule in _FACET_RULES:
         if m := pattern.match(rest):
             return rule(subject, m)
+    if m := _MISSING.match(rest):
+        return _missing_reason(subject, m, element)
     if m := _NOT_EXPECTED.match(rest):
         return _unexpected_reason(element, subject.tag, m.group("exp"))
     fixed = _fixed_reason(subject, rest)

@@ -85,7 +85,9 @@ DETAILS: dict[str, list[tuple[str, int | None, int | None]]] = {
     "schema_invalid__news_language": [
         ("/urlset/url[2]/news:news/news:publication/news:language: news:language 'en-US'", 23, 9)
     ],
-    "schema_invalid__news_title_missing": [("expected <news:title>", 9, 5)],
+    "schema_invalid__news_title_missing": [
+        ("<news:news> has no <news:title>: Google requires the article's title", 9, 5)
+    ],
     "schema_invalid__image_order": [("/urlset/url/image:image/image:caption", 10, 7)],
     "schema_invalid__extension_outside_url": [
         ("/urlset/image:image: <image:image> directly inside <urlset> after a <url>", 10, 3),

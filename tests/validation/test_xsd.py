@@ -100,6 +100,76 @@ def test_schema_messages(inner: str, expected: str) -> None:
     assert any(expected in message for message in messages), messages
 
 
+NEWS_PUBLICATION = (
+    "<news:publication><news:name>Example</news:name><news:language>en</news:language>"
+    "</news:publication>"
+)
+DATE_REQUIRED = (
+    "Google requires the article's publication date (YYYY-MM-DD, or with a time such as "
+    "2024-06-01T09:30:00+02:00)"
+)
+
+
+@pytest.mark.parametrize(
+    ("inner", "expected"),
+    [
+        (
+            f"<news:news>{NEWS_PUBLICATION}<news:title>t</news:title></news:news>",
+            "/urlset/url/news:news/news:title: <news:news> has no <news:publication_date> "
+            f"before <news:title>: {DATE_REQUIRED}",
+        ),
+        (
+            f"<news:news>{NEWS_PUBLICATION}<news:genres>Blog</news:genres>"
+            "<news:title>t</news:title></news:news>",
+            "/urlset/url/news:news/news:title: <news:news> has no <news:publication_date> "
+            f"before <news:title>: {DATE_REQUIRED}",
+        ),
+        (
+            f"<news:news>{NEWS_PUBLICATION}</news:news>",
+            f"/urlset/url/news:news: <news:news> has no <news:publication_date>: {DATE_REQUIRED}",
+        ),
+        (
+            f"<news:news>{NEWS_PUBLICATION}<news:publication_date>2024-06-05"
+            "</news:publication_date></news:news>",
+            "/urlset/url/news:news: <news:news> has no <news:title>: Google requires the "
+            "article's title",
+        ),
+        (
+            "<news:news><news:publication><news:name>Example</news:name></news:publication>"
+            "<news:publication_date>2024-06-05</news:publication_date><news:title>t</news:title>"
+            "</news:news>",
+            "/urlset/url/news:news/news:publication: <news:publication> has no "
+            "<news:language>: Google requires the publication's language",
+        ),
+        (
+            "<video:video><video:thumbnail_loc>https://www.example.com/t.jpg"
+            "</video:thumbnail_loc><video:title>t</video:title>"
+            "<video:content_loc>https://www.example.com/v.mp4</video:content_loc></video:video>",
+            "/urlset/url/video:video/video:content_loc: <video:video> has no "
+            "<video:description> before <video:content_loc>: Google requires the video's "
+            "description",
+        ),
+        (
+            f"<video:video>{VIDEO_HEAD}<video:tvshow><video:show_title>s</video:show_title>"
+            "<video:episode_title>e</video:episode_title></video:tvshow></video:video>",
+            "/urlset/url/video:video/video:tvshow/video:episode_title: <video:tvshow> has no "
+            "<video:video_type> before <video:episode_title>: <video:video_type> is required",
+        ),
+    ],
+)
+def test_a_missing_required_child_is_named(inner: str, expected: str) -> None:
+    assert _messages(inner) == [expected]
+
+
+def test_a_required_child_out_of_order_is_an_order_problem() -> None:
+    inner = (
+        f"<news:news>{NEWS_PUBLICATION}<news:title>t</news:title>"
+        "<news:publication_date>2024-06-05</news:publication_date></news:news>"
+    )
+    (message,) = _messages(inner)
+    assert "wrong element order: <news:title> cannot come after <news:publication>" in message
+
+
 def test_xhtml_link_before_loc() -> None:
     inner = '<xhtml:link rel="alternate" hreflang="en" href="https://www.example.com/a"/>'
     data = urlset(f"<url>{inner}<loc>https://www.example.com/a</loc></url>")
