@@ -157,6 +157,7 @@ class AuditSpider(Spider):
                 _CrawlerStats(crawler),
                 sitemap_args=spider.sitemap_args,
                 jobdir=crawler.settings.get("JOBDIR") or None,
+                started=spider.started_at,
             )
         crawler.signals.connect(spider.on_idle, signal=signals.spider_idle)
         crawler.signals.connect(spider.on_closed, signal=signals.spider_closed)
@@ -593,7 +594,10 @@ class AuditSpider(Spider):
         robots = self.run.robots
         return SummaryRecord(
             origin=self.origin.url,
-            started_at=self.started_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            started_at=(
+                self.run.first_started_at or self.started_at.strftime("%Y-%m-%dT%H:%M:%SZ")
+            ),
+            resumed_at=list(self.run.resumed_at),
             sitemaps_found=len(self.run.tree),
             robots_txt={
                 "outcome": robots.outcome if robots else "unknown",
