@@ -631,8 +631,10 @@ class AuditRun:
         status: int | None = None,
         error: str | None = None,
         problems: list[Problem] | None = None,
+        retry_after: dict[str, Any] | None = None,
     ) -> SitemapFacts | None:
-        """A sitemap that could not be fetched (error) or answered with an error status.
+        """A sitemap that could not be fetched (error) or answered with an error status
+        (``retry_after``: see :attr:`SitemapFacts.retry_after`).
 
         A common path that is not there is no finding: it was only a guess (``None``); one that
         answers with a server error gets a note (a sitemap generator may fail there).
@@ -651,6 +653,7 @@ class AuditRun:
         )
         if facts is None:
             return None
+        facts.retry_after = retry_after
         self.stats.inc_value("sitemapaudit/sitemaps/failed")
         logger.warning("sitemap %s failed: %s", ref.url, error or f"HTTP {status}")
         return self.settle(facts)

@@ -34,6 +34,7 @@ from sitemapaudit.crawl.tree import SitemapRef
 from sitemapaudit.discovery.homepage import HOMEPAGE_READ_LIMIT, homepage_sitemaps
 from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFactsBatch
 from sitemapaudit.headonly import META_KEY as HEAD_ONLY_META
+from sitemapaudit.middlewares import META_KEY as RETRY_AFTER_META
 from sitemapaudit.readlimit import META_KEY as READ_LIMIT_META
 from sitemapaudit.readlimit import OWN_LIMIT_KEY as OWN_READ_LIMIT
 from sitemapaudit.report.records import SummaryRecord
@@ -427,7 +428,12 @@ class AuditSpider(Spider):
         if response.status >= 300:
             problems = _redirect_problems(response.meta["redirects"])
             yield from self._present(
-                self.run.sitemap_failed(ref, status=response.status, problems=problems)
+                self.run.sitemap_failed(
+                    ref,
+                    status=response.status,
+                    problems=problems,
+                    retry_after=response.meta.get(RETRY_AFTER_META),
+                )
             )
             return
         self.run.remember_validators(ref.url, *_validators(response))
@@ -454,6 +460,8 @@ class AuditSpider(Spider):
         target = self._next_target(response, page=True)
         if target is not None:
             return [self._page_request(url_id, target, state, meta["blocked"])]
+        outcome = _outcome(state)
+        outcome.retry_after = meta.get(RETRY_AFTER_META)
         page = PendingPage(
             url_id=url_id,
             blocked=meta["blocked"],
@@ -461,7 +469,7 @@ class AuditSpider(Spider):
             status=response.status,
             headers=_headers(response),
             body=response.body,
-            outcome=_outcome(state),
+            outcome=outcome,
             stopped="download_stopped" in response.flags,
         )
         if self.pages.add(page, time.monotonic()) or not self.draining:
