@@ -652,7 +652,11 @@ class AuditSpider(Spider):
             path = Path(report % {"report_name": self.report_name}).resolve()
             stats = self.crawler.stats
             if stats is not None and stats.get_value("sitemapaudit/report/failed"):
-                print(f"sitemapaudit: the report could not be written to {path} (see the log)")
+                lost = stats.get_value("sitemapaudit/report/records_lost", 0)
+                print(
+                    f"sitemapaudit: {lost:,} record(s) could not be written to the report {path}, "
+                    "which is incomplete (see the log)"
+                )
             else:
                 self.logger.info("Report written to %s", path)
                 print(f"sitemapaudit: report written to {path}")
