@@ -18,8 +18,15 @@ class FailOn:
     severities: frozenset[str]
     codes: frozenset[str]
 
-    def failed(self, counts: dict[str, int], severities: dict[str, int]) -> bool:
+    def failed(
+        self, counts: dict[str, int], severities: dict[str, int], *, no_sitemap: bool = False
+    ) -> bool:
+        """Whether findings match; ``no_sitemap``: the audit, complete, found no sitemap at
+        all, which has no finding (no record to carry it) but fails ``error`` and ``warning``
+        as an error would: a site whose sitemaps are all gone must not pass a nightly run."""
         if any(severities.get(s, 0) for s in self.severities):
+            return True
+        if no_sitemap and "error" in self.severities:
             return True
         return any(counts.get(code, 0) for code in self.codes)
 

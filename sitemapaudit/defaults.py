@@ -104,7 +104,8 @@ SETTINGS: dict[str, tuple[Any, str, str]] = {
     "SITEMAPAUDIT_RETRY_AFTER_MAX": (
         300.0,
         "float",
-        "Longest `Retry-After` (seconds) honoured on 429/503 before a retry.",
+        "Longest `Retry-After` (seconds) honoured on 429/503 before a retry; an answer that asks "
+        "for longer is not retried, and its `http_error` says so.",
     ),
     "SITEMAPAUDIT_HEAD_ONLY": (
         True,

@@ -30,6 +30,8 @@ class SitemapFacts:
     child_count: int = 0
     not_modified: bool = False
     problems: list[Problem] = field(default_factory=list)
+    # See FetchOutcome.retry_after.
+    retry_after: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)
@@ -64,6 +66,9 @@ class FetchOutcome:
     refresh: dict[str, Any] | None = None
     # A head that ended early: {"start": what started the body, "ignored": signals after it}.
     head_broken: dict[str, Any] | None = None
+    # A 429/503 answer not retried because its Retry-After asked for a longer wait than
+    # SITEMAPAUDIT_RETRY_AFTER_MAX: {"value": the header as sent, "seconds": the wait}.
+    retry_after: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         # What dataclasses.asdict gives (fresh lists and dicts), without its generic recursion.
@@ -91,6 +96,7 @@ class FetchOutcome:
             "head_broken": None
             if self.head_broken is None
             else {**self.head_broken, "ignored": list(self.head_broken["ignored"])},
+            "retry_after": None if self.retry_after is None else dict(self.retry_after),
         }
 
     @classmethod

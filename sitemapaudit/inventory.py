@@ -354,6 +354,19 @@ class Inventory:
     def set_identity(self, identity: str) -> None:
         self._set_meta("audit", identity)
 
+    def record_start(self, started_at: str) -> None:
+        """A new audit starts in this inventory at ``started_at`` (UTC, as the summary)."""
+        self._set_meta("started_at", started_at)
+        self._set_meta("resumed_at", "[]")
+
+    def record_resume(self, resumed_at: str) -> tuple[str | None, list[str]]:
+        """The interrupted audit of this inventory resumes at ``resumed_at``: when it first
+        started (``None`` for an inventory that did not keep it) and each time it was resumed,
+        this time included."""
+        resumes = [*json.loads(self._meta("resumed_at", "[]")), resumed_at]
+        self._set_meta("resumed_at", json.dumps(resumes))
+        return self._meta("started_at", "") or None, resumes
+
     def listings_complete(self) -> None:
         """Every sitemap is read: index the listings for the lookups of record building."""
         if not self._indexed:

@@ -21,6 +21,10 @@ from sitemapaudit.page.dates import parse_http_date
 
 logger = logging.getLogger(__name__)
 
+META_KEY = "sitemapaudit_retry_after_refused"
+"""Request meta of a 429/503 answer not retried because its Retry-After asked for a longer
+wait than SITEMAPAUDIT_RETRY_AFTER_MAX: ``{"value": the header, "seconds": the wait}``."""
+
 
 def retry_after_seconds(value: str | None, now: float) -> float | None:
     """Seconds to wait from a Retry-After value (delta-seconds or an HTTP date)."""
@@ -56,6 +60,9 @@ class RetryAfterMiddleware(RetryMiddleware):
             wait = retry_after_seconds(header.decode("latin-1") if header else None, time.time())
             if wait is not None and wait > self.max_wait:
                 self._stat("sitemapaudit/retry_after/too_long")
+                if self._retries_left(request):  # else the retries were over anyway
+                    value = header.decode("latin-1").strip() if header else ""
+                    request.meta[META_KEY] = {"value": value, "seconds": wait}
                 return response
         retry = self._retry(request, response_status_message(response.status))
         if retry is None:
@@ -64,6 +71,10 @@ class RetryAfterMiddleware(RetryMiddleware):
             self._stat("sitemapaudit/retry_after/honoured")
             return _after(wait, retry)
         return retry
+
+    def _retries_left(self, request: Request) -> bool:
+        tries = request.meta.get("retry_times", 0)
+        return bool(tries < request.meta.get("max_retry_times", self.max_retry_times))
 
     def _stat(self, key: str) -> None:
         if self.crawler.stats is not None:

@@ -101,7 +101,10 @@ class SummaryPipeline:
             self.summarized = True
             self.counter.complete(item)
             fail_on = getattr(self.crawler.spider, "fail_on", None)
-            if fail_on is not None and fail_on.failed(item.counts, item.severities):
+            no_sitemap = item.complete and item.sitemaps_found == 0
+            if fail_on is not None and fail_on.failed(
+                item.counts, item.severities, no_sitemap=no_sitemap
+            ):
                 item.fail_on["failed"] = True
                 assert self.crawler.stats is not None
                 self.crawler.stats.set_value("sitemapaudit/fail_on/failed", True)

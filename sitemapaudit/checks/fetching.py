@@ -2,10 +2,31 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from sitemapaudit.checks.base import CheckContext, Severity, UrlCheck
 from sitemapaudit.crawl.redirects import REDIRECT_STATUSES
 from sitemapaudit.facts import UrlFacts
 from sitemapaudit.urls import same_url
+
+
+def error_status_detail(status: int, retry_after: dict[str, Any] | None, ctx: CheckContext) -> str:
+    """The detail of an error status; for a 429/503 that was not retried because its
+    Retry-After asked for a longer wait than SITEMAPAUDIT_RETRY_AFTER_MAX, why: the wait asked
+    for (and the date, when the header gave one) and the cap."""
+    if retry_after is None:
+        return f"HTTP status {status}"
+    value = str(retry_after.get("value", ""))
+    until = "" if value.isdigit() else f" (until {value})"
+    return (
+        f"HTTP status {status}, not retried: its Retry-After asks to wait "
+        f"{_seconds(float(retry_after['seconds']))} s{until}, more than "
+        f"SITEMAPAUDIT_RETRY_AFTER_MAX ({_seconds(ctx.config.retry_after_max)} s)"
+    )
+
+
+def _seconds(value: float) -> str:
+    return f"{value:,.0f}" if value >= 10 or value.is_integer() else f"{value:g}"
 
 
 class UrlHttpError(UrlCheck):
@@ -18,7 +39,7 @@ class UrlHttpError(UrlCheck):
     def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
         status = facts.outcome.status
         if status is not None and status >= 400:
-            return [f"HTTP status {status}"]
+            return [error_status_detail(status, facts.outcome.retry_after, ctx)]
         return None
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from sitemapaudit.checks.base import CheckContext, ProblemCheck, Severity, SitemapCheck
+from sitemapaudit.checks.fetching import error_status_detail
 from sitemapaudit.facts import SitemapFacts
 
 
@@ -14,7 +15,7 @@ class SitemapHttpError(SitemapCheck):
 
     def run(self, facts: SitemapFacts, ctx: CheckContext) -> list[str] | None:
         if facts.status is not None and facts.status >= 400:
-            return [f"HTTP status {facts.status}"]
+            return [error_status_detail(facts.status, facts.retry_after, ctx)]
         return None
 
 

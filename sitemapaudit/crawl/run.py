@@ -115,6 +115,7 @@ class AuditRun:
         *,
         sitemap_args: list[str] | None = None,
         jobdir: str | None = None,
+        started: datetime | None = None,
     ) -> None:
         self.origin = origin
         self.config = config
@@ -151,7 +152,10 @@ class AuditRun:
         self._notes = False
         self._scopes: dict[str, str] = {}
         self._skipped_children: list[SitemapFacts] = []
-        self.audit_time = datetime.now(UTC)
+        self.audit_time = started or datetime.now(UTC)
+        now = self.audit_time.strftime("%Y-%m-%dT%H:%M:%SZ")
+        self.resumed = bool(self.inventory.sitemap_urls())
+        self.first_started_at, self.resumed_at = self._start_times(now)
         self.hreflang: AlternateSink = self._make_hreflang()
         self._final = False
         self.history: HistoryStore | None = None
@@ -161,9 +165,7 @@ class AuditRun:
         if config.history_path:
             Path(config.history_path).parent.mkdir(parents=True, exist_ok=True)
             self.history = BackgroundHistoryStore(config.history_path)
-            self.history_run = self.history.begin_run(
-                origin.url, self.audit_time.strftime("%Y-%m-%dT%H:%M:%SZ")
-            )
+            self.history_run = self.history.begin_run(origin.url, self.first_started_at or now)
         # The run the incremental policy compares with: the previous finished run of the origin.
         self._incremental_base = (
             self.history.previous_run(origin.url, self.history_run)
@@ -173,13 +175,13 @@ class AuditRun:
         # The rotating sample of the incremental policy: tonight's share of every URL.
         self._tonight = (self.audit_time.toordinal()) % max(1, config.recheck_nights)
         self.resumed_refs: list[SitemapRef] = []
-        self.resumed = bool(self.inventory.sitemap_urls())
         if self.resumed:
             self._resume()
         else:
             self.inventory.set_identity(
                 audit_identity(origin.url, self.sitemap_args, config.fetch_urls)
             )
+            self.inventory.record_start(now)
 
     # -- where the state lives (a distributed audit keeps it in Redis) ----------------------
     def _make_tree(self) -> SitemapTree:
@@ -221,6 +223,13 @@ class AuditRun:
         return HreflangGraph(Path(self._work_dir) / "hreflang.sqlite3")
 
     # -- lifecycle -----------------------------------------------------------------------
+    def _start_times(self, now: str) -> tuple[str | None, list[str]]:
+        """An audit resumed from its work directory: when it first started (``None`` when its
+        inventory did not keep it) and each time it was resumed, this run included."""
+        if not self.resumed:
+            return None, []
+        return self.inventory.record_resume(now)
+
     def _resume(self) -> None:
         """Pick up an interrupted audit from its work directory (Scrapy's JOBDIR)."""
         self.inventory.prepare_resume()
@@ -622,8 +631,10 @@ class AuditRun:
         status: int | None = None,
         error: str | None = None,
         problems: list[Problem] | None = None,
+        retry_after: dict[str, Any] | None = None,
     ) -> SitemapFacts | None:
-        """A sitemap that could not be fetched (error) or answered with an error status.
+        """A sitemap that could not be fetched (error) or answered with an error status
+        (``retry_after``: see :attr:`SitemapFacts.retry_after`).
 
         A common path that is not there is no finding: it was only a guess (``None``); one that
         answers with a server error gets a note (a sitemap generator may fail there).
@@ -642,6 +653,7 @@ class AuditRun:
         )
         if facts is None:
             return None
+        facts.retry_after = retry_after
         self.stats.inc_value("sitemapaudit/sitemaps/failed")
         logger.warning("sitemap %s failed: %s", ref.url, error or f"HTTP {status}")
         return self.settle(facts)

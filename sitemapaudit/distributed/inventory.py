@@ -196,6 +196,9 @@ class SharedInventory:
     def set_identity(self, identity: str) -> None:
         """Nothing to keep: a shared audit's keys are those of its origin already."""
 
+    def record_start(self, started_at: str) -> None:
+        """Nothing to keep: a shared audit is never resumed from a work directory."""
+
     def listings_complete(self) -> None:
         """Nothing to index: the listings of each URL are kept together."""
 

@@ -5,42 +5,170 @@ that many items in ``item_scraped_count``."""
 from __future__ import annotations
 
 import logging
+import os
 from typing import Any
 
 from scrapy import Spider
+from scrapy.crawler import Crawler
 from scrapy.extensions.corestats import CoreStats
-from scrapy.extensions.feedexport import FeedExporter
+from scrapy.extensions.feedexport import FeedExporter, FeedSlot, FileFeedStorage
 
 from sitemapaudit.report.records import UrlRecordBatch
 
 logger = logging.getLogger(__name__)
 
 
+class _FeedProgress:
+    """What one feed's file holds of the records handed to it."""
+
+    __slots__ = ("failed", "handed", "kept", "kept_bytes", "local", "lost")
+
+    def __init__(self, local: bool) -> None:
+        # A local file, flushed after each item: a write that fails shows at once, and the
+        # file can be cut back to the records known to be whole in it.
+        self.local = local
+        self.handed = 0
+        # Records known to be whole in the file, and the file's size after them (local).
+        self.kept = 0
+        self.kept_bytes: int | None = None
+        self.failed = False
+        self.lost = 0
+
+
 class RecordFeedExporter(FeedExporter):
     """Scrapy's ``FeedExporter`` (every feed option, batch and filter works the same); each
     record of a batch reaches every feed as an item of its own.
 
-    A record that cannot be written (a full disk, a directory that went away) is counted in
-    ``sitemapaudit/report/records_lost``, the first failure is logged with its traceback, and
-    ``sitemapaudit/report/failed`` makes the command exit with 1: a report with holes is not
-    taken for a complete one."""
+    A feed whose file cannot be written (a full disk, a directory that went away) takes no
+    record after its first failure, so that it ends with the records before it and no summary
+    after a gap (a reader takes it for an audit that did not finish, not for a complete one);
+    the other feeds go on. A local file is flushed after each item and, at the end, cut back
+    to the records known to be whole in it (the write buffer may have held records when the
+    disk filled, and a record may have been written in part). The records a feed lacks are
+    counted in ``sitemapaudit/report/records_lost``, the first failure is logged with its
+    traceback and each failed feed's count at the end, and ``sitemapaudit/report/failed``
+    makes the command exit with 1."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        super().__init__(crawler)
+        self._progress: dict[FeedSlot, _FeedProgress] = {}
 
     def item_scraped(self, item: Any, spider: Spider) -> None:
         records = item.records if isinstance(item, UrlRecordBatch) else [item]
+        slots: list[FeedSlot] = []
+        for slot in self.slots:
+            slots.append(self._export(slot, records, spider))
+        self.slots = slots
+
+    def _export(self, slot: FeedSlot, records: list[Any], spider: Spider) -> FeedSlot:
+        """Hand ``records`` to one feed; the slot that follows it (a new one when Scrapy
+        starts the feed's next batch file)."""
+        progress = self._of(slot)
+        if progress.failed:
+            self._lose(progress, _accepted(slot, records))
+            return slot
+        if progress.local and progress.kept_bytes is None:
+            try:
+                slot.start_exporting()
+                assert slot.file is not None
+                progress.kept_bytes = slot.file.tell()
+            except Exception:
+                self._failed(slot, _accepted(slot, records))
+                return slot
         scraped = super().item_scraped
-        for record in records:
+        self.slots = [slot]
+        current, start = slot, 0
+        for index, record in enumerate(records):
             try:
                 scraped(record, spider)
             except Exception:
-                self._lost(record)
+                progress.handed += _accepted(current, records[start:index])
+                self._failed(current, _accepted(current, records[index:]))
+                return current
+            if self.slots[0] is not current:  # its next batch file (batch_item_count)
+                progress.handed += _accepted(current, records[start : index + 1])
+                start = index + 1
+                self._flush(current)
+                current = self.slots[0]
+                progress = self._of(current)
+        progress.handed += _accepted(current, records[start:])
+        self._flush(current)
+        return current
 
-    def _lost(self, record: Any) -> None:
+    def _of(self, slot: FeedSlot) -> _FeedProgress:
+        progress = self._progress.get(slot)
+        if progress is None:
+            local = isinstance(slot.storage, FileFeedStorage) and not slot.feed_options.get(
+                "postprocessing"
+            )
+            progress = self._progress[slot] = _FeedProgress(local)
+        return progress
+
+    def _flush(self, slot: FeedSlot) -> None:
+        progress = self._of(slot)
+        if progress.local and slot.file is not None:
+            try:
+                slot.file.flush()
+                progress.kept_bytes = slot.file.tell()
+            except Exception:
+                self._failed(slot, 0)
+                return
+        progress.kept = progress.handed
+
+    def _failed(self, slot: FeedSlot, unwritten: int) -> None:
+        """The feed's file failed: ``unwritten`` records are lost, and so are those of a
+        local file handed since its last flush, and every later one."""
+        progress = self._of(slot)
+        progress.failed = True
+        if not progress.local:  # (what it holds is not known: those handed are counted in)
+            progress.kept = progress.handed
         stats = self.crawler.stats
         assert stats is not None
         if not stats.get_value("sitemapaudit/report/failed"):
             stats.set_value("sitemapaudit/report/failed", True)
-            logger.exception("the report could not be written; records are being lost")
-        stats.inc_value("sitemapaudit/report/records_lost")
+            logger.exception(
+                "the report %s could not be written: it gets no record from here on", slot.uri
+            )
+        self._lose(progress, progress.handed - progress.kept + unwritten)
+
+    def _lose(self, progress: _FeedProgress, count: int) -> None:
+        if count:
+            progress.lost += count
+            stats = self.crawler.stats
+            assert stats is not None
+            stats.inc_value("sitemapaudit/report/records_lost", count)
+
+    async def close_spider(self, spider: Spider) -> None:
+        await super().close_spider(spider)
+        for slot, progress in self._progress.items():
+            if progress.failed:
+                self._cut(slot, progress)
+
+    def _cut(self, slot: FeedSlot, progress: _FeedProgress) -> None:
+        """Log what a failed feed lacks; a local file loses what follows its last whole
+        record (records left in the write buffer, one written in part)."""
+        storage = slot.storage
+        if progress.local and progress.kept_bytes is not None:
+            assert isinstance(storage, FileFeedStorage)
+            try:
+                os.truncate(storage.path, progress.kept_bytes)
+            except OSError as exc:
+                logger.error(
+                    "the report %s could not be cut back to its whole records: %s", slot.uri, exc
+                )
+        logger.error(
+            "%s record(s) could not be written to the report %s: it ends after its first %s",
+            f"{progress.lost:,}",
+            slot.uri,
+            f"{progress.kept:,}",
+        )
+
+
+def _accepted(slot: FeedSlot, records: list[Any]) -> int:
+    """How many of ``records`` the feed takes (its ``item_classes``)."""
+    if not slot.filter.item_classes:
+        return len(records)
+    return sum(1 for record in records if slot.filter.accepts(record))
 
 
 class RecordCoreStats(CoreStats):

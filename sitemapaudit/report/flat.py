@@ -60,6 +60,7 @@ URL_COLUMNS: tuple[str, ...] = (
     "issues",
     "errors",
     "checked_at",
+    "carried_over",
 )
 """Columns of a flattened ``"url"`` record, in order."""
 
@@ -75,6 +76,7 @@ SITEMAP_COLUMNS: tuple[str, ...] = (
     "child_count",
     "issues",
     "errors",
+    "not_modified",
 )
 """Columns of a flattened ``"sitemap"`` record, in order."""
 
@@ -202,6 +204,7 @@ def flatten_url(item: object) -> Row:
         "issues": joined(r.get("issues")),
         "errors": joined(r.get("errors")),
         "checked_at": _str(r.get("checked_at")),
+        "carried_over": _flag(r.get("carried_over")),
     }
 
 
@@ -220,6 +223,7 @@ def flatten_sitemap(item: object) -> Row:
         "child_count": _number(r.get("child_count")),
         "issues": joined(r.get("issues")),
         "errors": joined(r.get("errors")),
+        "not_modified": _flag(r.get("not_modified")),
     }
 
 

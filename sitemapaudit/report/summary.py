@@ -66,9 +66,16 @@ class SummaryCounter:
         if summary.changes.get("previous_run") is not None:
             summary.changes["counts"] = dict(self.changes)
         if self.sitemaps == 0 and summary.complete:  # else discovery may not have ended
+            gone = self.changes.get("sitemap_removed", 0)
             summary.notes.append(
                 "no sitemap was found: robots.txt and the homepage name none, and none of the "
                 "common paths holds one"
+                + (
+                    f"; the {gone:,} sitemap(s) of run {summary.changes['previous_run']} are all "
+                    "gone (sitemap_removed)"
+                    if gone
+                    else ""
+                )
             )
         if (refusal := self._refusal()) is not None:
             summary.notes.append(refusal)

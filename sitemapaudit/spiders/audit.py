@@ -34,6 +34,7 @@ from sitemapaudit.crawl.tree import SitemapRef
 from sitemapaudit.discovery.homepage import HOMEPAGE_READ_LIMIT, homepage_sitemaps
 from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFactsBatch
 from sitemapaudit.headonly import META_KEY as HEAD_ONLY_META
+from sitemapaudit.middlewares import META_KEY as RETRY_AFTER_META
 from sitemapaudit.readlimit import META_KEY as READ_LIMIT_META
 from sitemapaudit.readlimit import OWN_LIMIT_KEY as OWN_READ_LIMIT
 from sitemapaudit.report.records import SummaryRecord
@@ -157,6 +158,7 @@ class AuditSpider(Spider):
                 _CrawlerStats(crawler),
                 sitemap_args=spider.sitemap_args,
                 jobdir=crawler.settings.get("JOBDIR") or None,
+                started=spider.started_at,
             )
         crawler.signals.connect(spider.on_idle, signal=signals.spider_idle)
         crawler.signals.connect(spider.on_closed, signal=signals.spider_closed)
@@ -426,7 +428,12 @@ class AuditSpider(Spider):
         if response.status >= 300:
             problems = _redirect_problems(response.meta["redirects"])
             yield from self._present(
-                self.run.sitemap_failed(ref, status=response.status, problems=problems)
+                self.run.sitemap_failed(
+                    ref,
+                    status=response.status,
+                    problems=problems,
+                    retry_after=response.meta.get(RETRY_AFTER_META),
+                )
             )
             return
         self.run.remember_validators(ref.url, *_validators(response))
@@ -455,6 +462,8 @@ class AuditSpider(Spider):
         target = self._next_target(response, page=True)
         if target is not None:
             return [self._page_request(url_id, target, state, meta["blocked"])]
+        outcome = _outcome(state)
+        outcome.retry_after = meta.get(RETRY_AFTER_META)
         page = PendingPage(
             url_id=url_id,
             blocked=meta["blocked"],
@@ -462,7 +471,7 @@ class AuditSpider(Spider):
             status=response.status,
             headers=_headers(response),
             body=response.body,
-            outcome=_outcome(state),
+            outcome=outcome,
             stopped="download_stopped" in response.flags,
         )
         if self.pages.add(page, time.monotonic()) or not self.draining:
@@ -595,7 +604,10 @@ class AuditSpider(Spider):
         robots = self.run.robots
         return SummaryRecord(
             origin=self.origin.url,
-            started_at=self.started_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            started_at=(
+                self.run.first_started_at or self.started_at.strftime("%Y-%m-%dT%H:%M:%SZ")
+            ),
+            resumed_at=list(self.run.resumed_at),
             sitemaps_found=len(self.run.tree),
             robots_txt={
                 "outcome": robots.outcome if robots else "unknown",
@@ -642,7 +654,11 @@ class AuditSpider(Spider):
             path = Path(report % {"report_name": self.report_name}).resolve()
             stats = self.crawler.stats
             if stats is not None and stats.get_value("sitemapaudit/report/failed"):
-                print(f"sitemapaudit: the report could not be written to {path} (see the log)")
+                lost = stats.get_value("sitemapaudit/report/records_lost", 0)
+                print(
+                    f"sitemapaudit: {lost:,} record(s) could not be written to the report {path}, "
+                    "which is incomplete (see the log)"
+                )
             else:
                 self.logger.info("Report written to %s", path)
                 print(f"sitemapaudit: report written to {path}")

@@ -89,6 +89,13 @@ def test_killed_audit_resumes_with_nothing_missing_or_twice(tmp_path: Path) -> N
     ]
     assert records[-1]["record"] == "summary"
     assert records[-1]["urls_listed"] == 3 * PER_SITEMAP
+    # The report says when the audit first started, which no page it holds was checked
+    # before, and when it was resumed.
+    summary = records[-1]
+    checked = sorted(r["checked_at"] for r in records if r["record"] == "url")
+    [resumed_at] = summary["resumed_at"]
+    assert summary["started_at"] <= checked[0] <= resumed_at <= checked[-1]
+    assert resumed_at <= summary["finished_at"]
     # Resumed, not restarted: pages done before the kill are not requested again (only those
     # of its last moments may be, LOST_AT_MOST), and no page was requested more than twice.
     requested_again = sum((after - before).values())

@@ -7,6 +7,7 @@ from typing import Any
 
 from scrapy.utils.defer import deferred_f_from_coro_f
 
+from sitemapaudit.commands.crawl import audit_failed
 from sitemapaudit.history import HistoryStore
 from tests.support.crawl import by_record, run_audit
 from tests.support.golden_site import XML, conditional, page, url, urlset
@@ -60,6 +61,47 @@ async def test_the_second_run_reports_what_changed(tmp_path: Path) -> None:
     summary = second[-1]
     assert summary["changes"]["previous_run"] == 1
     assert summary["changes"]["counts"]["url_added"] == 1
+
+
+@deferred_f_from_coro_f
+async def test_a_site_whose_sitemaps_are_all_gone_fails_fail_on_error(tmp_path: Path) -> None:
+    """No sitemap means no finding (no record carries one), but a nightly run with
+    fail_on=error must not pass when the site's sitemaps disappeared."""
+    history = {"SITEMAPAUDIT_HISTORY_PATH": str(tmp_path / "history.sqlite3")}
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+            "/s.xml": Page(body=urlset(url("{base}/a"), url("{base}/b")), content_type=XML),
+            "/a": page(),
+            "/b": page(),
+        }
+    )
+    with site:
+        first, crawler = await run_audit(
+            site.base, tmp_path / "1.jsonl", settings=history, fail_on="error"
+        )
+        assert not audit_failed(crawler.stats.get_stats())
+        site.routes["/robots.txt"] = Page(body="User-agent: *\nDisallow:\n")
+        site.routes["/s.xml"] = Page(status=404)
+        second, crawler = await run_audit(
+            site.base, tmp_path / "2.jsonl", settings=history, fail_on="error"
+        )
+        codes, _ = await run_audit(
+            site.base, tmp_path / "3.jsonl", settings=history, fail_on="noindex"
+        )
+    summary = second[-1]
+    assert first[-1]["fail_on"] == {"policy": "error", "failed": False}
+    assert (summary["sitemaps_found"], summary["counts"]) == (0, {})
+    assert summary["fail_on"] == {"policy": "error", "failed": True}
+    assert crawler.stats.get_value("sitemapaudit/fail_on/failed") is True
+    assert audit_failed(crawler.stats.get_stats())
+    assert summary["notes"] == [
+        "no sitemap was found: robots.txt and the homepage name none, and none of the common "
+        "paths holds one; the 1 sitemap(s) of run 1 are all gone (sitemap_removed)"
+    ]
+    assert ("sitemap_removed", "s.xml", None) in changes(second)
+    # A policy of finding codes fails on those codes only.
+    assert codes[-1]["fail_on"] == {"policy": "noindex", "failed": False}
 
 
 @deferred_f_from_coro_f

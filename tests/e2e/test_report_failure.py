@@ -3,10 +3,16 @@ failure is logged, and the command's exit status says so."""
 
 from __future__ import annotations
 
+import errno
+import io
+import json
 import logging
+import os
 from pathlib import Path
+from typing import IO, Any
 
 import pytest
+from scrapy.extensions.feedexport import FileFeedStorage
 from scrapy.utils.defer import deferred_f_from_coro_f
 from scrapy.utils.test import get_crawler
 
@@ -39,5 +45,159 @@ async def test_records_that_cannot_be_written_fail_the_audit(
     assert stats["sitemapaudit/report/failed"] is True
     assert stats["sitemapaudit/report/records_lost"] == 4  # a sitemap, two URLs, the summary
     assert audit_failed(stats)
-    failures = [r for r in caplog.records if "report could not be written" in r.getMessage()]
+    messages = [r.getMessage() for r in caplog.records]
+    failures = [m for m in messages if "could not be written: it gets no record from here" in m]
     assert len(failures) == 1
+    assert any(m.startswith("4 record(s) could not be written to the report ") for m in messages)
+
+
+class _Disk(io.RawIOBase):
+    """A file on a disk with room for ``room`` more bytes: a write past it writes what fits,
+    and the next one fails with ENOSPC, as on a full file system (then, if it ``frees`` up,
+    there is room again, as when other files are deleted)."""
+
+    def __init__(self, path: str, mode: str, room: int, frees: bool) -> None:
+        self.file = io.FileIO(path, mode)
+        self.room = room
+        self.frees = frees
+
+    def writable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self.file.tell()
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        return self.file.seek(offset, whence)
+
+    def fileno(self) -> int:
+        return self.file.fileno()
+
+    def write(self, data: Any) -> int:
+        if self.room <= 0:
+            if self.frees:
+                self.room = 1 << 30
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        chunk = bytes(data)[: self.room]
+        written = self.file.write(chunk) or 0
+        self.room -= written
+        return written
+
+    def close(self) -> None:
+        self.file.close()
+        super().close()
+
+
+class FullDiskStorage(FileFeedStorage):
+    """A local report file on a disk that fills after ``room`` bytes (the URI's query:
+    ``room`` or ``room,frees``; none: a full disk)."""
+
+    def __init__(self, uri: str, *, feed_options: dict[str, Any] | None = None) -> None:
+        path, _, query = uri.removeprefix("fulldisk://").partition("?")
+        query = query or "0"
+        super().__init__(path, feed_options=feed_options)
+        room, _, frees = query.partition(",")
+        self.room, self.frees = int(room), frees == "frees"
+
+    def open(self, spider: Any) -> IO[bytes]:
+        disk = _Disk(self.path, self.write_mode.replace("b", ""), self.room, self.frees)
+        return io.BufferedWriter(disk, buffer_size=4096)  # type: ignore[return-value]
+
+
+def full_disk_site() -> TestSite:
+    pages = [f"/p{i}" for i in range(40)]
+    routes: dict[str, object] = {
+        "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+        "/s.xml": Page(body=urlset(*(url("{base}" + p) for p in pages)), content_type=XML),
+        **{p: Page(body="<html><head></head><body>a</body></html>") for p in pages},
+    }
+    return TestSite(routes)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("room", ["0", "300", "3000", "9000", "3000,frees"])
+@deferred_f_from_coro_f
+async def test_a_full_disk_counts_every_record_the_report_lacks(
+    tmp_path: Path, room: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Records still in the write buffer when the disk filled, and one written in part, are
+    lost too: the count is every record the report does not hold whole, and the report ends
+    with whole records (no summary, no line cut short), also when the disk has room again
+    later (no record after the gap, which would end with a summary as if complete)."""
+    report = tmp_path / "report.jsonl"
+    csv = tmp_path / "urls.csv"
+    values = project_settings(
+        FEEDS={
+            f"fulldisk://{report}?{room}": {"format": "jsonlines"},
+            str(csv): {"format": "urls_csv"},
+        },
+        FEED_STORAGES={"fulldisk": f"{__name__}.FullDiskStorage"},
+        SITEMAPAUDIT_HISTORY_PATH="",
+    )
+    with full_disk_site() as site, caplog.at_level(logging.ERROR):
+        crawler = get_crawler(AuditSpider, values)
+        await crawler.crawl_async(domain=site.base)
+    stats = crawler.stats.get_stats()
+    records = 1 + 40 + 1  # the sitemap, the URLs, the summary
+    assert stats["item_scraped_count"] == records
+    data = report.read_bytes()
+    assert data == b"" or data.endswith(b"\n")
+    kept = [json.loads(line) for line in data.splitlines()]
+    assert len(kept) < records
+    assert all(r["record"] != "summary" for r in kept)
+    assert stats["sitemapaudit/report/records_lost"] == records - len(kept)
+    assert stats["sitemapaudit/report/failed"] is True
+    assert audit_failed(stats)
+    messages = [r.getMessage() for r in caplog.records]
+    assert sum("could not be written: it gets no record" in m for m in messages) == 1
+    assert (
+        f"{records - len(kept)} record(s) could not be written to the report "
+        f"fulldisk://{report}?{room}: it ends after its first {len(kept)}"
+    ) in messages
+    # The other feed, on another disk, has every URL.
+    assert len(csv.read_text(encoding="utf-8").splitlines()) == 1 + 40
+
+
+@deferred_f_from_coro_f
+async def test_the_command_says_how_many_records_the_default_report_lacks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    values = project_settings(
+        SITEMAPAUDIT_REPORT_DIR=str(tmp_path / "reports"),
+        FEED_STORAGES={"": f"{__name__}.FullDiskStorage"},
+        SITEMAPAUDIT_HISTORY_PATH="",
+    )
+    with full_disk_site() as site:
+        crawler = get_crawler(AuditSpider, values)
+        await crawler.crawl_async(domain=site.base)
+    (report,) = (tmp_path / "reports").iterdir()
+    assert report.read_bytes() == b""
+    assert crawler.stats.get_value("sitemapaudit/report/records_lost") == 42
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        f"sitemapaudit: 42 record(s) could not be written to the report {report}, which is "
+        "incomplete (see the log)"
+    )
+
+
+@deferred_f_from_coro_f
+async def test_a_feed_in_batch_files_gets_every_record_once(tmp_path: Path) -> None:
+    values = project_settings(
+        FEEDS={
+            str(tmp_path / "part-%(batch_id)d.jsonl"): {
+                "format": "jsonlines",
+                "batch_item_count": 7,
+            }
+        },
+        SITEMAPAUDIT_HISTORY_PATH="",
+    )
+    with full_disk_site() as site:
+        crawler = get_crawler(AuditSpider, values)
+        await crawler.crawl_async(domain=site.base)
+    parts = sorted(tmp_path.glob("part-*.jsonl"), key=lambda p: int(p.stem.split("-")[1]))
+    lines = [line for part in parts for line in part.read_text(encoding="utf-8").splitlines()]
+    assert [len(part.read_text(encoding="utf-8").splitlines()) for part in parts] == [7] * 6
+    assert len(lines) == 42
+    assert json.loads(lines[-1])["record"] == "summary"
+    assert not crawler.stats.get_value("sitemapaudit/report/failed")

@@ -192,6 +192,48 @@ async def test_retry_after_is_honoured(tmp_path: Path) -> None:
 
 
 @deferred_f_from_coro_f
+async def test_a_retry_after_beyond_the_cap_says_why_it_was_not_retried(tmp_path: Path) -> None:
+    """A server asking for a longer wait than SITEMAPAUDIT_RETRY_AFTER_MAX is not retried: the
+    finding says so, with the wait asked for (seconds or an HTTP date) and the cap."""
+    later = "Wed, 21 Oct 2099 07:28:00 GMT"
+    site = TestSite(
+        {
+            "/robots.txt": Page(
+                body="Sitemap: {base}/s.xml\nSitemap: {base}/busy.xml\n", content_type="text/plain"
+            ),
+            "/s.xml": Page(
+                body=urlset(url("{base}/busy"), url("{base}/closed"), url("{base}/moved")),
+                content_type=XML,
+            ),
+            "/busy.xml": Page(status=503, headers=[("Retry-After", "3600")]),
+            "/busy": Page(status=429, headers=[("Retry-After", "120")]),
+            "/closed": Page(status=503, headers=[("Retry-After", later)]),
+            "/moved": Page(status=301, headers=[("Location", "/busy")]),
+        }
+    )
+    with site:
+        records = await audit(site, tmp_path, settings={"SITEMAPAUDIT_RETRY_AFTER_MAX": 60})
+    assert site.hits["/busy.xml"] == 1
+    assert site.hits["/closed"] == 1
+    assert site.hits["/busy"] == 2  # once listed, once as the redirect's target
+    urls = {r["url"]: r for r in by_record(records, "url")}
+    cap = "more than SITEMAPAUDIT_RETRY_AFTER_MAX (60 s)"
+    assert urls[f"{site.base}/busy"]["errors"] == [
+        f"http_error: HTTP status 429, not retried: its Retry-After asks to wait 120 s, {cap}"
+    ]
+    assert (
+        f"http_error: HTTP status 429, not retried: its Retry-After asks to wait 120 s, {cap}"
+    ) in urls[f"{site.base}/moved"]["errors"]
+    (closed,) = urls[f"{site.base}/closed"]["errors"]
+    assert closed.startswith("http_error: HTTP status 503, not retried: its Retry-After asks to ")
+    assert closed.endswith(f" s (until {later}), {cap}")
+    (sitemap,) = [r for r in by_record(records, "sitemap") if r["url"].endswith("/busy.xml")]
+    assert sitemap["errors"] == [
+        f"http_error: HTTP status 503, not retried: its Retry-After asks to wait 3,600 s, {cap}"
+    ]
+
+
+@deferred_f_from_coro_f
 async def test_crawl_delay_spaces_requests(tmp_path: Path) -> None:
     site = TestSite(
         {

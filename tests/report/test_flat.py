@@ -66,6 +66,7 @@ def test_column_orders_are_the_documented_ones() -> None:
         "issues",
         "errors",
         "checked_at",
+        "carried_over",
     )
     assert SITEMAP_COLUMNS == (
         "url",
@@ -79,8 +80,31 @@ def test_column_orders_are_the_documented_ones() -> None:
         "child_count",
         "issues",
         "errors",
+        "not_modified",
     )
     assert CHANGE_COLUMNS == ("change", "url", "sitemap", "code", "old", "new")
+
+
+def test_every_field_of_a_record_has_a_column() -> None:
+    def fields(record: type[Any]) -> set[str]:
+        return set(record.__dataclass_fields__) - {"record"}
+
+    assert fields(UrlRecord) <= set(URL_COLUMNS)
+    assert fields(SitemapRecord) <= set(SITEMAP_COLUMNS)
+
+
+def test_carried_over_and_not_modified_reach_their_columns() -> None:
+    carried = UrlRecord(url="https://a.example/", status=200, fetched=True, carried_over=True)
+    assert flatten_url(carried)["carried_over"] is True
+    assert flatten_url(UrlRecord(url="https://a.example/"))["carried_over"] is False
+    assert flatten_url({"record": "url", "carried_over": True})["carried_over"] is True
+    sitemap = SitemapRecord(url="https://a.example/s.xml", found_via="robots.txt")
+    sitemap.not_modified = True
+    assert flatten_sitemap(sitemap)["not_modified"] is True
+    assert flatten_sitemap({"record": "sitemap", "not_modified": False})["not_modified"] is False
+    # A report of an earlier version, without the field, leaves the cell empty.
+    assert flatten_sitemap({"record": "sitemap"})["not_modified"] is None
+    assert csv_text(flatten_url(carried)["carried_over"]) == "true"
 
 
 def test_a_url_record_flattens_lists_chain_and_types() -> None:

@@ -15,6 +15,15 @@ def test_fail_on_policies() -> None:
     assert not parse_fail_on("duplicate").failed({"noindex": 1}, {"error": 1})
 
 
+def test_an_audit_that_found_no_sitemap_fails_error_and_warning() -> None:
+    assert parse_fail_on("error").failed({}, {}, no_sitemap=True)
+    assert parse_fail_on("warning").failed({}, {}, no_sitemap=True)
+    assert parse_fail_on("noindex,error").failed({}, {}, no_sitemap=True)
+    assert not parse_fail_on("noindex").failed({}, {}, no_sitemap=True)
+    assert not parse_fail_on("never").failed({}, {}, no_sitemap=True)
+    assert not parse_fail_on("error").failed({}, {"warning": 2})
+
+
 def test_levels_and_codes_mix() -> None:
     policy = parse_fail_on("duplicate, warning")
     assert policy.policy == "warning,duplicate"

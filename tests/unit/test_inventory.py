@@ -183,6 +183,28 @@ def test_a_finished_inventory_says_so(tmp_path: Path) -> None:
     assert Inventory(tmp_path / "i.sqlite3").finished()
 
 
+def test_a_resumed_inventory_keeps_its_first_start_and_every_resume(tmp_path: Path) -> None:
+    inv = Inventory(tmp_path / "i.sqlite3")
+    inv.record_start("2026-01-01T02:30:00Z")
+    inv.close()
+    inv = Inventory(tmp_path / "i.sqlite3")
+    assert inv.record_resume("2026-01-01T03:00:00Z") == (
+        "2026-01-01T02:30:00Z",
+        ["2026-01-01T03:00:00Z"],
+    )
+    inv.close()
+    inv = Inventory(tmp_path / "i.sqlite3")
+    assert inv.record_resume("2026-01-01T04:00:00Z") == (
+        "2026-01-01T02:30:00Z",
+        ["2026-01-01T03:00:00Z", "2026-01-01T04:00:00Z"],
+    )
+    inv.close()
+    # An inventory that did not keep its start: the start is unknown, the resume is kept.
+    old = Inventory(tmp_path / "old.sqlite3")
+    assert old.record_resume("2026-01-01T03:00:00Z") == (None, ["2026-01-01T03:00:00Z"])
+    old.close()
+
+
 def test_a_url_listed_again_keeps_the_greatest_lastmod_in_any_order(tmp_path: Path) -> None:
     listings = [
         ("https://e.com/a.xml", "2024-06-01"),

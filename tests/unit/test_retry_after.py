@@ -1,0 +1,43 @@
+"""Retry-After on 429/503: waited for up to SITEMAPAUDIT_RETRY_AFTER_MAX, else not retried,
+and the response says why."""
+
+from __future__ import annotations
+
+from scrapy import Request, Spider
+from scrapy.http import Response
+from scrapy.utils.test import get_crawler
+
+from sitemapaudit.middlewares import META_KEY, RetryAfterMiddleware
+
+
+def middleware() -> RetryAfterMiddleware:
+    crawler = get_crawler(Spider, {"SITEMAPAUDIT_RETRY_AFTER_MAX": 60, "RETRY_TIMES": 2})
+    crawler.spider = Spider.from_crawler(crawler, "audit")
+    return RetryAfterMiddleware.from_crawler(crawler)
+
+
+def answer(request: Request, status: int, retry_after: str) -> Response:
+    return Response(request.url, status=status, headers={"Retry-After": retry_after})
+
+
+def test_a_wait_over_the_cap_is_not_retried_and_says_why() -> None:
+    request = Request("https://example.com/p")
+    response = answer(request, 503, "3600")
+    assert middleware().process_response(request, response) is response
+    assert request.meta[META_KEY] == {"value": "3600", "seconds": 3600.0}
+
+
+def test_a_wait_within_the_cap_is_retried_unmarked() -> None:
+    request = Request("https://example.com/p")
+    retry = middleware().process_response(request, answer(request, 429, "0"))
+    assert isinstance(retry, Request)
+    assert META_KEY not in request.meta
+    assert META_KEY not in retry.meta
+
+
+def test_a_long_wait_after_the_last_retry_is_not_the_reason() -> None:
+    """The retries were over: the response would not have been retried whatever it asked."""
+    request = Request("https://example.com/p", meta={"retry_times": 2})
+    response = answer(request, 429, "3600")
+    assert middleware().process_response(request, response) is response
+    assert META_KEY not in request.meta
