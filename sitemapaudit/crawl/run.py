@@ -14,7 +14,7 @@ import tempfile
 import time
 import zlib
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -687,7 +687,7 @@ class AuditRun:
                 status=status,
             ),
             inventory=self.inventory,
-            rules=lambda loc: self._rules(loc, ref.url),
+            rules=self._rules_of(ref.url, url or ref.url),
             on_child=lambda loc: self._child(ref, loc, children, child_refs, skipped),
             read_limit=self.config.sitemap_read_limit,
             now=self.audit_time,
@@ -875,6 +875,18 @@ class AuditRun:
         self._sitemaps_outstanding -= 1
         self.totals.sitemaps += 1
         self.wake()
+
+    def _rules_of(self, sitemap_url: str, final_url: str) -> Callable[[str], tuple[str, ...]]:
+        """The URL rules of the locs of a sitemap. A sitemap that redirected lives at both
+        of its URLs: a loc in the directory of either is in scope."""
+        if final_url == sitemap_url:
+            return lambda loc: self._rules(loc, sitemap_url)
+
+        def rules(loc: str) -> tuple[str, ...]:
+            codes = self._rules(loc, sitemap_url)
+            return self._rules(loc, final_url) if codes == ("out_of_scope",) else codes
+
+        return rules
 
     def _rules(self, loc: str, sitemap_url: str) -> tuple[str, ...]:
         codes = loc_problems(loc, max_length=self.config.max_url_length)

@@ -696,3 +696,35 @@ async def test_relative_atom_links_are_resolved_against_where_the_feed_came_from
         f"{site.base}/blog/2024/post-2": [],
     }
     assert site.hits["/blog/post-1"] == 1
+
+
+@deferred_f_from_coro_f
+async def test_a_sitemap_that_redirects_scopes_its_urls_by_either_of_its_locations(
+    tmp_path: Path,
+) -> None:
+    """sitemaps.org's location rule for a sitemap found at /r/ that lives at /feeds/: a URL in
+    either directory is in scope, one in neither is not."""
+    feed = (
+        '<feed xmlns="http://www.w3.org/2005/Atom">'
+        '<entry><link href="post-1"/></entry>'
+        '<entry><link href="{base}/r/post-2"/></entry>'
+        '<entry><link href="/elsewhere/post-3"/></entry>'
+        "</feed>"
+    )
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/r/atom.xml\n", content_type="text/plain"),
+            "/r/atom.xml": Page(status=301, headers=[("Location", "/feeds/atom.xml")]),
+            "/feeds/atom.xml": Page(body=feed, content_type="application/atom+xml"),
+            "/feeds/post-1": page(),
+            "/r/post-2": page(),
+            "/elsewhere/post-3": page(),
+        }
+    )
+    with site:
+        records = await audit(site, tmp_path)
+    assert issues_by_url(records) == {
+        f"{site.base}/feeds/post-1": [],
+        f"{site.base}/r/post-2": [],
+        f"{site.base}/elsewhere/post-3": ["out_of_scope"],
+    }
