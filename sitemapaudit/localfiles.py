@@ -7,7 +7,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from itertools import chain
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from sitemapaudit.config import AuditConfig
 from sitemapaudit.crawl.intake import read_sitemap
@@ -143,34 +142,45 @@ class FileAlternates:
     """The hreflang alternates of the files given, and the sites whose pages they list.
 
     An alternate sink for :func:`read_sitemap`. Reciprocity is judged among the files, for
-    alternates on a site that one of the files lists pages of (with alternates): the
-    sitemaps of another site are not given, as the audit does not read them either.
+    alternates on a site that one of the files lists pages of: the sitemaps of another site
+    are not given, as the audit does not read them either.
     """
 
     def __init__(self) -> None:
         self.graph = HreflangGraph()
-        self._origins: dict[str, Origin | None] = {}
+        # ``scheme://authority`` of every listed URL, as written (a few distinct values).
+        self._sites: set[str] = set()
+
+    def note_listed(self, loc: str) -> None:
+        """A file lists ``loc`` (with or without alternates)."""
+        start = loc.find("//")
+        end = loc.find("/", start + 2) if start >= 0 else -1
+        self._sites.add(loc if end < 0 else loc[:end])
 
     def add(self, loc: str, alternates: Iterable[tuple[str, str]], sitemap: str) -> None:
-        parts = urlsplit(loc.strip())
-        site = f"{parts.scheme}://{parts.netloc}"
-        if site not in self._origins:
-            try:
-                self._origins[site] = parse_origin(site)
-            except ConfigError:
-                # Not a URL of any site (the loc has its own invalid_url finding).
-                self._origins[site] = None
         self.graph.add(loc, alternates, sitemap)
 
     def flush(self) -> None:
         self.graph.flush()
 
-    def listed_site(self, url: str) -> bool:
-        return any(origin is not None and origin.owns(url) for origin in self._origins.values())
+    def _origins(self) -> list[Origin]:
+        origins: dict[Origin, None] = {}
+        for site in self._sites:
+            try:
+                origins[parse_origin(site.strip())] = None
+            except ConfigError:
+                # Not a URL of any site (the loc has its own invalid_url finding).
+                continue
+        return list(origins)
 
     def not_reciprocal(self) -> Iterator[tuple[str, str]]:
         """``(page, message)`` for each alternate of a page that does not link back."""
-        for page, _href, message in self.graph.not_reciprocal(self.listed_site):
+        origins = self._origins()
+
+        def listed_site(url: str) -> bool:
+            return any(origin.owns(url) for origin in origins)
+
+        for page, _href, message in self.graph.not_reciprocal(listed_site):
             yield page, message
 
     def close(self) -> None:
@@ -230,11 +240,15 @@ def _read_file(
             invalid.add("invalid_url", loc)
         children.append(loc)
 
+    def rules(loc: str) -> tuple[str, ...]:
+        alternates.note_listed(loc)
+        return tuple(loc_problems(loc, max_length=config.max_url_length))
+
     facts = read_sitemap(
         body,
         SitemapFacts(url=str(path), found_via="argument"),
         inventory=listings,
-        rules=lambda loc: tuple(loc_problems(loc, max_length=config.max_url_length)),
+        rules=rules,
         on_child=on_child,
         read_limit=config.sitemap_read_limit,
         now=now,

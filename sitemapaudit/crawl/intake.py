@@ -126,12 +126,14 @@ def read_sitemap(
         facts.problems.extend(
             validate_document(data, now=now, near_limit_fraction=near_limit_fraction)
         )
-        if hreflang is not None and reader.kind is SitemapKind.URLSET:
-            for loc, alternates in iter_alternates(data):
-                hreflang.add(loc, alternates, facts.url)
     elif data is not None and reader.kind in LISTED_KINDS:
         # A text list or a feed has no schema, but the protocol's limits are the same.
         facts.problems.extend(
             check_limits(reader.url_count, reader.bytes, near_limit_fraction, "urlset")
         )
+    if data is not None and hreflang is not None and reader.kind is SitemapKind.URLSET:
+        # Past the entry limit too: its pages are still listed, and the alternates of other
+        # sitemaps that point at them are judged against theirs (a stream, as is its reading).
+        for loc, alternates in iter_alternates(data):
+            hreflang.add(loc, alternates, facts.url)
     return facts

@@ -10,6 +10,7 @@ import pytest
 
 from sitemapaudit import localfiles
 from sitemapaudit.config import AuditConfig
+from sitemapaudit.crawl import intake
 from sitemapaudit.inventory import NewEntry
 from sitemapaudit.localfiles import FileListings, validate_files
 from sitemapaudit.report.build import RecordBuilder
@@ -192,3 +193,43 @@ def test_files_give_the_same_records_with_listings_in_memory_or_spilled(
     monkeypatch.setattr(localfiles, "MEMORY_URLS", 2)
     assert run(tmp_path, *bodies) == in_memory
     assert len(in_memory[1]) == 10
+
+
+def test_an_alternate_on_a_site_the_files_list_without_alternates_is_judged(
+    tmp_path: Path,
+) -> None:
+    """The other site's page is listed (by a text sitemap, without alternates): it does not
+    link back."""
+    _, urls = run(
+        tmp_path,
+        urlset(
+            entry(
+                "https://e.com/en",
+                alternates={"en": "https://e.com/en", "de": "https://e.de/de"},
+            )
+        ),
+        "https://e.de/de\n",
+    )
+    assert urls["https://e.com/en"].issues == ["hreflang_not_reciprocal"]
+
+
+def test_the_alternates_of_a_sitemap_past_the_entry_limit_still_count(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(intake, "PROTOCOL_MAX_ENTRIES", 2)
+    pair = {"en": "https://e.com/en", "de": "https://e.com/de"}
+    sitemaps, urls = run(
+        tmp_path,
+        urlset(entry("https://e.com/de", alternates=pair)),
+        urlset(
+            entry("https://e.com/en", alternates=pair),
+            entry(
+                "https://e.com/fr", alternates={"fr": "https://e.com/fr", "it": "https://e.com/it"}
+            ),
+            entry("https://e.com/x"),
+        ),
+    )
+    assert sitemaps[1].url_count == 3
+    assert urls["https://e.com/de"].issues == []
+    assert urls["https://e.com/en"].issues == []
+    assert urls["https://e.com/fr"].issues == ["hreflang_not_reciprocal"]
