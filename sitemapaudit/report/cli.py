@@ -55,9 +55,16 @@ class _Outputs:
         return [target for _, target in self.pending]
 
     def abort(self) -> None:
-        self.stack.close()
-        for partial, _ in self.pending:
-            partial.unlink(missing_ok=True)
+        """Remove the partial files (after an error, which the caller reports)."""
+        try:
+            # Closing flushes what is buffered, which fails again on a full disk: the files
+            # go anyway, and the error that stopped the writing is the one to report.
+            self.stack.close()
+        except OSError:
+            pass
+        finally:
+            for partial, _ in self.pending:
+                partial.unlink(missing_ok=True)
 
 
 class AuditReportCommand(ScrapyCommand):
@@ -158,6 +165,7 @@ class AuditReportCommand(ScrapyCommand):
                     exporter.export_item(record)
             for exporter in exporters:
                 exporter.finish_exporting()
+            written = outputs.commit()
         except (ReportFormatError, OSError) as exc:
             outputs.abort()
             print(f"audit-report: {exc}", file=sys.stderr)
@@ -166,7 +174,7 @@ class AuditReportCommand(ScrapyCommand):
         except BaseException:
             outputs.abort()
             raise
-        for path in outputs.commit():
+        for path in written:
             print(f"wrote {path}")
         if not summarized:
             print(

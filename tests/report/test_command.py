@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import argparse
 import codecs
 import csv
+import errno
+import io
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from openpyxl import load_workbook
 
+from sitemapaudit.report import cli
 from sitemapaudit.report.flat import CHANGE_COLUMNS, SITEMAP_COLUMNS, URL_COLUMNS
 from tests.report.conftest import REPO, SAMPLE
 
@@ -128,3 +133,41 @@ def test_a_csv_directory_that_cannot_be_made_is_named(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert f"cannot create the --csv directory {blocker / 'csv'}" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+class _FullDisk(io.FileIO):
+    """A file on a disk with room for ``ROOM`` bytes."""
+
+    ROOM = 100
+
+    def write(self, data: Any) -> int:
+        if self.tell() + len(data) > self.ROOM:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return super().write(data)
+
+
+@pytest.mark.parametrize("output", ["--csv", "--xlsx", "--html"])
+def test_a_full_disk_leaves_no_file_and_one_line(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    output: str,
+) -> None:
+    """The failure may come only when the last buffered bytes are flushed, as the files are
+    closed: the partial files go all the same, and the error is said in one line."""
+
+    def full_disk_open(path: Path, mode: str) -> io.BufferedWriter:
+        assert mode == "wb"
+        return io.BufferedWriter(_FullDisk(path, "wb"), buffer_size=1 << 20)
+
+    monkeypatch.setattr(cli, "open", full_disk_open, raising=False)
+    target = tmp_path / {"--csv": "csv", "--xlsx": "r.xlsx", "--html": "r.html"}[output]
+    command = cli.AuditReportCommand()
+    opts = argparse.Namespace(csv=None, bom=False, xlsx=None, html=None, max_rows=1000)
+    setattr(opts, output[2:], str(target))
+    command.run([str(SAMPLE)], opts)
+    assert command.exitcode == 1
+    err = capsys.readouterr().err
+    assert err == "audit-report: [Errno 28] No space left on device\n"
+    leftovers = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert leftovers == []
