@@ -95,6 +95,10 @@ class FlatCsvItemExporter(CsvItemExporter):
             if self.include_headers_line:
                 self.csv_writer.writerow(self.headers)
 
+    def accepts(self, item: Any) -> bool:
+        """Whether ``item`` becomes a row of this file (records of other types do not)."""
+        return record_kind(item) == self.record_type
+
     def export_item(self, item: Any) -> None:
         if record_kind(item) != self.record_type:
             return
@@ -143,6 +147,9 @@ class XlsxItemExporter(BaseItemExporter):
     workbook is assembled into the feed's file at ``finish_exporting``.
     """
 
+    # Nothing reaches the file before finish_exporting, which writes it whole.
+    writes_at_end = True
+
     def __init__(self, file: IO[bytes], **kwargs: Any) -> None:
         super().__init__(dont_fail=True, **kwargs)
         self.file = file
@@ -165,6 +172,9 @@ class HtmlItemExporter(BaseItemExporter):
     and the table of changes (default 20,000 rows each); counts and charts cover every record.
     The page is always UTF-8.
     """
+
+    # Nothing reaches the file before finish_exporting, which writes it whole.
+    writes_at_end = True
 
     def __init__(self, file: IO[bytes], *, max_rows: int = DEFAULT_MAX_ROWS, **kwargs: Any) -> None:
         super().__init__(dont_fail=True, **kwargs)

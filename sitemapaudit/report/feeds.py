@@ -21,7 +21,7 @@ logger = logging.getLogger(__name__)
 class _FeedProgress:
     """What one feed's file holds of the records handed to it."""
 
-    __slots__ = ("failed", "handed", "kept", "kept_bytes", "local", "lost")
+    __slots__ = ("failed", "handed", "kept", "kept_bytes", "local", "lost", "start_bytes")
 
     def __init__(self, local: bool) -> None:
         # A local file, flushed after each item: a write that fails shows at once, and the
@@ -31,6 +31,7 @@ class _FeedProgress:
         # Records known to be whole in the file, and the file's size after them (local).
         self.kept = 0
         self.kept_bytes: int | None = None
+        self.start_bytes: int | None = None
         self.failed = False
         self.lost = 0
 
@@ -71,7 +72,7 @@ class RecordFeedExporter(FeedExporter):
             try:
                 slot.start_exporting()
                 assert slot.file is not None
-                progress.kept_bytes = slot.file.tell()
+                progress.kept_bytes = progress.start_bytes = slot.file.tell()
             except Exception:
                 self._failed(slot, _accepted(slot, records))
                 return slot
@@ -119,9 +120,13 @@ class RecordFeedExporter(FeedExporter):
         """The feed's file failed: ``unwritten`` records are lost, and so are those of a
         local file handed since its last flush, and every later one."""
         progress = self._of(slot)
-        progress.failed = True
         if not progress.local:  # (what it holds is not known: those handed are counted in)
             progress.kept = progress.handed
+        self._mark_failed(slot, progress)
+        self._lose(progress, progress.handed - progress.kept + unwritten)
+
+    def _mark_failed(self, slot: FeedSlot, progress: _FeedProgress) -> None:
+        progress.failed = True
         stats = self.crawler.stats
         assert stats is not None
         if not stats.get_value("sitemapaudit/report/failed"):
@@ -129,7 +134,30 @@ class RecordFeedExporter(FeedExporter):
             logger.exception(
                 "the report %s could not be written: it gets no record from here on", slot.uri
             )
-        self._lose(progress, progress.handed - progress.kept + unwritten)
+
+    async def _close_slot(self, slot: FeedSlot, spider: Spider) -> None:
+        try:
+            await super()._close_slot(slot, spider)
+        except Exception:
+            progress = self._of(slot)
+            if progress.failed:
+                pass  # (its records are counted already)
+            elif getattr(slot.exporter, "writes_at_end", False):
+                # A format written in one piece as it finishes (an XLSX workbook, an HTML
+                # page) holds none of its records, whatever part of it reached the file,
+                # which is cut back to where it started.
+                progress.kept = 0
+                progress.kept_bytes = progress.start_bytes
+                self._mark_failed(slot, progress)
+                self._lose(progress, progress.handed)
+            else:
+                self._failed(slot, 0)
+            if slot.file is not None:
+                try:
+                    slot.file.close()
+                except OSError:
+                    # It flushes the same failing bytes again; the failure is logged above.
+                    logger.debug("the report %s could not be closed", slot.uri, exc_info=True)
 
     def _lose(self, progress: _FeedProgress, count: int) -> None:
         if count:
@@ -165,10 +193,14 @@ class RecordFeedExporter(FeedExporter):
 
 
 def _accepted(slot: FeedSlot, records: list[Any]) -> int:
-    """How many of ``records`` the feed takes (its ``item_classes``)."""
-    if not slot.filter.item_classes:
+    """How many of ``records`` the feed's file holds: those its ``item_classes`` let through
+    and, for a format of one record type (``urls_csv``...), of that type."""
+    keeps = getattr(slot.exporter, "accepts", None)
+    if not slot.filter.item_classes and keeps is None:
         return len(records)
-    return sum(1 for record in records if slot.filter.accepts(record))
+    return sum(
+        1 for record in records if slot.filter.accepts(record) and (keeps is None or keeps(record))
+    )
 
 
 class RecordCoreStats(CoreStats):

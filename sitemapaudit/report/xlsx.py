@@ -237,24 +237,50 @@ class XlsxReport:
         self._write_summary()
         for sheet in (self.urls, self.sitemaps, self.changes, self.summary_sheet):
             sheet.close()
-        if isinstance(target, str | os.PathLike):
-            self.workbook.save(target)
-        else:
-            self.workbook.save(cast(IO[bytes], _SequentialWriter(target)))
+        try:
+            if isinstance(target, str | os.PathLike):
+                self.workbook.save(target)
+            else:
+                self.workbook.save(cast(IO[bytes], _SequentialWriter(target)))
+        except BaseException:
+            # The sheets openpyxl had not reached hold open writers, whose cleanup would fail
+            # when they are dropped: finish them into their temporary files, and remove those.
+            for ws in self.workbook.worksheets:
+                unfinished: Any = ws
+                if not unfinished.closed:
+                    unfinished.close()
+                    unfinished._writer.cleanup()
+            raise
 
 
 class _SequentialWriter:
-    """A binary stream that can only be written forwards, so zipfile never seeks in it."""
+    """A binary stream that can only be written forwards, so zipfile never seeks in it.
+
+    After a write fails (a full disk), the save has failed and said so; later writes go
+    nowhere, as the zip archive that openpyxl leaves open writes its end when it is dropped,
+    into a file that may be closed by then.
+    """
 
     def __init__(self, target: IO[bytes]) -> None:
         self.target = target
+        self.failed = False
 
     def write(self, data: bytes) -> int:
-        self.target.write(data)
+        if not self.failed:
+            try:
+                self.target.write(data)
+            except BaseException:
+                self.failed = True
+                raise
         return len(data)
 
     def flush(self) -> None:
-        self.target.flush()
+        if not self.failed:
+            try:
+                self.target.flush()
+            except BaseException:
+                self.failed = True
+                raise
 
 
 def _value(value: Any) -> Cell:

@@ -201,3 +201,49 @@ async def test_a_feed_in_batch_files_gets_every_record_once(tmp_path: Path) -> N
     assert len(lines) == 42
     assert json.loads(lines[-1])["record"] == "summary"
     assert not crawler.stats.get_value("sitemapaudit/report/failed")
+
+
+@pytest.mark.parametrize("fmt", ["xlsx", "html"])
+@deferred_f_from_coro_f
+async def test_a_report_written_in_one_piece_that_fails_holds_nothing(
+    tmp_path: Path, fmt: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An XLSX workbook or an HTML page is written as its feed closes: when that fails, the
+    file holds none of the records (cut back to nothing), and the audit says so."""
+    report = tmp_path / f"report.{fmt}"
+    values = project_settings(
+        FEEDS={f"fulldisk://{report}?2000": {"format": fmt}},
+        FEED_STORAGES={"fulldisk": f"{__name__}.FullDiskStorage"},
+        SITEMAPAUDIT_HISTORY_PATH="",
+    )
+    with full_disk_site() as site, caplog.at_level(logging.ERROR):
+        crawler = get_crawler(AuditSpider, values)
+        await crawler.crawl_async(domain=site.base)
+    stats = crawler.stats.get_stats()
+    assert stats["sitemapaudit/report/failed"] is True
+    assert stats["sitemapaudit/report/records_lost"] == 42
+    assert audit_failed(stats)
+    assert report.read_bytes() == b""
+    messages = [r.getMessage() for r in caplog.records]
+    assert (
+        f"42 record(s) could not be written to the report fulldisk://{report}?2000: it ends "
+        "after its first 0"
+    ) in messages
+
+
+@deferred_f_from_coro_f
+async def test_a_csv_of_one_record_type_counts_only_its_rows_lost(tmp_path: Path) -> None:
+    """``urls_csv`` holds URL records only: the sitemap and the summary it never holds are not
+    counted as lost."""
+    report = tmp_path / "urls.csv"
+    values = project_settings(
+        FEEDS={f"fulldisk://{report}?4000": {"format": "urls_csv"}},
+        FEED_STORAGES={"fulldisk": f"{__name__}.FullDiskStorage"},
+        SITEMAPAUDIT_HISTORY_PATH="",
+    )
+    with full_disk_site() as site:
+        crawler = get_crawler(AuditSpider, values)
+        await crawler.crawl_async(domain=site.base)
+    rows = report.read_text(encoding="utf-8").splitlines()[1:]
+    assert len(rows) < 40
+    assert crawler.stats.get_value("sitemapaudit/report/records_lost") == 40 - len(rows)
