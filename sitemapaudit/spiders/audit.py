@@ -318,7 +318,16 @@ class AuditSpider(Spider):
         round of the engine's loop per record, which dominates an inventory of millions."""
         engine = self.crawler.engine
         assert engine is not None
-        await engine.scraper.start_itemproc_async(item, response=None)
+        scraper = engine.scraper
+        try:
+            await scraper.start_itemproc_async(item, response=None)
+        finally:
+            slot = scraper.slot
+            if slot is not None and slot.closing is not None and not slot.closing.called:
+                # The engine is closing (Ctrl-C, a stop), which cancels start() here: Scrapy
+                # looks for its scraper's last item only after the items of responses, so
+                # without this look the close would wait for ever.
+                scraper._check_if_closing()
 
     # -- errors of the audit's own code: the audit stops, its report marked incomplete ---------
     def on_spider_error(self, failure: Failure, response: Any, **kwargs: Any) -> None:

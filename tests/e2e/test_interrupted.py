@@ -3,6 +3,7 @@ a summary, marked incomplete, keeps its history run unfinished and exits 1."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -11,10 +12,13 @@ import time
 from pathlib import Path
 
 import pytest
-from scrapy.utils.defer import deferred_f_from_coro_f
+from scrapy import signals
+from scrapy.utils.defer import deferred_f_from_coro_f, deferred_from_coro
+from scrapy.utils.test import get_crawler
 
 from sitemapaudit.history import HistoryStore
-from tests.support.crawl import by_record, run_audit, start_audit_process
+from sitemapaudit.spiders.audit import AuditSpider
+from tests.support.crawl import by_record, project_settings, run_audit, start_audit_process
 from tests.support.golden_site import XML, slow_pages, url, urlset
 from tests.support.golden_site import index as sitemapindex
 from tests.support.server import Page, TestSite
@@ -147,3 +151,35 @@ def test_a_second_ctrl_c_stops_at_once_and_still_exits_1(tmp_path: Path) -> None
         os.kill(audit.pid, signal.SIGINT)
         _, stderr = audit.communicate(timeout=60)
     assert audit.returncode == 1, stderr.decode()[-2000:]
+
+
+@deferred_f_from_coro_f
+async def test_a_stop_while_an_inventory_sends_its_records_ends_the_crawl(
+    tmp_path: Path,
+) -> None:
+    """Ctrl-C (a stop of the crawler) while start() sends records straight to the pipelines:
+    the crawl closes instead of waiting for ever for its scraper."""
+    routes: dict[str, object] = {
+        "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+        "/s.xml": Page(
+            body=urlset(*(url(f"{{base}}/p/{i}") for i in range(3000))), content_type=XML
+        ),
+    }
+    values = project_settings(
+        FEEDS={str(tmp_path / "report.jsonl"): {"format": "jsonlines"}},
+        SITEMAPAUDIT_HISTORY_PATH="",
+    )
+    crawler = get_crawler(AuditSpider, values)
+    seen = 0
+
+    def scraped(item: object, **kwargs: object) -> None:
+        nonlocal seen
+        seen += 1
+        if seen == 3:  # as a signal handler does, from outside the item's processing
+            asyncio.get_running_loop().call_soon(deferred_from_coro, crawler.stop_async())
+
+    crawler.signals.connect(scraped, signal=signals.item_scraped)
+    with TestSite(routes) as site:  # type: ignore[arg-type]
+        await asyncio.wait_for(crawler.crawl_async(domain=site.base, fetch_urls="no"), 60)
+    assert crawler.stats.get_value("finish_reason") == "shutdown"
+    assert crawler.stats.get_value("sitemapaudit/summary/incomplete") is True
