@@ -9,6 +9,7 @@ when no error-level finding exists, 1 when one does, 2 for bad usage.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import gc
 import json
 import os
@@ -22,7 +23,9 @@ from typing import Any
 
 from scrapy import signals
 from scrapy.commands import ScrapyCommand
+from scrapy.crawler import Crawler
 from scrapy.exceptions import UsageError
+from scrapy.utils.defer import deferred_from_coro
 
 from sitemapaudit.checks.base import Severity
 from sitemapaudit.config import AuditConfig
@@ -131,6 +134,8 @@ class Command(ScrapyCommand):
         self.errors = 0
         self.builder = builder
         self._pending: list[str] = []
+        self._gone = False
+        self._crawlers: list[Crawler] = []
         # Everything loaded so far lives as long as the command: keep the collector from
         # walking it again and again while the records of a large file come and go, and let
         # it collect as seldom as an audit's does.
@@ -148,15 +153,26 @@ class Command(ScrapyCommand):
                 self._crawl(urls)
             self._flush()
         except BrokenPipeError:
-            # The reader went away (``| head``): stop quietly, as a shell tool does, and keep
-            # Python from complaining again when it flushes standard output at exit.
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            self.exitcode = 1
-            return
+            self._reader_gone()
         finally:
             gc.set_threshold(*thresholds)
             gc.unfreeze()
-        self.exitcode = 1 if self.errors else 0
+        self.exitcode = 1 if self.errors or self._gone else 0
+
+    def _reader_gone(self) -> None:
+        """The reader went away (``| head``): stop quietly, as a shell tool does (exit status
+        1: what was not read is not vouched for), with any crawl, and keep Python from
+        complaining again when it flushes standard output at exit."""
+        self._gone = True
+        self._pending.clear()
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        if self._crawlers:
+            # As Ctrl-C does, once the item that found the pipe closed is through.
+            asyncio.get_running_loop().call_soon(self._stop_crawls)
+
+    def _stop_crawls(self) -> None:
+        for crawler in self._crawlers:
+            deferred_from_coro(crawler.stop_async())
 
     def _crawl(self, urls: list[str]) -> None:
         by_origin: dict[str, list[str]] = defaultdict(list)
@@ -168,17 +184,23 @@ class Command(ScrapyCommand):
         for origin, sitemaps in by_origin.items():
             crawler = self.crawler_process.create_crawler(AuditSpider)
             crawler.signals.connect(self._scraped, signal=signals.item_scraped)
+            self._crawlers.append(crawler)
             self.crawler_process.crawl(
                 crawler, domain=origin, sitemap=",".join(sitemaps), fetch_urls="no"
             )
         self.crawler_process.start()
 
     def _scraped(self, item: Any, **kwargs: Any) -> None:
-        if isinstance(item, UrlRecordBatch):
-            for record in item.records:
-                self._emit(record)
-        elif isinstance(item, SitemapRecord | UrlRecord):
-            self._emit(item)
+        if self._gone:
+            return
+        try:
+            if isinstance(item, UrlRecordBatch):
+                for record in item.records:
+                    self._emit(record)
+            elif isinstance(item, SitemapRecord | UrlRecord):
+                self._emit(item)
+        except BrokenPipeError:
+            self._reader_gone()
 
     def _emit(self, record: SitemapRecord | UrlRecord) -> None:
         if record.issues:

@@ -274,3 +274,36 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path: Path) -> Non
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 1
     assert b"Traceback" not in stderr
+
+
+def test_a_reader_that_goes_away_during_a_crawl_ends_it_quietly() -> None:
+    """The records of sitemap URLs come from a crawl: it stops too, without tracebacks."""
+    site = TestSite(
+        {
+            "/s.xml": Page(
+                body=urlset(*(url(f"{{base}}/p{i}") for i in range(20_000))), content_type=XML
+            )
+        }
+    )
+    with site:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "scrapy",
+                "validate",
+                f"{site.base}/s.xml",
+                "-s",
+                "LOG_LEVEL=ERROR",
+            ],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        assert process.stdout is not None
+        process.stdout.read(100)
+        process.stdout.close()  # as `| head -c 100` does
+        _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 1
+    assert b"Traceback" not in stderr
+    assert b"ERROR" not in stderr
