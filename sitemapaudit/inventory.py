@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 
 from sitemapaudit.errors import ConfigError
 from sitemapaudit.facts import FetchOutcome, UrlFacts
+from sitemapaudit.page.dates import parse_rfc822_date
 
 NEW, DONE, EMITTED = 0, 2, 3
 SITEMAP_PENDING, SITEMAP_DONE = 0, 1
@@ -95,6 +96,18 @@ class Listing(NamedTuple):
         )
 
 
+def lastmod_order(lastmod: str, lastmod_format: str) -> str:
+    """What the lastmods of a URL listed more than once are compared by (the greatest is
+    kept): an RSS pubDate by the instant it names (as ``2017-01-05T12:34:50Z``: otherwise its
+    day name decides, ``Wed`` over ``Thu``), any other value by its text (for dates written
+    alike, the newest)."""
+    if lastmod_format == "rfc822":
+        instant = parse_rfc822_date(lastmod)
+        if instant is not None:
+            return instant.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return lastmod
+
+
 class NewEntry(NamedTuple):
     """One listing to store: a loc of a sitemap, its lastmod and the URL-rule codes it broke.
 
@@ -115,6 +128,7 @@ class Inventory:
         # emitted URLs worth writing down (see mark_emitted).
         self.resumable = resumable
         self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self._db.create_function("lastmod_order", 2, lastmod_order, deterministic=True)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=OFF")
         self._db.execute("PRAGMA temp_store=FILE")
@@ -221,10 +235,15 @@ class Inventory:
                 # A URL listed again keeps the greatest <lastmod> of its listings (a non-empty
                 # one over none): the same whatever order the sitemaps are read in.
                 db.executemany(
-                    "UPDATE urls SET lastmod = ?, lastmod_format = ? "
-                    "WHERE url = ? AND (lastmod IS NULL OR lastmod < ?)",
+                    "UPDATE urls SET lastmod = ?, lastmod_format = ? WHERE url = ? AND "
+                    "(lastmod IS NULL OR lastmod_order(lastmod, lastmod_format) < ?)",
                     [
-                        (e.lastmod, e.lastmod_format, e.loc, e.lastmod)
+                        (
+                            e.lastmod,
+                            e.lastmod_format,
+                            e.loc,
+                            lastmod_order(e.lastmod, e.lastmod_format),
+                        )
                         for e in chunk
                         if e.lastmod is not None
                     ],

@@ -13,7 +13,7 @@ from sitemapaudit.crawl.intake import read_sitemap
 from sitemapaudit.crawl.tree import ChildProblems
 from sitemapaudit.errors import ConfigError
 from sitemapaudit.facts import NOT_REQUESTED, SitemapFacts, UrlFacts
-from sitemapaudit.inventory import Inventory, NewEntry
+from sitemapaudit.inventory import Inventory, NewEntry, lastmod_order
 from sitemapaudit.report.build import RecordBuilder
 from sitemapaudit.report.records import SitemapRecord, UrlRecord
 from sitemapaudit.sitemap.records import PROTOCOL_MAX_ENTRIES
@@ -67,7 +67,9 @@ class FileListings:
                 again[loc] = again.get(loc, 0) + 1
                 held = first[loc]
                 if entry.lastmod is not None and (
-                    held.lastmod is None or held.lastmod < entry.lastmod
+                    held.lastmod is None
+                    or lastmod_order(held.lastmod, held.lastmod_format)
+                    < lastmod_order(entry.lastmod, entry.lastmod_format)
                 ):
                     # The greatest lastmod of the listings, as the crawl's inventory keeps it.
                     first[loc] = held._replace(

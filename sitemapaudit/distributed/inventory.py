@@ -3,7 +3,7 @@
 
 Keys (under the audit's prefix):
 
-- ``ids`` url -> id, ``urls`` id -> ``[url, lastmod, lastmod_format, rules]`` (the greatest
+- ``ids`` url -> id, ``urls`` id -> ``[url, lastmod, lastmod_format, rules, order]`` (the greatest
   lastmod of its listings, the rules any of them broke, as in the local inventory), ``new``:
   ids not handed out yet;
 - ``listings`` id -> ``{sitemap id: [read, count]}``. Each read of a sitemap has its own
@@ -23,7 +23,7 @@ from typing import Any, cast
 import redis
 
 from sitemapaudit.facts import NOT_REQUESTED_JSON
-from sitemapaudit.inventory import Inventory, Listing, NewEntry
+from sitemapaudit.inventory import Inventory, Listing, NewEntry, lastmod_order
 
 # KEYS: ids, urls, listings, new, seq. ARGV: sitemap id, read number, then (url, meta) pairs.
 _ADD = """
@@ -45,8 +45,9 @@ for i = 3, #ARGV, 2 do
     local new = cjson.decode(ARGV[i + 1])
     local old = cjson.decode(redis.call('HGET', KEYS[2], id))
     local changed = false
-    if new[2] ~= cjson.null and (old[2] == cjson.null or old[2] < new[2]) then
-      old[2], old[3] = new[2], new[3]
+    -- (Compared by their order keys, the 5th field: see lastmod_order.)
+    if new[2] ~= cjson.null and (old[2] == cjson.null or (old[5] or old[2]) < new[5]) then
+      old[2], old[3], old[5] = new[2], new[3], new[5]
       changed = true
     end
     for _, rule in ipairs(new[4]) do
@@ -138,7 +139,14 @@ class SharedInventory:
         args: list[str] = [sid, read]
         for entry in entries:
             args.append(entry.loc)
-            args.append(json.dumps([entry.loc, entry.lastmod, entry.lastmod_format, entry.rules]))
+            order = (
+                None
+                if entry.lastmod is None
+                else lastmod_order(entry.lastmod, entry.lastmod_format)
+            )
+            args.append(
+                json.dumps([entry.loc, entry.lastmod, entry.lastmod_format, entry.rules, order])
+            )
             count += 1
             if len(args) >= 2 + 2 * batch:
                 self._add(keys=keys, args=args)
@@ -214,7 +222,7 @@ class SharedInventory:
         metas, retried, _ = pipe.execute()
         result = []
         for raw_id, meta, again in zip(popped, metas, retried, strict=True):
-            url, lastmod, _fmt, rules = json.loads(meta)
+            url, lastmod, _fmt, rules = json.loads(meta)[:4]
             if again:
                 self.retries.add(int(raw_id))
             result.append((int(raw_id), str(url), tuple(rules), lastmod))
@@ -293,7 +301,7 @@ class SharedInventory:
         finals = dict(zip(sids, self.client.hmget(self.key("final_reads"), urls), strict=True))
         result = []
         for url_id, meta, entry in zip(url_ids, metas, decoded, strict=True):
-            url, lastmod, fmt, rules = json.loads(meta)
+            url, lastmod, fmt, rules = json.loads(meta)[:4]
             counted = sorted(
                 (str(names[sid]), int(count))
                 for sid, (read, count) in entry.items()

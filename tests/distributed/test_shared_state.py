@@ -346,3 +346,20 @@ def test_the_clusters_tree_fetches_sitemaps_on_the_sitemap_hosts(redis_url: str)
     )
     assert cluster_tree.consider("https://cdn.e.com/s.xml", depth=0) is Decision.FETCH
     assert cluster_tree.consider("https://other.com/s.xml", depth=0) is Decision.OFF_HOST
+
+
+def test_a_url_listed_again_keeps_the_newest_pubdate_in_any_order(redis_url: str) -> None:
+    listings = [
+        ("https://s/a.xml", "Wed, 04 Jan 2017 12:34:50 GMT"),
+        ("https://s/b.xml", "Thu, 05 Jan 2017 12:34:50 GMT"),
+        ("https://s/c.xml", "Thu, 05 Jan 2017 10:00:00 GMT"),
+    ]
+    seen = set()
+    for shuffled in itertools.permutations(listings):
+        a, b = two_workers(redis_url)
+        for sitemap, lastmod in shuffled:
+            a.sitemap_reading(sitemap)
+            a.add_entries(sitemap, [NewEntry("https://x/p", lastmod, "rfc822", ())])
+        (listing,) = b.listings([1])
+        seen.add(listing.lastmod)
+    assert seen == {"Thu, 05 Jan 2017 12:34:50 GMT"}

@@ -236,3 +236,22 @@ def test_a_url_listed_again_keeps_every_rule_its_listings_broke(tmp_path: Path) 
         seen.add(listing.rules)
         inv.close()
     assert seen == {("out_of_scope",)}
+
+
+def test_a_url_listed_again_keeps_the_newest_pubdate_in_any_order(tmp_path: Path) -> None:
+    """RSS pubDates compare as the instants they name, not as text (where ``Wed`` > ``Thu``)."""
+    listings = [
+        ("https://e.com/a.xml", "Wed, 04 Jan 2017 12:34:50 GMT"),
+        ("https://e.com/b.xml", "Thu, 05 Jan 2017 12:34:50 GMT"),
+        ("https://e.com/c.xml", "Thu, 05 Jan 2017 10:00:00 GMT"),
+    ]
+    seen = set()
+    for order, shuffled in enumerate(itertools.permutations(listings)):
+        inv = Inventory(tmp_path / f"i{order}.sqlite3")
+        for sitemap, lastmod in shuffled:
+            inv.add_entries(sitemap, [NewEntry("https://e.com/p", lastmod, "rfc822", ())])
+        inv.listings_complete()
+        (listing,) = inv.listings([url_id for url_id, *_ in inv.take_new(10)])
+        seen.add(listing.lastmod)
+        inv.close()
+    assert seen == {"Thu, 05 Jan 2017 12:34:50 GMT"}

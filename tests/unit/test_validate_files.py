@@ -17,6 +17,7 @@ from sitemapaudit.report.build import RecordBuilder
 from sitemapaudit.report.records import SitemapRecord, UrlRecord
 
 AUDIT_TIME = datetime(2024, 6, 1, 12, 0, tzinfo=UTC)
+MEMORY = localfiles.MEMORY_URLS
 NS = (
     'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml"'
 )
@@ -233,3 +234,22 @@ def test_the_alternates_of_a_sitemap_past_the_entry_limit_still_count(
     assert urls["https://e.com/de"].issues == []
     assert urls["https://e.com/en"].issues == []
     assert urls["https://e.com/fr"].issues == ["hreflang_not_reciprocal"]
+
+
+@pytest.mark.parametrize("memory_urls", [0, MEMORY])
+@pytest.mark.parametrize("files", [1, 2])
+def test_a_url_listed_again_keeps_the_newest_pubdate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, memory_urls: int, files: int
+) -> None:
+    monkeypatch.setattr(localfiles, "MEMORY_URLS", memory_urls)
+    items = [
+        f"<item><link>https://e.com/p</link><pubDate>{date}</pubDate></item>"
+        for date in ("Thu, 05 Jan 2017 12:34:50 GMT", "Wed, 04 Jan 2017 12:34:50 GMT")
+    ]
+    feed = (
+        '<rss version="2.0"><channel><title>t</title><link>https://e.com/</link>'
+        "<description>d</description>{}</channel></rss>"
+    )
+    bodies = [feed.format("".join(items))] if files == 1 else [feed.format(i) for i in items]
+    _, urls = run(tmp_path, *bodies)
+    assert urls["https://e.com/p"].lastmod == "Thu, 05 Jan 2017 12:34:50 GMT"
