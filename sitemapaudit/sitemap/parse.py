@@ -83,6 +83,8 @@ _XINCLUDE_TAGS = (
 )
 _MAX_NAMES_SHOWN = 5
 _XML_BASE = "{http://www.w3.org/XML/1998/namespace}base"
+# RFC 4287 (4.2.7.2): a rel is a name of the IANA registry or that name as an IRI under it.
+_ATOM_ALTERNATE = frozenset(("alternate", "http://www.iana.org/assignments/relation/alternate"))
 # A URI reference that starts with a scheme is absolute (RFC 3986, section 4.3).
 _SCHEME_START = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 # Entries without a location listed one by one; past this, they are only counted.
@@ -239,7 +241,7 @@ def _atom_alternate(element: Any, document_url: str | None) -> str:
     absolute).
     """
     rel: str | None = element.get("rel")
-    if rel is not None and rel.strip().lower() != "alternate":
+    if rel is not None and rel.strip().lower() not in _ATOM_ALTERNATE:
         return ""
     href: str | None = element.get("href")
     if not href:

@@ -794,3 +794,24 @@ def test_any_bytes_are_read_without_raising(body: bytes, limit: int) -> None:
         found = codes(reader)
         assert reader.url_count + reader.child_count == len(entries)
         assert (reader.kind is SitemapKind.UNKNOWN) == ("not_a_sitemap" in found)
+
+
+@pytest.mark.parametrize(
+    ("rel", "listed"),
+    [
+        (b"alternate", True),
+        (b"http://www.iana.org/assignments/relation/alternate", True),
+        (b" ALTERNATE ", True),
+        (b"self", False),
+        (b"http://www.iana.org/assignments/relation/self", False),
+    ],
+)
+def test_an_atom_rel_may_be_the_registry_name_or_its_iri(rel: bytes, listed: bool) -> None:
+    """RFC 4287 (4.2.7.2): ``alternate`` and its IRI under the IANA registry are one rel."""
+    body = (
+        b'<feed xmlns="http://www.w3.org/2005/Atom"><entry>'
+        b'<link rel="%s" href="https://e.com/p"/></entry></feed>' % rel
+    )
+    reader = SitemapReader(body)
+    entries = list(reader)
+    assert locs(entries) == (["https://e.com/p"] if listed else [])
