@@ -9,6 +9,10 @@ from sitemapaudit.crawl.redirects import REDIRECT_STATUSES
 from sitemapaudit.facts import UrlFacts
 from sitemapaudit.urls import same_url
 
+# Longer delay-seconds are shown as the float they were read as (Python refuses to turn a
+# string of over 4,300 digits into an int).
+_MAX_DIGITS = 100
+
 
 def error_status_detail(status: int, retry_after: dict[str, Any] | None, ctx: CheckContext) -> str:
     """The detail of an error status; for a 429/503 that was not retried because its
@@ -18,9 +22,12 @@ def error_status_detail(status: int, retry_after: dict[str, Any] | None, ctx: Ch
         return f"HTTP status {status}"
     value = str(retry_after.get("value", ""))
     until = "" if value.isdigit() else f" (until {value})"
+    # Seconds as the header gave them (a float would round a huge value).
+    digits = value.isdigit() and len(value) < _MAX_DIGITS
+    wait = f"{int(value):,}" if digits else _seconds(float(retry_after["seconds"]))
     return (
         f"HTTP status {status}, not retried: its Retry-After asks to wait "
-        f"{_seconds(float(retry_after['seconds']))} s{until}, more than "
+        f"{wait} s{until}, more than "
         f"SITEMAPAUDIT_RETRY_AFTER_MAX ({_seconds(ctx.config.retry_after_max)} s)"
     )
 

@@ -81,5 +81,5 @@ class Duplicate(UrlCheck):
 
     def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
         if facts.times_listed > 1:
-            return [f"listed {facts.times_listed} times in {len(facts.sitemaps)} sitemap(s)"]
+            return [f"listed {facts.times_listed:,} times in {len(facts.sitemaps):,} sitemap(s)"]
         return None

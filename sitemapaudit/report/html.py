@@ -414,6 +414,9 @@ class HtmlReport:
             ("Started", time_html(started) if started else "\u2014"),
             ("Finished", time_html(finished) if finished else "\u2014"),
         ]
+        resumed = strings(summary.get("resumed_at"))
+        if resumed:
+            rows.append(("Resumed", ", ".join(time_html(at) for at in resumed)))
         start_time, end_time = _parse_time(started), _parse_time(finished)
         if start_time and end_time:
             rows.append(("Duration", esc(duration(end_time - start_time))))
@@ -431,7 +434,11 @@ class HtmlReport:
                 if key != "outcome":
                     rows.append((f"robots.txt {key}", value_html(value)))
         for key, value in summary.items():
-            if key not in SUMMARY_FIELDS and value not in (None, {}, [], ""):
+            if (
+                key not in SUMMARY_FIELDS
+                and key != "resumed_at"
+                and value not in (None, {}, [], "")
+            ):
                 rows.append((str(key), value_html(value)))
         parts.append('<dl class="facts">\n')
         for term, html in rows:

@@ -263,3 +263,11 @@ def test_every_change_type_has_a_tone_and_a_bar(records: list[dict[str, Any]]) -
     chart = html.split('id="chart-changes"')[1].split("</figure>")[0]
     labels = re.findall(r'data-label="([^"]+)"', chart)
     assert labels == list(CHANGE_TONES)
+
+
+def test_the_resumes_of_an_audit_have_a_label(records: list[dict[str, Any]]) -> None:
+    summary = {**records[-1], "resumed_at": ["2024-06-05T11:58:00Z", "2024-06-05T11:59:00Z"]}
+    html = _page([*records[:-1], summary])
+    assert '<dt>Resumed</dt><dd><time datetime="2024-06-05T11:58:00Z">' in html
+    assert "<dt>resumed_at</dt>" not in html
+    assert "<dt>Resumed</dt>" not in _page(records)

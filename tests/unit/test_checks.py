@@ -476,3 +476,17 @@ def test_lastmod_invalid_says_what_is_wrong_with_the_time_zone(lastmod: str, why
     assert error.startswith(f"lastmod_invalid: lastmod {lastmod!r} is not a valid date{why}")
     if not why:
         assert error == f"lastmod_invalid: lastmod {lastmod!r} is not a valid date"
+
+
+def test_a_url_listed_very_often_says_so_with_separators() -> None:
+    facts = UrlFacts(
+        url="https://e.com/p",
+        sitemaps=["https://e.com/s.xml"],
+        lastmod=None,
+        lastmod_format="w3c",
+        times_listed=30_000,
+        rules=[],
+        robots_blocked=False,
+        outcome=FetchOutcome(),
+    )
+    assert builder().url_record(facts).errors == ["duplicate: listed 30,000 times in 1 sitemap(s)"]

@@ -3,10 +3,15 @@ and the response says why."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from scrapy import Request, Spider
 from scrapy.http import Response
 from scrapy.utils.test import get_crawler
 
+from sitemapaudit.checks.base import CheckContext
+from sitemapaudit.checks.fetching import error_status_detail
+from sitemapaudit.config import AuditConfig
 from sitemapaudit.middlewares import META_KEY, RetryAfterMiddleware
 
 
@@ -41,3 +46,13 @@ def test_a_long_wait_after_the_last_retry_is_not_the_reason() -> None:
     response = answer(request, 429, "3600")
     assert middleware().process_response(request, response) is response
     assert META_KEY not in request.meta
+
+
+def test_a_huge_wait_is_said_as_the_header_gave_it() -> None:
+    crawler = get_crawler(Spider, {"SITEMAPAUDIT_RETRY_AFTER_MAX": 60})
+    ctx = CheckContext(
+        AuditConfig.from_settings(crawler.settings), datetime(2024, 1, 1, tzinfo=UTC)
+    )
+    value = "99999999999999999999999"
+    detail = error_status_detail(503, {"value": value, "seconds": float(value)}, ctx)
+    assert "asks to wait 99,999,999,999,999,999,999,999 s, more than" in detail
