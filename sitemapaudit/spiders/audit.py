@@ -609,6 +609,17 @@ class AuditSpider(Spider):
             )
         return summary
 
+    def _report_notes(self) -> list[str]:
+        """A note for the outputs that can still be written, when another could not be."""
+        stats = self.crawler.stats
+        if stats is None or not stats.get_value("sitemapaudit/report/failed"):
+            return []
+        lost = int(stats.get_value("sitemapaudit/report/records_lost", 0))
+        return [
+            f"an output of this report could not be written ({lost:,} record(s) lost so far; "
+            "see the log): the command exits with status 1"
+        ]
+
     def _summary(self, previous: int | None) -> SummaryRecord:
         robots = self.run.robots
         return SummaryRecord(
@@ -624,7 +635,7 @@ class AuditSpider(Spider):
                 "sitemaps": len(robots.sitemaps) if robots else 0,
                 "crawl_delay": robots.crawl_delay if robots else None,
             },
-            notes=self.run.notes(),
+            notes=[*self.run.notes(), *self._report_notes()],
             settings=self.config.shaping_settings(),
             fail_on={"policy": self.fail_on.policy, "failed": False},
             changes={"previous_run": previous, "counts": {}},

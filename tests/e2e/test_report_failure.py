@@ -132,6 +132,7 @@ async def test_a_full_disk_counts_every_record_the_report_lacks(
         FEEDS={
             f"fulldisk://{report}?{room}": {"format": "jsonlines"},
             str(csv): {"format": "urls_csv"},
+            str(tmp_path / "whole.jsonl"): {"format": "jsonlines"},
         },
         FEED_STORAGES={"fulldisk": f"{__name__}.FullDiskStorage"},
         SITEMAPAUDIT_HISTORY_PATH="",
@@ -156,8 +157,15 @@ async def test_a_full_disk_counts_every_record_the_report_lacks(
         f"{records - len(kept)} record(s) could not be written to the report "
         f"fulldisk://{report}?{room}: it ends after its first {len(kept)}"
     ) in messages
-    # The other feed, on another disk, has every URL.
+    # The other feeds, on another disk, have every record; the report's summary says that
+    # an output failed.
     assert len(csv.read_text(encoding="utf-8").splitlines()) == 1 + 40
+    whole = [json.loads(line) for line in (tmp_path / "whole.jsonl").read_text().splitlines()]
+    assert len(whole) == records
+    assert [n for n in whole[-1]["notes"] if "could not be written" in n] == [
+        f"an output of this report could not be written ({records - len(kept) - 1:,} record(s) "
+        "lost so far; see the log): the command exits with status 1"
+    ]
 
 
 @deferred_f_from_coro_f
