@@ -29,6 +29,12 @@ _SECONDS_RE = re.compile(
     r"(?:Z|[+-](?:(?:0[0-9]|1[0-3]):[0-5][0-9]|14:00))"
 )
 
+# A date, and a date with a time zone (an xsd:date form W3C Datetime lacks), for saying why
+# one was refused.
+_DATE_RE = re.compile(r"\s*[0-9]{4}(?:-[0-9]{2}(?:-[0-9]{2})?)?\s*")
+_DATE_ZONE_RE = re.compile(
+    r"\s*[0-9]{4}-[0-9]{2}-[0-9]{2}(?P<tzd>Z|[+-](?P<hours>[0-9]{2}):(?P<minutes>[0-9]{2}))\s*"
+)
 # A time of day as W3C Datetime writes it, for saying why one was refused.
 _TIME_RE = re.compile(
     r"\s*[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?"
@@ -108,7 +114,17 @@ class LastmodInvalid(UrlCheck):
 
 
 def _why_invalid(lastmod: str) -> str:
-    """What is wrong with a refused lastmod's time zone, when that is what is wrong."""
+    """What is wrong with a refused lastmod, when its shape tells."""
+    dated = _DATE_ZONE_RE.fullmatch(lastmod)
+    if dated is not None and (dated["hours"] or "00", dated["minutes"] or "00") > ("14", "00"):
+        return f": its time zone offset {dated['tzd']} is outside -14:00 to +14:00"
+    if dated is not None:
+        return (
+            ": a date with a time zone is no W3C Datetime form (the XSD accepts it); give "
+            "the date alone, or a time with its zone"
+        )
+    if _DATE_RE.fullmatch(lastmod):
+        return ": no such day"
     time = _TIME_RE.fullmatch(lastmod)
     if time is None:
         return ""
@@ -119,7 +135,7 @@ def _why_invalid(lastmod: str) -> str:
         )
     if time["hours"] is not None and (int(time["hours"]), int(time["minutes"])) > (14, 0):
         return f": its time zone offset {time['tzd']} is outside -14:00 to +14:00"
-    return ""
+    return ": no such time, or one outside the range of dates (years 1 to 9999 in UTC)"
 
 
 @functools.lru_cache(maxsize=4096)

@@ -139,6 +139,10 @@ _RFC822_RE = re.compile(
 # A numeric offset: RFC 822's +hhmm, and the +hh:mm and GMT+hhmm forms of ISO 8601 and of
 # JavaScript's Date.toString().
 _RFC822_OFFSET_RE = re.compile(r"(?:GMT|UTC|UT)?([+-])([0-9]{2}):?([0-9]{2})", re.IGNORECASE)
+# An ISO 8601 date and time without a zone, as feeds write one by mistake.
+_ISO_NO_ZONE_RE = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?"
+)
 # The zone names of RFC 822 (section 5.1), and UTC.
 _RFC822_ZONES = {
     "ut": 0,
@@ -234,6 +238,11 @@ def _read_rfc822(text: str) -> datetime | str:
     if match is None:
         if parse_w3c_datetime(stripped) is not None:
             return "it is a W3C Datetime (ISO 8601); RSS 2.0 dates are RFC 822"
+        if _ISO_NO_ZONE_RE.fullmatch(stripped):
+            return "it is an ISO 8601 date and time without a time zone; RSS 2.0 dates are RFC 822"
+        prefix = _RFC822_RE.match(stripped)
+        if prefix is not None and prefix["zone"] is not None:
+            return f"it has text after the date: {stripped[prefix.end() :].strip()!r}"
         return "it is not a date of the form Thu, 05 Jan 2017 12:34:50 GMT"
     weekday = match["weekday"]
     if weekday is not None and _named(weekday, _DAY_NAMES) is None:
@@ -255,6 +264,8 @@ def _read_rfc822(text: str) -> datetime | str:
     if zone is None:
         return "it has no time zone"
     offset = _rfc822_offset(zone)
+    if offset is None and _RFC822_OFFSET_RE.fullmatch(zone):
+        return f"the offset {zone!r} is out of range (hours up to 23, minutes up to 59)"
     if offset is None:
         return (
             f"{zone!r} is not a time zone RFC 822 defines (UT, GMT, Z, EST, EDT, CST, CDT, "

@@ -290,8 +290,8 @@ def test_rfc822_invalid(text: str) -> None:
         ("Thu, 05 Jan 2017 12:34:50 J", "'J' is not a time zone RFC 822 defines"),
         ("Thu, 05 Jan 2017 12:34:50 GMT+1", "'GMT+1' is not a time zone RFC 822 defines"),
         ("Thu, 05 Jan 2017 12:34:50 +01", "'+01' is not a time zone RFC 822 defines"),
-        ("Thu, 05 Jan 2017 12:34:50 +0160", "'+0160' is not a time zone RFC 822 defines"),
-        ("Thu, 05 Jan 2017 12:34:50 -0500 EST", "it is not a date of the form"),
+        ("Thu, 05 Jan 2017 12:34:50 +0160", "the offset '+0160' is out of range"),
+        ("Thu, 05 Jan 2017 12:34:50 -0500 EST", "it has text after the date: 'EST'"),
         ("Thu, 05 Jan 017 12:34:50 GMT", "the year '017' has neither four digits nor two"),
         ("Thu, 05 Jan 20017 12:34:50 GMT", "the year '20017' has neither four digits nor two"),
         ("Thx, 05 Jan 2017 12:34:50 GMT", "'Thx' is not a day name"),
@@ -439,3 +439,24 @@ def test_month_and_year_windows(text: str, moment: datetime, expected: bool) -> 
 def test_date_only_at_the_end_of_the_calendar() -> None:
     assert lastmod_matches(lastmod("9999"), utc(9999, 12, 31), tolerance_s=0)
     assert lastmod_matches(lastmod("9999-12-31"), utc(9999, 12, 31, 23), tolerance_s=0)
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("Thu, 05 Jan 2017 12:34:50 GMT updated", "it has text after the date: 'updated'"),
+        ("Thu, 05 Jan 2017 12:34:50 +0100 (CET) extra", "it has text after the date: 'extra'"),
+        (
+            "2017-01-05T12:34:50",
+            "it is an ISO 8601 date and time without a time zone; RSS 2.0 dates are RFC 822",
+        ),
+        (
+            "Thu, 05 Jan 2017 12:34:50 +2400",
+            "the offset '+2400' is out of range (hours up to 23, minutes up to 59)",
+        ),
+        ("garbage", "it is not a date of the form Thu, 05 Jan 2017 12:34:50 GMT"),
+    ],
+)
+def test_a_pubdate_that_is_not_read_says_why(text: str, problem: str) -> None:
+    assert parse_rfc822_date(text) is None
+    assert rfc822_date_problem(text) == problem

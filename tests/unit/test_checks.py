@@ -467,11 +467,15 @@ def test_24_00_00_is_the_midnight_that_ends_the_day() -> None:
         ("2024-05-01T10:00:00-14:30", ": its time zone offset -14:30 is outside -14:00 to +14:00"),
         ("2024-05-01T10:00:00", ": a time needs a time zone (Z or +hh:mm) in W3C Datetime"),
         ("2024-05-01T10:00", ": a time needs a time zone (Z or +hh:mm) in W3C Datetime"),
-        ("2024-02-30", ""),
-        ("2024-05-01T25:00:00Z", ""),
+        ("2024-02-30", ": no such day"),
+        ("2024-05-01T25:00:00Z", ": no such time, or one outside the range of dates"),
+        ("9999-12-31T24:00:00Z", ": no such time, or one outside the range of dates"),
+        ("2024-05-01-05:00", ": a date with a time zone is no W3C Datetime form (the XSD"),
+        ("2024-05-01+15:00", ": its time zone offset +15:00 is outside -14:00 to +14:00"),
+        ("yesterday", ""),
     ],
 )
-def test_lastmod_invalid_says_what_is_wrong_with_the_time_zone(lastmod: str, why: str) -> None:
+def test_lastmod_invalid_says_what_is_wrong(lastmod: str, why: str) -> None:
     (error,) = url_record(lastmod=lastmod).errors
     assert error.startswith(f"lastmod_invalid: lastmod {lastmod!r} is not a valid date{why}")
     if not why:
