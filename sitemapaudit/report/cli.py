@@ -179,7 +179,8 @@ class AuditReportCommand(ScrapyCommand):
         if not summarized:
             print(
                 f"audit-report: {report} has no summary record: the audit did not finish, "
-                "so these files hold only the records it wrote",
+                "or its report could not be written to the end (a full disk), so these files "
+                "hold only the records it has",
                 file=sys.stderr,
             )
 
