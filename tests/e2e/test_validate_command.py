@@ -262,18 +262,25 @@ def test_a_text_sitemap_near_the_entry_limit_is_warned(tmp_path: Path) -> None:
 def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path: Path) -> None:
     path = tmp_path / "urls.txt"
     path.write_text("".join(f"https://e.com/p{i}\n" for i in range(20_000)))
+    returncode, stderr = read_a_little("validate", str(path))
+    assert returncode == 1
+    assert b"Traceback" not in stderr
+
+
+def read_a_little(*args: str) -> tuple[int, bytes]:
+    """Run ``scrapy ARGS``, read 100 bytes of its output and close it, as ``| head -c 100``
+    does; its exit status and standard error."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "scrapy", "validate", str(path)],
+        [sys.executable, "-m", "scrapy", *args],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
     assert process.stdout is not None
     process.stdout.read(100)
-    process.stdout.close()  # as `| head -c 100` does
+    process.stdout.close()
     _, stderr = process.communicate(timeout=60)
-    assert process.returncode == 1
-    assert b"Traceback" not in stderr
+    return process.returncode, stderr
 
 
 def test_a_reader_that_goes_away_during_a_crawl_ends_it_quietly() -> None:
@@ -286,24 +293,9 @@ def test_a_reader_that_goes_away_during_a_crawl_ends_it_quietly() -> None:
         }
     )
     with site:
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "scrapy",
-                "validate",
-                f"{site.base}/s.xml",
-                "-s",
-                "LOG_LEVEL=ERROR",
-            ],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+        returncode, stderr = read_a_little(
+            "validate", f"{site.base}/s.xml", "-s", "LOG_LEVEL=ERROR"
         )
-        assert process.stdout is not None
-        process.stdout.read(100)
-        process.stdout.close()  # as `| head -c 100` does
-        _, stderr = process.communicate(timeout=60)
-    assert process.returncode == 1
+    assert returncode == 1
     assert b"Traceback" not in stderr
     assert b"ERROR" not in stderr

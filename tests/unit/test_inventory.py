@@ -205,22 +205,36 @@ def test_a_resumed_inventory_keeps_its_first_start_and_every_resume(tmp_path: Pa
     old.close()
 
 
-def test_a_url_listed_again_keeps_the_greatest_lastmod_in_any_order(tmp_path: Path) -> None:
-    listings = [
-        ("https://e.com/a.xml", "2024-06-01"),
-        ("https://e.com/b.xml", None),
-        ("https://e.com/c.xml", "2024-01-01"),
-    ]
+@pytest.mark.parametrize(
+    ("fmt", "lastmods", "kept"),
+    [
+        ("w3c", ["2024-06-01", None, "2024-01-01"], "2024-06-01"),
+        # RSS pubDates compare as the instants they name, not as text (where Wed > Thu).
+        (
+            "rfc822",
+            [
+                "Wed, 04 Jan 2017 12:34:50 GMT",
+                "Thu, 05 Jan 2017 12:34:50 GMT",
+                "Thu, 05 Jan 2017 10:00:00 GMT",
+            ],
+            "Thu, 05 Jan 2017 12:34:50 GMT",
+        ),
+    ],
+)
+def test_a_url_listed_again_keeps_the_greatest_lastmod_in_any_order(
+    tmp_path: Path, fmt: str, lastmods: list[str | None], kept: str
+) -> None:
+    listings = [(f"https://e.com/{i}.xml", lastmod) for i, lastmod in enumerate(lastmods)]
     seen = set()
     for order, shuffled in enumerate(itertools.permutations(listings)):
         inv = Inventory(tmp_path / f"i{order}.sqlite3")
         for sitemap, lastmod in shuffled:
-            inv.add_entries(sitemap, [NewEntry("https://e.com/p", lastmod, "w3c", ())])
+            inv.add_entries(sitemap, [NewEntry("https://e.com/p", lastmod, fmt, ())])
         inv.listings_complete()
         (listing,) = inv.listings([url_id for url_id, *_ in inv.take_new(10)])
         seen.add(listing.lastmod)
         inv.close()
-    assert seen == {"2024-06-01"}
+    assert seen == {kept}
 
 
 def test_a_url_listed_again_keeps_every_rule_its_listings_broke(tmp_path: Path) -> None:
@@ -236,22 +250,3 @@ def test_a_url_listed_again_keeps_every_rule_its_listings_broke(tmp_path: Path) 
         seen.add(listing.rules)
         inv.close()
     assert seen == {("out_of_scope",)}
-
-
-def test_a_url_listed_again_keeps_the_newest_pubdate_in_any_order(tmp_path: Path) -> None:
-    """RSS pubDates compare as the instants they name, not as text (where ``Wed`` > ``Thu``)."""
-    listings = [
-        ("https://e.com/a.xml", "Wed, 04 Jan 2017 12:34:50 GMT"),
-        ("https://e.com/b.xml", "Thu, 05 Jan 2017 12:34:50 GMT"),
-        ("https://e.com/c.xml", "Thu, 05 Jan 2017 10:00:00 GMT"),
-    ]
-    seen = set()
-    for order, shuffled in enumerate(itertools.permutations(listings)):
-        inv = Inventory(tmp_path / f"i{order}.sqlite3")
-        for sitemap, lastmod in shuffled:
-            inv.add_entries(sitemap, [NewEntry("https://e.com/p", lastmod, "rfc822", ())])
-        inv.listings_complete()
-        (listing,) = inv.listings([url_id for url_id, *_ in inv.take_new(10)])
-        seen.add(listing.lastmod)
-        inv.close()
-    assert seen == {"Thu, 05 Jan 2017 12:34:50 GMT"}
