@@ -181,6 +181,10 @@ class HistoryPipeline:
             history.add_record(run_id, _fields(item))
         elif isinstance(item, SummaryRecord):
             history.finish_run(run_id, item.finished_at or "", asdict(item))
+            if item.resumed_at and item.complete:
+                dropped = history.drop_parts(run_id)
+                if dropped and self.crawler.stats is not None:
+                    self.crawler.stats.inc_value("sitemapaudit/history/parts_deleted", len(dropped))
             if self.keep_runs:
                 self._prune(history, item.origin)
 

@@ -367,6 +367,29 @@ class HistoryStore:
             db.execute("ROLLBACK")
             raise
 
+    def drop_parts(self, run_id: int) -> list[int]:
+        """Delete the unfinished runs of the audit that ``run_id`` finished once resumed (those
+        of its origin that began when it began: a resumed audit keeps its first start); returns
+        their ids. The finished run holds every record of the audit, so its interrupted parts
+        only stood in the way of the next diff and of pruning."""
+        self.flush()
+        row = self._db.execute(
+            "SELECT origin, started_at FROM runs WHERE id = ?", (run_id,)
+        ).fetchone()
+        if row is None:
+            return []
+        parts = [
+            int(part[0])
+            for part in self._db.execute(
+                "SELECT id FROM runs WHERE origin = ? AND started_at = ? AND finished_at IS NULL "
+                "AND id <> ?",
+                (row[0], row[1], run_id),
+            ).fetchall()
+        ]
+        for part in parts:
+            self.delete_run(part)
+        return parts
+
     def prune_runs(self, origin: str, keep: int) -> list[int]:
         """Delete the finished runs of ``origin`` but the newest ``keep``; returns their ids.
 

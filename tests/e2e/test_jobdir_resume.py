@@ -12,6 +12,7 @@ from pathlib import Path
 
 from scrapy.utils.defer import deferred_f_from_coro_f
 
+from sitemapaudit.history import HistoryStore
 from tests.support.crawl import by_record, run_audit, start_audit_process
 from tests.support.golden_site import XML, index, slow_pages, url, urlset
 from tests.support.server import Page, TestSite
@@ -96,6 +97,12 @@ def test_killed_audit_resumes_with_nothing_missing_or_twice(tmp_path: Path) -> N
     [resumed_at] = summary["resumed_at"]
     assert summary["started_at"] <= checked[0] <= resumed_at <= checked[-1]
     assert resumed_at <= summary["finished_at"]
+    # The history keeps the audit as one finished run, without its interrupted part.
+    with HistoryStore(tmp_path / "history.sqlite3", read_only=True) as store:
+        runs = store.runs()
+    assert [(run.started_at, run.finished_at is not None) for run in runs] == [
+        (summary["started_at"], True)
+    ]
     # Resumed, not restarted: pages done before the kill are not requested again (only those
     # of its last moments may be, LOST_AT_MOST), and no page was requested more than twice.
     requested_again = sum((after - before).values())

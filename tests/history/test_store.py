@@ -338,6 +338,23 @@ def test_prune_runs_keeps_the_newest_finished_runs_of_one_origin(store: HistoryS
         store.prune_runs(E, 0)
 
 
+def test_drop_parts_deletes_the_interrupted_runs_of_a_resumed_audit(store: HistoryStore) -> None:
+    start = "2024-06-01T00:00:00Z"
+    parts = [store.begin_run(E, start) for _ in range(2)]  # killed, resumed, killed again
+    for part in parts:
+        store.add_record(part, OLD_RECORDS[0])
+    other_audit = store.begin_run(E, "2024-06-02T00:00:00Z")  # another, never finished
+    other_site = store.begin_run("https://other.example", start)
+    resumed = store.begin_run(E, start)
+    store.finish_run(resumed, "2024-06-01T01:00:00Z", {"record": "summary", "origin": E})
+    assert store.drop_parts(resumed) == parts
+    assert [run.id for run in store.runs()] == [other_audit, other_site, resumed]
+    kept = {row[0] for row in store.query("SELECT DISTINCT run_id FROM url_results")}
+    assert kept == set()
+    assert store.drop_parts(resumed) == []
+    assert store.drop_parts(12345) == []
+
+
 def test_bad_field_types_are_stored_as_unknown(store: HistoryStore) -> None:
     run_id = store.begin_run(E, "a")
     store.add_record(
