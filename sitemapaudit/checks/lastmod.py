@@ -116,10 +116,8 @@ class LastmodInvalid(UrlCheck):
 def _why_invalid(lastmod: str) -> str:
     """What is wrong with a refused lastmod, when its shape tells."""
     dated = _DATE_ZONE_RE.fullmatch(lastmod)
-    if dated is not None and (dated["hours"] or "00", dated["minutes"] or "00") > ("14", "00"):
-        return f": its time zone offset {dated['tzd']} is outside -14:00 to +14:00"
     if dated is not None:
-        return (
+        return _offset_beyond(dated) or (
             ": a date with a time zone is no W3C Datetime form (the XSD accepts it); give "
             "the date alone, or a time with its zone"
         )
@@ -133,9 +131,16 @@ def _why_invalid(lastmod: str) -> str:
             ": a time needs a time zone (Z or +hh:mm) in W3C Datetime, or its instant is "
             "unknown (the XSD accepts it without one)"
         )
-    if time["hours"] is not None and (int(time["hours"]), int(time["minutes"])) > (14, 0):
-        return f": its time zone offset {time['tzd']} is outside -14:00 to +14:00"
-    return ": no such time, or one outside the range of dates (years 1 to 9999 in UTC)"
+    return _offset_beyond(time) or (
+        ": no such time, or one outside the range of dates (years 1 to 9999 in UTC)"
+    )
+
+
+def _offset_beyond(match: re.Match[str]) -> str:
+    """What is wrong with a time zone offset past the XSD's -14:00..+14:00, or ``""``."""
+    if match["hours"] is not None and (int(match["hours"]), int(match["minutes"])) > (14, 0):
+        return f": its time zone offset {match['tzd']} is outside -14:00 to +14:00"
+    return ""
 
 
 @functools.lru_cache(maxsize=4096)

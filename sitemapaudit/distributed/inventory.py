@@ -3,7 +3,7 @@
 
 Keys (under the audit's prefix):
 
-- ``ids`` url -> id, ``urls`` id -> ``[url, lastmod, lastmod_format, rules, order]`` (the greatest
+- ``ids`` url -> id, ``urls`` id -> ``[url, lastmod, lastmod_format, rules(, order)]`` (the greatest
   lastmod of its listings, the rules any of them broke, as in the local inventory), ``new``:
   ids not handed out yet;
 - ``listings`` id -> ``{sitemap id: [read, count]}``. Each read of a sitemap has its own
@@ -45,8 +45,10 @@ for i = 3, #ARGV, 2 do
     local new = cjson.decode(ARGV[i + 1])
     local old = cjson.decode(redis.call('HGET', KEYS[2], id))
     local changed = false
-    -- (Compared by their order keys, the 5th field: see lastmod_order.)
-    if new[2] ~= cjson.null and (old[2] == cjson.null or (old[5] or old[2]) < new[5]) then
+    -- (Compared by their order keys: the 5th field where there is one, see lastmod_order.)
+    local newer = new[2] ~= cjson.null
+    if newer and old[2] ~= cjson.null then newer = (old[5] or old[2]) < (new[5] or new[2]) end
+    if newer then
       old[2], old[3], old[5] = new[2], new[3], new[5]
       changed = true
     end
@@ -139,14 +141,12 @@ class SharedInventory:
         args: list[str] = [sid, read]
         for entry in entries:
             args.append(entry.loc)
-            order = (
-                None
-                if entry.lastmod is None
-                else lastmod_order(entry.lastmod, entry.lastmod_format)
-            )
-            args.append(
-                json.dumps([entry.loc, entry.lastmod, entry.lastmod_format, entry.rules, order])
-            )
+            meta = [entry.loc, entry.lastmod, entry.lastmod_format, entry.rules]
+            if entry.lastmod is not None:
+                order = lastmod_order(entry.lastmod, entry.lastmod_format)
+                if order != entry.lastmod:  # (an RSS pubDate: kept only where it differs)
+                    meta.append(order)
+            args.append(json.dumps(meta))
             count += 1
             if len(args) >= 2 + 2 * batch:
                 self._add(keys=keys, args=args)

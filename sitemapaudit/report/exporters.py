@@ -100,7 +100,7 @@ class FlatCsvItemExporter(CsvItemExporter):
         return record_kind(item) == self.record_type
 
     def export_item(self, item: Any) -> None:
-        if record_kind(item) != self.record_type:
+        if not self.accepts(item):
             return
         self.start_exporting()
         self.csv_writer.writerow(csv_row(self.flatten(item), self.selected))
