@@ -231,7 +231,7 @@ class Inventory:
                 for e in chunk:
                     if e.rules:
                         rules.setdefault(e.loc, set()).update(e.rules)
-                self._relist(sitemap_id, Counter(e.loc for e in chunk), last_id, rules)
+                relisted = self._relist(sitemap_id, Counter(e.loc for e in chunk), last_id, rules)
                 # A URL listed again keeps the greatest <lastmod> of its listings (a non-empty
                 # one over none): the same whatever order the sitemaps are read in.
                 db.executemany(
@@ -245,7 +245,7 @@ class Inventory:
                             lastmod_order(e.lastmod, e.lastmod_format),
                         )
                         for e in chunk
-                        if e.lastmod is not None
+                        if e.lastmod is not None and e.loc in relisted
                     ],
                 )
             db.execute("COMMIT")
@@ -261,15 +261,16 @@ class Inventory:
 
     def _relist(
         self, sitemap_id: int, listed: Counter[str], last_id: int, rules: dict[str, set[str]]
-    ) -> None:
+    ) -> set[str]:
         """Some locs of a chunk were listed before (by this chunk or earlier): their listings
         go to the ``listings`` table, the first one too if it was kept in the URL's row. A URL
         keeps the rules any of its listings broke (``out_of_scope`` depends on the sitemap):
-        the same whatever order the sitemaps are read in."""
+        the same whatever order the sitemaps are read in. Returns those locs."""
         db = self._db
         rows: list[tuple[str, int]] = []
         cleared: list[tuple[int]] = []
         merged: list[tuple[str, int]] = []
+        relisted: set[str] = set()
         locs = list(listed)
         for start in range(0, len(locs), _LOOKUP_CHUNK):
             part = locs[start : start + _LOOKUP_CHUNK]
@@ -282,6 +283,7 @@ class Inventory:
                 again = listed[url] - (1 if url_id > last_id else 0)
                 if not again:
                     continue
+                relisted.add(url)
                 if first is not None:
                     rows.append((url, int(first)))
                     cleared.append((int(url_id),))
@@ -292,6 +294,7 @@ class Inventory:
         db.executemany("UPDATE urls SET sitemap_id = NULL WHERE id = ?", cleared)
         db.executemany("INSERT INTO listings (url, sitemap_id) VALUES (?, ?)", rows)
         db.executemany("UPDATE urls SET rules = ? WHERE id = ?", merged)
+        return relisted
 
     # -- sitemap progress (what a resumed audit needs) ------------------------------------------
     def sitemap_pending(self, url: str, ref: dict[str, Any]) -> None:
