@@ -69,6 +69,21 @@ def _percent_escape(exc: UnicodeError) -> tuple[str, int]:
 codecs.register_error(_PERCENT_ESCAPE, _percent_escape)
 _POSITION_SUFFIX = re.compile(r", line \d+, column \d+$")
 _LINE_IN_MESSAGE = re.compile(r"\bline (\d+)")
+# libxml2's safety limits (the document is read without XML_PARSE_HUGE), by what its message
+# names, said plainly: its own messages call a long comment "not finished" and end with advice
+# to set a parser flag, which means nothing to whoever fixes the sitemap.
+_LIMIT_BYTES = "10,000,000 bytes"
+_SAFETY_LIMITS: tuple[tuple[str, str], ...] = (
+    (
+        "Text node too long",
+        f"a text node (text or white space between tags) is over {_LIMIT_BYTES}",
+    ),
+    ("Comment too big", f"a comment is over {_LIMIT_BYTES}"),
+    ("CData section too big", f"a CDATA section is over {_LIMIT_BYTES}"),
+    ("Excessive depth", "elements are nested more than 256 levels deep"),
+    ("Buffer size limit", f"one piece of markup (an attribute value, say) is over {_LIMIT_BYTES}"),
+)
+_PARSER_ADVICE = re.compile(r",? (?:try|use) XML_PARSE_HUGE(?: option)?\s*$")
 # A sitemap's root element comes after at most an XML declaration, comments and a DOCTYPE.
 ROOT_SEARCH_LIMIT = 1_048_576
 
@@ -703,8 +718,13 @@ class SitemapReader:
         if fault is not None:
             message = str(fault.message)
             line, column = fault.line, fault.column
-            if fault.type == etree.ErrorTypes.ERR_RESOURCE_LIMIT:
+            limit = next((plain for key, plain in _SAFETY_LIMITS if key in message), None)
+            if limit is not None:
                 prefix = "reading stopped at a parser safety limit"
+                message = f"{limit}; entries after that point are not read"
+            elif fault.type == etree.ErrorTypes.ERR_RESOURCE_LIMIT:
+                prefix = "reading stopped at a parser safety limit"
+                message = _PARSER_ADVICE.sub("", message)
                 if "entity" in message:
                     # The position libxml2 gives is inside the entity's replacement text.
                     line = column = None

@@ -815,3 +815,34 @@ def test_an_atom_rel_may_be_the_registry_name_or_its_iri(rel: bytes, listed: boo
     reader = SitemapReader(body)
     entries = list(reader)
     assert locs(entries) == (["https://e.com/p"] if listed else [])
+
+
+@pytest.mark.parametrize(
+    ("filler", "said"),
+    [
+        (
+            b" " * 10_500_000,
+            "a text node (text or white space between tags) is over 10,000,000 bytes",
+        ),
+        (b"<!--" + b"x" * 10_500_000 + b"-->", "a comment is over 10,000,000 bytes"),
+        (b"<x>" * 300 + b"</x>" * 300, "elements are nested more than 256 levels deep"),
+    ],
+)
+def test_a_parser_safety_limit_is_said_plainly(filler: bytes, said: str) -> None:
+    # Well-formed, but past a limit of libxml2 that guards against hostile documents: reading
+    # stops there, and the message says which limit instead of libxml2's advice to set a flag
+    # (or its "Comment too big found", which reads as a syntax error).
+    body = (
+        b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        b"<url><loc>https://www.example.com/a</loc></url>"
+        + filler
+        + b"<url><loc>https://www.example.com/b</loc></url></urlset>"
+    )
+    reader, entries = read(body)
+    assert locs(entries) == ["https://www.example.com/a"]
+    [problem] = reader.problems
+    assert problem.code == "xml_malformed"
+    assert problem.message == (
+        f"reading stopped at a parser safety limit: {said}; entries after that point are not read"
+    )
+    assert "XML_PARSE_HUGE" not in problem.message
