@@ -131,9 +131,11 @@ def read_sitemap(
         facts.problems.extend(
             check_limits(reader.url_count, reader.bytes, near_limit_fraction, "urlset")
         )
-    if data is not None and hreflang is not None and reader.kind is SitemapKind.URLSET:
-        # Past the entry limit too: its pages are still listed, and the alternates of other
-        # sitemaps that point at them are judged against theirs (a stream, as is its reading).
-        for loc, alternates in iter_alternates(data):
+    if hreflang is not None and reader.kind is SitemapKind.URLSET:
+        # Past the entry limit too, and past the size limit or a broken gzip (read again as it
+        # inflates, up to where the reader stopped): its pages are still listed, and the
+        # alternates of other sitemaps that point at them are judged against theirs.
+        document = data if data is not None else BodyStream(body, limit=read_limit)
+        for loc, alternates in iter_alternates(document):
             hreflang.add(loc, alternates, facts.url)
     return facts

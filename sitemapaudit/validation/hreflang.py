@@ -21,13 +21,16 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from lxml import etree
 
 from sitemapaudit.urls import normalize_url
 from sitemapaudit.validation.isocodes import ISO_639_1, REGIONS, WITHDRAWN_639_1
 from sitemapaudit.validation.schemas import XHTML_NS, EmptyResolver
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 
 _ALNUM = "[a-z0-9]"
 _LANGUAGE = r"(?:[a-z]{2,3}(?:-[a-z]{3}){0,3}|[a-z]{4}|[a-z]{5,8})"
@@ -180,19 +183,50 @@ def _without_hreflang(data: bytes) -> bool:
     return ascii_start and b"hreflang" not in data
 
 
-def iter_alternates(data: bytes) -> Iterator[tuple[str, list[tuple[str, str]]]]:
+class _ChunkReader(io.RawIOBase):
+    """A readable file over an iterable of byte chunks (a document streamed as it inflates)."""
+
+    def __init__(self, chunks: Iterable[bytes]) -> None:
+        self._chunks = iter(chunks)
+        self._pending = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: WriteableBuffer) -> int:
+        while not self._pending:
+            chunk = next(self._chunks, None)
+            if chunk is None:
+                return 0
+            self._pending = chunk
+        view = memoryview(buffer).cast("B")
+        size = min(len(view), len(self._pending))
+        view[:size] = self._pending[:size]
+        self._pending = self._pending[size:]
+        return size
+
+
+def iter_alternates(
+    data: bytes | Iterable[bytes],
+) -> Iterator[tuple[str, list[tuple[str, str]]]]:
     """Yield ``(loc, [(hreflang, href), ...])`` for each ``<url>`` that lists alternates.
 
-    ``data`` is a decompressed urlset. ``<url>`` and ``<loc>`` are matched by local name
-    (so a urlset with a wrong namespace still yields its alternates); links must be
+    ``data`` is a decompressed urlset, whole or as chunks (a document too large to hold, or
+    one whose gzip breaks off, is read as it inflates). ``<url>`` and ``<loc>`` are matched by
+    local name (so a urlset with a wrong namespace still yields its alternates); links must be
     ``xhtml:link`` elements with ``rel="alternate"``, a ``hreflang`` and an ``href``.
     Parsing is incremental and never resolves entities or loads anything; it stops quietly
-    at the first well-formedness error, after yielding what came before it.
+    at the first well-formedness error (or where the chunks end), after yielding what came
+    before it.
     """
-    if _without_hreflang(data):
-        return
+    if isinstance(data, bytes):
+        if _without_hreflang(data):
+            return
+        source: io.RawIOBase | io.BytesIO = io.BytesIO(data)
+    else:
+        source = _ChunkReader(data)
     events = etree.iterparse(
-        io.BytesIO(data),
+        source,
         events=("end",),
         tag="{*}url",
         resolve_entities=False,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
@@ -234,6 +235,35 @@ def test_the_alternates_of_a_sitemap_past_the_entry_limit_still_count(
     assert urls["https://e.com/de"].issues == []
     assert urls["https://e.com/en"].issues == []
     assert urls["https://e.com/fr"].issues == ["hreflang_not_reciprocal"]
+
+
+@pytest.mark.parametrize("fault", ["too_large", "gzip_invalid"])
+def test_the_alternates_of_a_sitemap_past_the_size_limit_or_with_broken_gzip_still_count(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault: str
+) -> None:
+    """Its entries before the fault are audited, so their alternates link back too (it is
+    read again as it inflates: the document is too large to hold, or has no end)."""
+    pair = {"en": "https://e.com/en", "fr": "https://e.com/fr"}
+    first = tmp_path / "small.xml"
+    first.write_text(urlset(entry("https://e.com/en", alternates=pair)), encoding="utf-8")
+    body = urlset(
+        entry("https://e.com/fr", alternates=pair),
+        *(entry(f"https://e.com/pad/{i}") for i in range(2000)),
+    ).encode()
+    second = tmp_path / "big.xml.gz"
+    if fault == "too_large":
+        monkeypatch.setattr(intake, "PROTOCOL_MAX_BYTES", len(body) // 2)
+        second.write_bytes(gzip.compress(body))
+    else:
+        packed = gzip.compress(body)
+        second.write_bytes(packed[: len(packed) // 2])
+    config = AuditConfig.from_settings({})
+    records = list(validate_files([first, second], config, RecordBuilder(config, AUDIT_TIME), []))
+    sitemaps = [r for r in records if isinstance(r, SitemapRecord)]
+    urls = {r.url: r for r in records if isinstance(r, UrlRecord)}
+    assert fault in sitemaps[1].issues
+    assert "https://e.com/fr" in urls
+    assert urls["https://e.com/en"].issues == []
 
 
 @pytest.mark.parametrize("memory_urls", [0, MEMORY])

@@ -360,3 +360,14 @@ def test_graph_with_iter_alternates() -> None:
             for loc, alternates in iter_alternates(data):
                 graph.add(loc, alternates, name)
         assert [(page, href) for page, href, _ in graph.not_reciprocal()] == [(A, B)]
+
+
+@pytest.mark.parametrize("size", [1, 7, 64, 1 << 16])
+def test_iter_alternates_of_chunks_is_that_of_the_whole(size: int) -> None:
+    data = urlset(*(url(f"https://www.example.com/{i}/", LINKS) for i in range(20)))
+    assert len(list(iter_alternates(data))) == 20
+    chunks = [data[i : i + size] for i in range(0, len(data), size)]
+    assert list(iter_alternates(iter(chunks))) == list(iter_alternates(data))
+    assert list(iter_alternates(iter(chunks[: len(chunks) // 2]))) == list(
+        iter_alternates(data[: (len(chunks) // 2) * size])
+    )
