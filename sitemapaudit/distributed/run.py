@@ -155,6 +155,12 @@ class SharedAuditRun(AuditRun):
         else:
             logger.info("joined distributed audit %s as worker %s", shared.prefix, shared.worker)
 
+    def _start_times(self, now: str) -> tuple[str | None, list[str]]:
+        """A distributed audit started when its first worker did: a worker that joins it later,
+        or after the whole cluster stopped, reports that start (never resumed from a work
+        directory, so no resume times)."""
+        return self.shared.first_start(now), []
+
     def _make_tree(self) -> SitemapTree:
         return SharedSitemapTree(
             self.shared,
@@ -388,7 +394,8 @@ class SharedAuditRun(AuditRun):
         Path(self.history_path).parent.mkdir(parents=True, exist_ok=True)
         self.history = HistoryStore(self.history_path)
         self.history_run = self.history.begin_run(
-            self.origin.url, self.audit_time.strftime("%Y-%m-%dT%H:%M:%SZ")
+            self.origin.url,
+            self.first_started_at or self.audit_time.strftime("%Y-%m-%dT%H:%M:%SZ"),
         )
 
     def _collect_notes(self) -> None:

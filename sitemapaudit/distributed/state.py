@@ -250,6 +250,15 @@ class SharedAudit:
     def holder(self, name: str) -> str | None:
         return cast(str | None, self.client.get(self.key(name)))
 
+    def first_start(self, now: str) -> str | None:
+        """When the audit's first worker started (UTC, as the summary), or ``None`` when that
+        is ``now`` (this worker is the first)."""
+        key = self.key("started_at")
+        if self.client.set(key, now, nx=True):
+            return None
+        first = cast(str | None, self.client.get(key))
+        return None if first == now else first
+
     def finished(self) -> bool:
         return bool(self.client.exists(self.key("finished")))
 

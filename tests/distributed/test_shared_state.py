@@ -363,3 +363,18 @@ def test_a_url_listed_again_keeps_the_newest_pubdate_in_any_order(redis_url: str
         (listing,) = b.listings([1])
         seen.add(listing.lastmod)
     assert seen == {"Thu, 05 Jan 2017 12:34:50 GMT"}
+
+
+def test_a_worker_that_joins_later_reports_when_the_audit_first_started(
+    redis_url: str, tmp_path: Path
+) -> None:
+    origin = origin_url()
+    first = worker_run(redis_url, origin, tmp_path)
+    assert first.first_started_at is None  # the first worker: its own start
+    # (as if the first worker had started an hour ago, and the cluster had stopped since)
+    first.shared.client.set(first.shared.key("started_at"), "2024-06-01T10:00:00Z")
+    second = worker_run(redis_url, origin, tmp_path)
+    assert second.first_started_at == "2024-06-01T10:00:00Z"
+    assert second.resumed_at == []
+    first.close()
+    second.close()
