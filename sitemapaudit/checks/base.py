@@ -58,8 +58,10 @@ class Check(Generic[F]):
 
     @classmethod
     def meaning(cls) -> str:
-        """The first line of the docstring: the one-line meaning shown in the README."""
-        return (cls.__doc__ or "").strip().splitlines()[0]
+        """The first paragraph of the docstring, its lines joined: the meaning shown in the
+        README and in the reports (a summary longer than a line is wrapped in the source)."""
+        paragraph = (cls.__doc__ or "").strip().split("\n\n", 1)[0]
+        return " ".join(line.strip() for line in paragraph.splitlines())
 
 
 class SitemapCheck(Check[SitemapFacts]):
