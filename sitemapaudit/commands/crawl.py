@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -147,7 +148,8 @@ def _local_path(uri: str) -> str | None:
     """The path of a feed URI that names a local file, else ``None``."""
     if uri.startswith("file://"):
         return uri[len("file://") :]
-    scheme = uri.split(":", 1)[0] if ":" in uri else ""
-    if len(scheme) > 1 and scheme.isalpha():  # s3:, ftp:, stdout:... (not C: on Windows)
+    # A URI scheme (RFC 3986: a letter, then letters, digits, "+", "-", "."): s3:, ftp:,
+    # stdout:... but not the C: of a Windows path.
+    if re.match(r"[A-Za-z][A-Za-z0-9+.-]+:", uri):
         return None
     return uri

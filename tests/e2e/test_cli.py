@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from sitemapaudit.commands.crawl import check_report_paths
 from sitemapaudit.inventory import Inventory, audit_identity
 from sitemapaudit.spiders.audit import _reserve_report
 from tests.support.golden_site import XML, url, urlset
@@ -117,6 +118,15 @@ def test_a_report_or_work_place_that_cannot_be_used_fails_before_any_request(
     assert done.returncode == 2
     assert named in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_an_s3_output_is_not_taken_for_a_local_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    check_report_paths({"s3://bucket/r.jsonl": {"format": "jsonlines"}}, "")
+    check_report_paths({"gs+x.y-z://bucket/r.jsonl": {"format": "jsonlines"}}, "")
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_jobdir_of_another_audit_fails_before_any_request(tmp_path: Path) -> None:
