@@ -107,7 +107,7 @@ SCHEDULER_DISK_QUEUE = "scrapy.squeues.FifoMemoryQueue"
 SCHEDULER_START_DISK_QUEUE = "scrapy.squeues.FifoMemoryQueue"
 
 FEED_EXPORT_ENCODING = "utf-8"
-# Spreadsheet and browser formats for FEEDS / -o, e.g. -o urls.csv:urls_csv -o audit.xlsx:xlsx
+# Spreadsheet and browser formats for FEEDS / -O, e.g. -O urls.csv:urls_csv -O audit.xlsx:xlsx
 FEED_EXPORTERS = {
     "jsonlines": "sitemapaudit.report.jsonlines.ReportJsonLinesItemExporter",
     "jsonl": "sitemapaudit.report.jsonlines.ReportJsonLinesItemExporter",

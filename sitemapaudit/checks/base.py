@@ -48,6 +48,10 @@ class Check(Generic[F]):
     """True for a URL check judged from a 2xx answer (its headers and ``<head>``): a run in
     which the URL did not answer with a 2xx page cannot tell whether the finding still holds
     (a diff does not call it fixed)."""
+    needs_lastmod: ClassVar[bool] = False
+    """True for a URL check judged from a readable ``<lastmod>``: a run in which the URL's
+    lastmod is ``lastmod_invalid`` cannot tell whether the finding still holds (a diff does not
+    call it fixed)."""
     needs_rule: ClassVar[bool] = False
     """True for a URL check whose finding is a URL rule broken when the URL was listed: its
     ``run`` returns ``None`` whenever the facts' ``rules`` is empty, so record building may skip
@@ -58,8 +62,10 @@ class Check(Generic[F]):
 
     @classmethod
     def meaning(cls) -> str:
-        """The first line of the docstring: the one-line meaning shown in the README."""
-        return (cls.__doc__ or "").strip().splitlines()[0]
+        """The first paragraph of the docstring, its lines joined: the meaning shown in the
+        README and in the reports (a summary longer than a line is wrapped in the source)."""
+        paragraph = (cls.__doc__ or "").strip().split("\n\n", 1)[0]
+        return " ".join(line.strip() for line in paragraph.splitlines())
 
 
 class SitemapCheck(Check[SitemapFacts]):

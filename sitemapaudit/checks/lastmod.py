@@ -160,6 +160,7 @@ class LastmodFuture(UrlCheck):
 
     code = "lastmod_future"
     severity = Severity.WARNING
+    needs_lastmod = True
 
     def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
         lastmod = listed_lastmod(facts.lastmod, facts.lastmod_format)
@@ -179,6 +180,7 @@ class LastmodMismatch(UrlCheck):
 
     code = "lastmod_mismatch"
     severity = Severity.WARNING
+    needs_lastmod = True
     needs_response = True
     needs_page = True
 
@@ -198,6 +200,7 @@ class LastmodUnverifiable(UrlCheck):
 
     code = "lastmod_unverifiable"
     severity = Severity.NOTICE
+    needs_lastmod = True
     needs_response = True
     needs_page = True
 

@@ -85,6 +85,11 @@ def page_codes() -> frozenset[str]:
     return frozenset(check.code for check in URL_CHECKS if check.needs_page)
 
 
+def lastmod_codes() -> frozenset[str]:
+    """The URL finding codes judged from a readable ``<lastmod>``."""
+    return frozenset(check.code for check in URL_CHECKS if check.needs_lastmod)
+
+
 def enabled_checks(
     config: AuditConfig,
 ) -> tuple[list[SitemapCheck], list[UrlCheck]]:

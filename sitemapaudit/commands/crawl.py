@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.exceptions import UsageError
 from scrapy.settings import SETTINGS_PRIORITIES
+from scrapy.utils.misc import load_object
 
 from sitemapaudit.arguments import check_fail_on, parse_arguments
 from sitemapaudit.checks.registry import enabled_checks
@@ -58,6 +60,9 @@ class Command(ScrapyCrawlCommand):
 
                 connect(config.distributed).close()
             check_report_paths(self.settings.getdict("FEEDS"), config.report_dir)
+            check_appends(
+                self.settings.getdict("FEEDS"), self.settings.getwithbase("FEED_EXPORTERS")
+            )
         except ConfigError as exc:
             raise UsageError(str(exc), print_help=False) from None
         if (
@@ -143,11 +148,38 @@ def check_report_paths(feeds: Mapping[str, Any], report_dir: str) -> None:
                 raise ConfigError(f"the output file {uri!r} cannot be used: it is not writable")
 
 
+def check_appends(feeds: Mapping[str, Any], exporters: Mapping[str, Any]) -> None:
+    """A local file appended to (``-o``, or ``FEEDS`` without ``overwrite``) must be in a
+    format that can be: a CSV file has its header first, an XLSX workbook and an HTML page are
+    written whole, so a second audit after the first is a broken file, whether the file exists
+    yet or not (the same command would break it the next time)."""
+    for uri, options in feeds.items():
+        if _local_path(str(uri)) is None or not isinstance(options, Mapping):
+            continue
+        if options.get("overwrite", False):
+            continue
+        feed_format = options.get("format")
+        exporter = exporters.get(feed_format) if isinstance(feed_format, str) else None
+        if exporter is None:
+            continue  # (Scrapy refuses an unknown format itself)
+        try:
+            exporter_class = load_object(exporter)
+        except (ImportError, NameError, ValueError):
+            continue  # (Scrapy refuses it as the crawl starts, with its own message)
+        if getattr(exporter_class, "appendable", True) is False:
+            raise ConfigError(
+                f"the output file {uri!r} cannot be appended to (-o appends): the format "
+                f"{feed_format} cannot hold a second audit after the first in one file; use -O "
+                'to replace it (in FEEDS: "overwrite": true)'
+            )
+
+
 def _local_path(uri: str) -> str | None:
     """The path of a feed URI that names a local file, else ``None``."""
     if uri.startswith("file://"):
         return uri[len("file://") :]
-    scheme = uri.split(":", 1)[0] if ":" in uri else ""
-    if len(scheme) > 1 and scheme.isalpha():  # s3:, ftp:, stdout:... (not C: on Windows)
+    # A URI scheme (RFC 3986: a letter, then letters, digits, "+", "-", "."): s3:, ftp:,
+    # stdout:... but not the C: of a Windows path.
+    if re.match(r"[A-Za-z][A-Za-z0-9+.-]+:", uri):
         return None
     return uri

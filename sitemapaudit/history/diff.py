@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sitemapaudit.checks.registry import page_codes, response_codes
+from sitemapaudit.checks.registry import lastmod_codes, page_codes, response_codes
 from sitemapaudit.history.store import (
     SITEMAP_RECORD,
     URL_RECORD,
@@ -43,7 +43,9 @@ CHANGES: dict[str, str] = {
     "finding_fixed": (
         "A URL or sitemap no longer has a finding code (or is gone). A finding only a request "
         "can find counts only if the new run requested the URL too, one read from a page "
-        "(noindex, canonical, lastmod...) only if the new run got a 2xx page for it; one whose "
+        "(noindex, canonical, lastmod...) only if the new run got a 2xx page for it, one that "
+        "compares the lastmod (lastmod_mismatch, lastmod_unverifiable, lastmod_future) only if "
+        "the new lastmod is not lastmod_invalid (a lastmod removed fixes them); one whose "
         "check is switched off in either run does not count."
     ),
     "finding_persisting": "A URL or sitemap has the same finding code in both runs.",
@@ -242,11 +244,16 @@ def _findings(
     # A finding only a request can find (noindex, a status...) is neither new nor fixed when
     # the other run lists the URL without requesting it (an inventory, a robots.txt block):
     # that run does not know. Nor is one read from a page's head fixed when the new run got no
-    # 2xx page for the URL (a noindex is not fixed by a 500).
+    # 2xx page for the URL (a noindex is not fixed by a 500), nor one judged from the lastmod
+    # when the new run's lastmod is invalid (a mismatch is not fixed by a lastmod of "-1");
+    # a lastmod that is gone takes its findings with it.
     codes = sorted(response_codes())
     marks = ", ".join(f":code{i}" for i in range(len(codes)))
-    page = sorted(page_codes()) if change == "finding_fixed" else []
+    fixed = change == "finding_fixed"
+    page = sorted(page_codes()) if fixed else []
     page_marks = ", ".join(f":page{i}" for i in range(len(page)))
+    dated = sorted(lastmod_codes()) if fixed else []
+    dated_marks = ", ".join(f":dated{i}" for i in range(len(dated)))
     unjudged = (
         f"AND NOT (f.kind = :url_kind AND f.code IN ({page_marks}) AND EXISTS "
         "(SELECT 1 FROM url_results x WHERE x.run_id = :there AND x.url_id = f.loc_id "
@@ -254,6 +261,12 @@ def _findings(
         if page
         else ""
     )
+    if dated:
+        unjudged += (
+            f"AND NOT (f.kind = :url_kind AND f.code IN ({dated_marks}) AND EXISTS "
+            "(SELECT 1 FROM findings g WHERE g.run_id = :there AND g.kind = :url_kind "
+            "AND g.loc_id = f.loc_id AND g.code = 'lastmod_invalid')) "
+        )
     rows = store.query(
         "SELECT l.loc, f.kind, f.code FROM findings f JOIN locs l ON l.id = f.loc_id "
         f"WHERE f.run_id = :here AND {'' if present else 'NOT '}EXISTS "
@@ -270,6 +283,7 @@ def _findings(
             "url_kind": URL_RECORD,
             **{f"code{i}": code for i, code in enumerate(codes)},
             **{f"page{i}": code for i, code in enumerate(page)},
+            **{f"dated{i}": code for i, code in enumerate(dated)},
         },
     )
     for url, kind, code in rows:

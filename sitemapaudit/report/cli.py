@@ -67,6 +67,45 @@ class _Outputs:
                 partial.unlink(missing_ok=True)
 
 
+def _refuse_clashes(report: Path, opts: argparse.Namespace) -> None:
+    """A usage error when two outputs are one file, or an output is the report itself: the
+    second would replace the first, or the report would be lost."""
+    outputs: list[tuple[str, Path]] = []
+    if opts.csv:
+        outputs += [(f"--csv {opts.csv}", Path(opts.csv) / name) for name, _ in CSV_FILES]
+    outputs += [
+        (f"--{name} {path}", Path(path))
+        for name, path in (("xlsx", opts.xlsx), ("html", opts.html))
+        if path
+    ]
+    source = _identity(report)
+    seen: dict[object, str] = {}
+    for option, path in outputs:
+        identity = _identity(path)
+        if identity == source:
+            raise UsageError(
+                f"{option} would overwrite the report it reads ({report}): "
+                "write the outputs to other files",
+                print_help=False,
+            )
+        if identity in seen:
+            raise UsageError(
+                f"{seen[identity]} and {option} both write {path}: give each output its own file",
+                print_help=False,
+            )
+        seen[identity] = option
+
+
+def _identity(path: Path) -> object:
+    """What tells files apart: device and inode of an existing file (links to it included),
+    else its absolute path with symbolic links resolved."""
+    try:
+        status = path.stat()
+    except OSError:
+        return path.resolve()
+    return (status.st_dev, status.st_ino)
+
+
 class AuditReportCommand(ScrapyCommand):
     requires_crawler_process = False
     default_settings: ClassVar[dict[str, Any]] = {"LOG_ENABLED": False}
@@ -135,6 +174,7 @@ class AuditReportCommand(ScrapyCommand):
         report = Path(args[0])
         if not report.is_file():
             raise UsageError(f"no such report file: {report}", print_help=False)
+        _refuse_clashes(report, opts)
         targets = [Path(p) for p in (opts.xlsx, opts.html) if p]
         if opts.csv:
             folder = Path(opts.csv)

@@ -9,7 +9,7 @@ Register them in ``FEED_EXPORTERS`` and use them in ``FEEDS`` like any other fee
         "xlsx": "sitemapaudit.report.exporters.XlsxItemExporter",
         "html": "sitemapaudit.report.exporters.HtmlItemExporter",
     }
-    FEEDS = {"report-urls.csv": {"format": "urls_csv", "encoding": "utf-8-sig"}}
+    FEEDS = {"urls.csv": {"format": "urls_csv", "encoding": "utf-8-sig", "overwrite": True}}
 
 Every exporter accepts the record dataclasses of :mod:`sitemapaudit.report.records` and plain
 dicts (``"diff"`` records, a report read back), and silently skips what it does not export.
@@ -54,6 +54,8 @@ class FlatCsvItemExporter(CsvItemExporter):
 
     record_type: ClassVar[str]
     columns: ClassVar[tuple[str, ...]]
+    # Appended to an existing file (``-o``), a second header line would follow its rows.
+    appendable: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -147,8 +149,10 @@ class XlsxItemExporter(BaseItemExporter):
     workbook is assembled into the feed's file at ``finish_exporting``.
     """
 
-    # Nothing reaches the file before finish_exporting, which writes it whole.
+    # Nothing reaches the file before finish_exporting, which writes it whole; appended to
+    # an existing file (``-o``), a second zip archive would follow the first.
     writes_at_end = True
+    appendable: ClassVar[bool] = False
 
     def __init__(self, file: IO[bytes], **kwargs: Any) -> None:
         super().__init__(dont_fail=True, **kwargs)
@@ -173,8 +177,10 @@ class HtmlItemExporter(BaseItemExporter):
     The page is always UTF-8.
     """
 
-    # Nothing reaches the file before finish_exporting, which writes it whole.
+    # Nothing reaches the file before finish_exporting, which writes it whole; appended to
+    # an existing file (``-o``), a second HTML document would follow the first.
     writes_at_end = True
+    appendable: ClassVar[bool] = False
 
     def __init__(self, file: IO[bytes], *, max_rows: int = DEFAULT_MAX_ROWS, **kwargs: Any) -> None:
         super().__init__(dont_fail=True, **kwargs)

@@ -14,7 +14,8 @@ text filter and a finding-code filter.
 
 Memory is bounded: records are read once and counted; only the rows of the URL table and of
 the table of changes are kept, at most ``max_rows`` each (URLs with the most severe findings
-first, then in report order; regressions first among changes), and the page says how many were
+first, then in report order; changes by tone, bad first, and within a tone in the order of
+:data:`CHANGE_TONES`: status and indexability regressions first), and the page says how many were
 left out. The ages of lastmods are counted in bins whose width grows (second, minute, hour,
 day) when there are many distinct values, so their memory is bounded too.
 
@@ -38,6 +39,7 @@ from importlib import resources
 from typing import Any, TextIO
 
 from sitemapaudit import __version__
+from sitemapaudit.history.diff import summarize
 from sitemapaudit.report.flat import (
     SUMMARY_FIELDS,
     fields_of,
@@ -107,6 +109,19 @@ CHANGE_TONES: dict[str, str] = {
 """Change types of ``"diff"`` records and their tone, in display order."""
 
 _TONE_RANK = {"bad": 0, "good": 1, "neutral": 2, "persisting": 3}
+# The rank of a change in the table: its tone's, then its place in CHANGE_TONES (status and
+# indexability regressions before new findings); an unknown change type is last of its tone.
+_CHANGE_RANK = {
+    change: _TONE_RANK[tone] * (len(CHANGE_TONES) + 1) + index
+    for index, (change, tone) in enumerate(CHANGE_TONES.items())
+}
+
+
+def _change_rank(change: str, tone: str) -> int:
+    rank = _CHANGE_RANK.get(change)
+    return rank if rank is not None else (_TONE_RANK[tone] + 1) * (len(CHANGE_TONES) + 1) - 1
+
+
 _SEVERITY_PLURAL = {"error": "errors", "warning": "warnings", "notice": "notices"}
 
 
@@ -276,7 +291,7 @@ class HtmlReport:
         change = str(r.get("change"))
         self.changes[change] += 1
         tone = CHANGE_TONES.get(change, "neutral")
-        rank = _TONE_RANK[tone]
+        rank = _change_rank(change, tone)
         if self.change_rows.wants(rank):
             self.change_rows.add(rank, change_row(r, change, tone))
         else:
@@ -345,7 +360,11 @@ class HtmlReport:
     def _header(self, origin: str) -> str:
         summary = self.summary or {}
         finished = str_or_none(summary.get("finished_at"))
-        when = f"finished {time_html(finished)}" if finished else "not finished"
+        if summary.get("complete") is False:
+            stopped = f" {time_html(finished)}" if finished else ""
+            when = f'<strong class="incomplete">incomplete: stopped{stopped}</strong>'
+        else:
+            when = f"finished {time_html(finished)}" if finished else "not finished"
         nav = "".join(
             f'<a href="#{anchor}">{label}</a>'
             for anchor, label in (
@@ -384,6 +403,13 @@ class HtmlReport:
                 "finished. The figures below are counted from the records it has.</p>\n"
             )
             summary = {}
+        elif summary.get("complete") is False:
+            parts.append(
+                '<p class="alert">The audit stopped before it was complete (its summary says '
+                '<code>"complete": false</code>; the notes below say why): the report holds '
+                "the records written until then, and what it lacks is not known to be fine. "
+                "The figures below count those records.</p>\n"
+            )
         sitemaps = as_int(summary.get("sitemaps_found"))
         listed = as_int(summary.get("urls_listed"))
         fetched = as_int(summary.get("urls_fetched"))
@@ -439,7 +465,7 @@ class HtmlReport:
                 and key != "resumed_at"
                 and value not in (None, {}, [], "")
             ):
-                rows.append((str(key), value_html(value)))
+                rows.append((str(key), _summary_value(str(key), value)))
         parts.append('<dl class="facts">\n')
         for term, html in rows:
             parts.append(f"<dt>{esc(term)}</dt><dd>{html}</dd>\n")
@@ -713,6 +739,29 @@ class HtmlReport:
             "No URL in the table matches the filter.</p>\n"
             "</section>\n"
         )
+
+
+def _summary_value(key: str, value: Any) -> str:
+    """HTML of a summary field that the page has no place of its own for: ``fail_on`` and
+    ``changes`` in words, another object as its ``key: value`` pairs."""
+    if key == "fail_on" and isinstance(value, dict):
+        policy = str_or_none(value.get("policy", value.get("threshold"))) or "unknown"
+        failed = value.get("failed")
+        if failed is True:
+            return f"{esc(policy)}: <strong>matched</strong> (the command exits with status 1)"
+        if failed is False:
+            return f"{esc(policy)}: not matched"
+        return esc(policy)
+    if key == "changes" and isinstance(value, dict):
+        counts = value.get("counts")
+        previous = value.get("previous_run")
+        since = f"since run {esc(previous)}: " if previous is not None else ""
+        if isinstance(counts, dict):
+            numbers = {str(change): as_int(count) or 0 for change, count in counts.items()}
+            return since + esc(summarize(numbers))
+    if isinstance(value, dict):
+        return "; ".join(f"{esc(k)}: {value_html(v)}" for k, v in value.items()) or value_html(None)
+    return value_html(value)
 
 
 def write_html(

@@ -112,10 +112,16 @@ class ReportJsonLinesItemExporter(JsonLinesItemExporter):
     URLs that is most of the cost of writing the report. Records are flat dataclasses of JSON
     types, so they are serialised directly; anything else, or an export with explicit
     ``fields_to_export``, takes Scrapy's path.
+
+    Lines are always UTF-8, whatever ``FEED_EXPORT_ENCODING`` (the feed's ``encoding``) says:
+    JSON exchanged between systems is UTF-8 without a byte order mark (RFC 8259, section 8.1),
+    and each line is encoded on its own, so ``utf-8-sig``, which suits the CSV files, would
+    start every line with a BOM.
     """
 
     def __init__(self, file: Any, **kwargs: Any) -> None:
         super().__init__(file, **kwargs)
+        self.encoding = "utf-8"
         self._dumps = _dumps
 
     def export_item(self, item: Any) -> None:
@@ -128,9 +134,9 @@ class ReportJsonLinesItemExporter(JsonLinesItemExporter):
             return
         line = unrequested_line(item)
         if line is not None:
-            self.file.write(line.encode(self.encoding or "utf-8"))
+            self.file.write(line.encode("utf-8"))
             return
         self.file.write(self._encode({name: getattr(item, name) for name in fields}))
 
     def _encode(self, data: dict[str, Any]) -> bytes:
-        return (self._dumps(data) + "\n").encode(self.encoding or "utf-8")
+        return (self._dumps(data) + "\n").encode("utf-8")

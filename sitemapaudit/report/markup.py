@@ -4,6 +4,7 @@ Every value from a report goes through :func:`esc`; only http(s) URLs become lin
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from html import escape
 from typing import Any
@@ -24,15 +25,34 @@ _LONG_URL = 200
 SEVERITY_RANK = {"error": 0, "warning": 1, "notice": 2}
 
 
+# What an HTML document may not hold as text, even escaped: controls other than tab, line feed,
+# form feed and carriage return (a NUL included), DEL, the C1 controls and noncharacters.
+_NOT_IN_HTML = re.compile(
+    "[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ufdd0-\ufdef"
+    + "".join(
+        f"{chr(plane * 0x10000 + 0xFFFE)}{chr(plane * 0x10000 + 0xFFFF)}" for plane in range(17)
+    )
+    + "]"
+)
+
+
+def _visible(match: re.Match[str]) -> str:
+    """A character an HTML page may not hold, written as its escape (``\\x1b``), as the
+    ``--table`` output of ``audit-diff`` writes it."""
+    return match.group().encode("unicode_escape").decode("ascii")
+
+
 def esc(value: Any) -> str:
-    """HTML-escaped text of any value (``None`` is empty)."""
+    """HTML-escaped text of any value (``None`` is empty); characters an HTML page may not
+    hold are written as their escapes (``\\x01``)."""
     if value is None:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):
         return format_number(value)
-    return escape(value if isinstance(value, str) else str(value), quote=True)
+    text = value if isinstance(value, str) else str(value)
+    return escape(_NOT_IN_HTML.sub(_visible, text), quote=True)
 
 
 def count_text(value: int) -> str:

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from sitemapaudit.commands.crawl import check_appends, check_report_paths
+from sitemapaudit.errors import ConfigError
 from sitemapaudit.inventory import Inventory, audit_identity
 from sitemapaudit.spiders.audit import _reserve_report
 from tests.support.golden_site import XML, url, urlset
@@ -104,6 +106,10 @@ def test_bad_arguments_fail_before_any_request(tmp_path: Path) -> None:
         (["-s", "SITEMAPAUDIT_LASTMOD_TOLERANCE=nan"], "SITEMAPAUDIT_LASTMOD_TOLERANCE"),
         (["-s", "SITEMAPAUDIT_DISTRIBUTED=redis://127.0.0.1:1/0"], "cannot use Redis at"),
         (["-s", "ROBOTSTXT_OBEY=True"], "ROBOTSTXT_OBEY=True cannot be used"),
+        (["-o", "audit.html"], "the output file 'audit.html' cannot be appended to (-o"),
+        (["-o", "r.jsonl", "-o", "audit.xlsx"], "'audit.xlsx' cannot be appended to"),
+        (["-o", "urls.csv:urls_csv"], "the format urls_csv cannot hold a second audit"),
+        (["-o", "old.html"], "use -O to replace it"),
     ],
 )
 def test_a_report_or_work_place_that_cannot_be_used_fails_before_any_request(
@@ -111,12 +117,45 @@ def test_a_report_or_work_place_that_cannot_be_used_fails_before_any_request(
 ) -> None:
     (tmp_path / "a-file").write_text("not a directory")
     (tmp_path / "a-dir.jsonl").mkdir()
+    (tmp_path / "old.html").write_text("<!DOCTYPE html>")
     with small_site() as site:
         done = crawl("-a", f"domain={site.base}", *options, cwd=tmp_path)
         assert site.hits == {}
     assert done.returncode == 2
     assert named in done.stderr
     assert "Traceback" not in done.stderr
+    assert (tmp_path / "old.html").read_text() == "<!DOCTYPE html>"
+    assert not [
+        n for n in ("audit.html", "audit.xlsx", "urls.csv", "r.jsonl") if (tmp_path / n).exists()
+    ]
+
+
+def test_feeds_that_may_be_appended_to_are_not_refused() -> None:
+    exporters = {
+        "jsonlines": "sitemapaudit.report.jsonlines.ReportJsonLinesItemExporter",
+        "html": "sitemapaudit.report.exporters.HtmlItemExporter",
+        "xlsx": "sitemapaudit.report.exporters.XlsxItemExporter",
+    }
+    check_appends(
+        {
+            "r.jsonl": {"format": "jsonlines"},
+            "a.html": {"format": "html", "overwrite": True},
+            "stdout:": {"format": "html"},
+            "s3://bucket/a.xlsx": {"format": "xlsx"},
+        },
+        exporters,
+    )
+    with pytest.raises(ConfigError, match=r"'file:///tmp/a\.html' cannot be appended to"):
+        check_appends({"file:///tmp/a.html": {"format": "html", "overwrite": False}}, exporters)
+
+
+def test_an_s3_output_is_not_taken_for_a_local_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    check_report_paths({"s3://bucket/r.jsonl": {"format": "jsonlines"}}, "")
+    check_report_paths({"gs+x.y-z://bucket/r.jsonl": {"format": "jsonlines"}}, "")
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_jobdir_of_another_audit_fails_before_any_request(tmp_path: Path) -> None:

@@ -234,6 +234,47 @@ def test_a_finding_read_from_a_page_is_not_fixed_by_an_error_page(store: History
     assert ("status_regression", E + "/a", None) in changes
 
 
+@pytest.mark.parametrize("source", ["records", "report files"])
+def test_a_lastmod_finding_is_not_fixed_by_a_lastmod_that_became_invalid(
+    store: HistoryStore, tmp_path: Path, source: str
+) -> None:
+    """A lastmod that no longer parses could not be compared with the page: its mismatch is not
+    fixed (lastmod_invalid is the news). One removed, or corrected, is fixed."""
+    summary = {"record": "summary", "origin": E, "started_at": "a", "finished_at": "b"}
+    page = {"last_modified": "Wed, 01 May 2024 10:00:00 GMT"}
+    mismatch = {**page, "lastmod": "2020-01-01", "issues": ["lastmod_mismatch"]}
+    before = [
+        sitemap(A),
+        url("/invalid", **mismatch),
+        url("/future", lastmod="2999-01-01", issues=["lastmod_future"]),
+        url("/removed", **mismatch),
+        url("/corrected", **mismatch),
+    ]
+    after = [
+        sitemap(A),
+        url("/invalid", **page, lastmod="-1", issues=["lastmod_invalid"]),
+        url("/future", lastmod="2999-99-99", issues=["lastmod_invalid"]),
+        url("/removed", **page),
+        url("/corrected", **page, lastmod="2024-05-01"),
+    ]
+    if source == "records":
+        old, new = store_run(store, before, summary), store_run(store, after, summary)
+    else:
+        old = store.import_report(write_report(tmp_path / "old.jsonl", before, summary))
+        new = store.import_report(write_report(tmp_path / "new.jsonl", after, summary))
+    changes = [
+        (r["change"], r["url"].removeprefix(E), r["code"])
+        for r in diff_runs(store, old, new)
+        if r["change"].startswith("finding_")
+    ]
+    assert changes == [
+        ("finding_new", "/future", "lastmod_invalid"),
+        ("finding_new", "/invalid", "lastmod_invalid"),
+        ("finding_fixed", "/corrected", "lastmod_mismatch"),
+        ("finding_fixed", "/removed", "lastmod_mismatch"),
+    ]
+
+
 @pytest.mark.parametrize(
     ("statuses", "expected"),
     [

@@ -7,6 +7,7 @@ import codecs
 import csv
 import errno
 import io
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -89,6 +90,39 @@ def test_bad_usage_exits_2(args: tuple[str | Path, ...], message: str) -> None:
     assert result.returncode == 2
     assert message in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("outputs", "message"),
+    [
+        (("--html", "same.html", "--xlsx", "same.html"), "--xlsx same.html and --html same.html"),
+        (("--csv", "out", "--html", "out/urls.csv"), "--csv out and --html out/urls.csv"),
+        (("--csv", "out", "--xlsx", "./out/../out/changes.csv"), "--csv out and --xlsx"),
+        (("--html", "report.jsonl"), "--html report.jsonl would overwrite the report it reads"),
+        (("--csv", "."), "--csv . would overwrite the report it reads"),
+    ],
+)
+def test_clashing_outputs_are_refused_before_anything_is_written(
+    tmp_path: Path, outputs: tuple[str, ...], message: str
+) -> None:
+    report = tmp_path / "report.jsonl"
+    report.write_bytes(SAMPLE.read_bytes())
+    if "--csv ." in message:  # the report is named as one of the CSV files
+        report = report.rename(tmp_path / "urls.csv")
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy", COMMAND, str(report), *outputs],
+        cwd=tmp_path,
+        env={**os.environ, "SCRAPY_SETTINGS_MODULE": "sitemapaudit.settings"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+    assert [path.name for path in tmp_path.iterdir()] == [report.name]
+    assert report.read_bytes() == SAMPLE.read_bytes()
 
 
 def test_a_broken_report_writes_nothing_and_exits_1(tmp_path: Path) -> None:

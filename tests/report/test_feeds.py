@@ -32,6 +32,7 @@ class FeedsSpider(scrapy.Spider):
             "changes_csv": EXPORTERS + "ChangesCsvItemExporter",
             "xlsx": EXPORTERS + "XlsxItemExporter",
             "html": EXPORTERS + "HtmlItemExporter",
+            "jsonlines": "sitemapaudit.report.jsonlines.ReportJsonLinesItemExporter",
         },
         "FEED_EXPORT_ENCODING": "utf-8-sig",
         "FEEDS": {
@@ -40,7 +41,7 @@ class FeedsSpider(scrapy.Spider):
             "out/changes.csv": {"format": "changes_csv"},
             "out/report.xlsx": {"format": "xlsx"},
             "out/report.html": {"format": "html", "item_export_kwargs": {"max_rows": 1}},
-            "out/report.jsonl": {"format": "jsonlines", "encoding": "utf-8"},
+            "out/report.jsonl": {"format": "jsonlines"},
         },
         "LOG_LEVEL": "WARNING",
     }
@@ -111,7 +112,10 @@ def test_every_format_through_scrapy_feeds(tmp_path: Path) -> None:
     assert "<title>Sitemap audit: https://a.example</title>" in html
     assert "1 of 2 URLs are not in this table" in html
 
-    lines = (out / "report.jsonl").read_text(encoding="utf-8").splitlines()
+    # FEED_EXPORT_ENCODING=utf-8-sig is for the CSV files: JSON Lines stay plain UTF-8.
+    report = (out / "report.jsonl").read_bytes()
+    assert codecs.BOM_UTF8 not in report
+    lines = report.decode("utf-8").splitlines()
     assert [json.loads(line)["record"] for line in lines] == [
         "sitemap",
         "url",

@@ -218,7 +218,10 @@ def test_code_severity_and_meaning_come_from_the_checks() -> None:
     assert severity_of("duplicate", "url") == "notice"
     assert severity_of("empty", "sitemap") == "warning"
     assert severity_of("no_such_code") is None
-    assert "noindex" in (meaning_of("noindex") or "")
+    assert meaning_of("noindex") == (
+        "The page says noindex (meta robots/googlebot or X-Robots-Tag, or an `unavailable_after`"
+        " date that has passed) but is listed for indexing."
+    )
 
 
 def test_iter_report_reads_every_line(tmp_path: Path) -> None:

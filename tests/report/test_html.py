@@ -252,9 +252,118 @@ def test_max_rows_must_not_be_negative() -> None:
 def test_other_summary_fields_are_listed(records: list[dict[str, Any]]) -> None:
     html = _page(records)
     assert (
-        "<dt>fail_on</dt><dd>{&quot;threshold&quot;:&quot;error&quot;,&quot;failed&quot;:true}</dd>"
+        "<dt>fail_on</dt><dd>error: <strong>matched</strong> (the command exits with status 1)</dd>"
         in html
     )
+
+
+def _summary(**fields: Any) -> dict[str, Any]:
+    return {
+        "record": "summary",
+        "origin": "https://a.example",
+        "started_at": "2024-06-05T11:00:00Z",
+        "finished_at": "2024-06-05T12:00:00Z",
+        **fields,
+    }
+
+
+def test_fail_on_and_changes_are_in_words() -> None:
+    html = _page(
+        [
+            _url(1),
+            _summary(
+                fail_on={"policy": "warning", "failed": False},
+                changes={"previous_run": 12, "counts": {"url_added": 3, "status_regression": 1}},
+                incremental={"recheck_nights": 7, "rechecked": 2, "carried_over": 5},
+            ),
+        ]
+    )
+    assert "<dt>fail_on</dt><dd>warning: not matched</dd>" in html
+    assert "<dt>changes</dt><dd>since run 12: 3 URLs added, 1 status regression</dd>" in html
+    assert "<dt>incremental</dt><dd>recheck_nights: 7; rechecked: 2; carried_over: 5</dd>" in html
+    assert "&quot;" not in html.split('id="summary"')[1].split("</section>")[0]
+
+
+def test_an_incomplete_audit_is_flagged_in_the_header_and_the_summary() -> None:
+    incomplete = _page([_url(1), _summary(complete=False, notes=["stopped: SIGTERM"])])
+    header = incomplete.split("</header>")[0]
+    assert "finished" not in header
+    assert (
+        '<strong class="incomplete">incomplete: stopped '
+        '<time datetime="2024-06-05T12:00:00Z">2024-06-05T12:00:00Z</time></strong>' in header
+    )
+    assert '<p class="alert">The audit stopped before it was complete' in incomplete
+    complete = _page([_url(1), _summary(complete=True)])
+    assert "finished <time" in complete.split("</header>")[0]
+    assert 'class="alert"' not in complete
+
+
+def test_control_characters_are_written_as_escapes() -> None:
+    """An HTML page may hold no control character but tab, LF, FF and CR (nor DEL, C1
+    controls, noncharacters): a text sitemap line can carry any of them."""
+    url = "https://a.example/\x01x\x1b[31mred\x7f\x85\ufdd0"
+    html = _page(
+        [
+            {
+                "record": "url",
+                "url": url,
+                "issues": ["invalid_url"],
+                "errors": [f"invalid_url: {url!r} \x00"],
+                "sitemaps": ["https://a.example/s\x02.txt"],
+            },
+            {"record": "diff", "change": "url_added", "url": url},
+            _summary(notes=["note \x1b"]),
+        ]
+    )
+    assert not re.search("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ufdd0-\ufdef]", html)
+    assert "https://a.example/\\x01x\\x1b[31mred\\x7f\\x85\\ufdd0" in html
+    assert "note \\x1b" in html
+    assert "s\\x02.txt" in html
+
+
+def test_the_change_table_shows_regressions_before_new_findings() -> None:
+    changes = [
+        {
+            "record": "diff",
+            "change": "finding_new",
+            "url": f"https://a.example/{n}",
+            "code": "noindex",
+        }
+        for n in range(3)
+    ] + [
+        {
+            "record": "diff",
+            "change": "finding_fixed",
+            "url": "https://a.example/f",
+            "code": "noindex",
+        },
+        {
+            "record": "diff",
+            "change": "status_regression",
+            "url": "https://a.example/s",
+            "old": 200,
+            "new": 500,
+        },
+        {"record": "diff", "change": "indexability_regression", "url": "https://a.example/i"},
+    ]
+
+    def shown(html: str) -> list[str]:
+        table = html.split('id="change-table"')[1].split("</section>", maxsplit=1)[0]
+        return re.findall(r'<span class="change tone-\w+" title="[^"]*">(\w+)</span>', table)
+
+    assert shown(_page(changes, max_rows=3)) == [
+        "status_regression",
+        "indexability_regression",
+        "finding_new",
+    ]
+    assert shown(_page(changes)) == [
+        "status_regression",
+        "indexability_regression",
+        "finding_new",
+        "finding_new",
+        "finding_new",
+        "finding_fixed",
+    ]
 
 
 def test_every_change_type_has_a_tone_and_a_bar(records: list[dict[str, Any]]) -> None:

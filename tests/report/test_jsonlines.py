@@ -54,3 +54,40 @@ def test_each_record_is_one_line_as_the_encoder_writes_it(record: Any) -> None:
 def test_diff_records_are_written_as_they_are() -> None:
     diff = {"record": "diff", "change": "url_added", "url": U, "code": None}
     assert line(diff) == (json.dumps(diff, ensure_ascii=False) + "\n").encode()
+
+
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "UTF-8-SIG", "latin-1", None])
+def test_lines_are_utf8_without_a_bom_whatever_the_feed_encoding(encoding: str | None) -> None:
+    records: list[Any] = [
+        UrlRecord(url="https://e.com/caf\u00e9", sitemaps=["https://e.com/s.xml"]),
+        UrlRecord(url="https://e.com/\u00fc", status=200, fetched=True),
+        {"record": "diff", "change": "url_added", "url": "https://e.com/\u00e9"},
+        SummaryRecord(origin="https://e.com", started_at="2024-01-01T00:00:00Z"),
+    ]
+    out = io.BytesIO()
+    exporter = ReportJsonLinesItemExporter(out, encoding=encoding)
+    exporter.start_exporting()
+    for record in records:
+        exporter.export_item(record)
+    exporter.finish_exporting()
+    data = out.getvalue()
+    assert b"\xef\xbb\xbf" not in data
+    lines = data.decode("utf-8").splitlines()
+    assert [json.loads(text).get("url") for text in lines] == [
+        "https://e.com/caf\u00e9",
+        "https://e.com/\u00fc",
+        "https://e.com/\u00e9",
+        None,
+    ]
+
+
+def test_selected_fields_are_utf8_without_a_bom_too() -> None:
+    out = io.BytesIO()
+    exporter = ReportJsonLinesItemExporter(out, encoding="utf-8-sig", fields_to_export=["url"])
+    exporter.start_exporting()
+    exporter.export_item(UrlRecord(url="https://e.com/caf\u00e9"))
+    exporter.export_item(UrlRecord(url="https://e.com/b"))
+    assert out.getvalue().decode("utf-8").splitlines() == [
+        '{"url": "https://e.com/caf\u00e9"}',
+        '{"url": "https://e.com/b"}',
+    ]

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import inspect
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
+from sitemapaudit.checks.base import Check, UrlCheck
 from sitemapaudit.checks.lastmod import listed_lastmod
+from sitemapaudit.checks.registry import ALL_CHECKS
 from sitemapaudit.config import AuditConfig
 from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFacts
 from sitemapaudit.page.dates import parse_w3c_datetime
@@ -494,3 +497,23 @@ def test_a_url_listed_very_often_says_so_with_separators() -> None:
         outcome=FetchOutcome(),
     )
     assert builder().url_record(facts).errors == ["duplicate: listed 30,000 times in 1 sitemap(s)"]
+
+
+@pytest.mark.parametrize("check", ALL_CHECKS, ids=lambda check: f"{check.record}-{check.code}")
+def test_the_meaning_is_the_whole_first_paragraph_of_the_docstring(check: type[Check[Any]]) -> None:
+    paragraph = inspect.cleandoc(check.__doc__ or "").split("\n\n")[0]
+    meaning = check.meaning()
+    assert meaning.split() == paragraph.split()
+    assert "\n" not in meaning
+    assert meaning.endswith(".")
+
+
+def test_the_meaning_stops_at_the_end_of_the_first_paragraph() -> None:
+    class Wrapped(UrlCheck):
+        """A summary written over
+        two lines.
+
+        Details that are not part of it.
+        """
+
+    assert Wrapped.meaning() == "A summary written over two lines."
