@@ -933,8 +933,10 @@ def _headers(response: Response) -> Mapping[str, list[str]]:
 
 
 def _outcome(state: RedirectState) -> FetchOutcome:
+    # Each hop keeps its Location: the checks tell a loop from a chain past the hop limit by
+    # the last one (the report's chain has only the url and status of each hop).
     return FetchOutcome(
-        redirect_chain=[{"url": h["url"], "status": h["status"]} for h in state.chain],
+        redirect_chain=[dict(hop) for hop in state.chain],
         redirect_loop=state.loop,
         redirect_stopped=state.stopped,
         redirect_broken=state.broken,

@@ -728,3 +728,48 @@ async def test_a_sitemap_that_redirects_scopes_its_urls_by_either_of_its_locatio
         f"{site.base}/r/post-2": [],
         f"{site.base}/elsewhere/post-3": ["out_of_scope"],
     }
+
+
+@deferred_f_from_coro_f
+async def test_a_listed_url_that_loops_or_redirects_too_often_says_which(tmp_path: Path) -> None:
+    chain = {
+        f"/r/hop{n}": Page(status=301, headers=[("Location", f"/r/hop{n + 1}")]) for n in range(13)
+    }
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+            "/s.xml": Page(
+                body=urlset(url("{base}/r/loop1"), url("{base}/r/self"), url("{base}/r/hop0")),
+                content_type=XML,
+            ),
+            "/r/loop1": Page(status=301, headers=[("Location", "/r/loop2")]),
+            "/r/loop2": Page(status=301, headers=[("Location", "/r/loop1")]),
+            "/r/self": Page(status=302, headers=[("Location", "/r/self")]),
+            **chain,
+            "/r/hop13": page(),
+        }
+    )
+    with site:
+        records = await audit(site, tmp_path)
+    errors = {r["url"]: r["errors"] for r in by_record(records, "url")}
+    loop = f"a loop: {site.base}/r/loop1 redirects again after 2 hop(s)"
+    assert errors[f"{site.base}/r/loop1"] == [
+        f"redirect: redirects 2 time(s) without reaching a page ({loop})",
+        f"redirect_loop: {loop}",
+    ]
+    loop = f"a loop: {site.base}/r/self redirects again after 1 hop(s)"
+    assert errors[f"{site.base}/r/self"] == [
+        f"redirect: redirects 1 time(s) without reaching a page ({loop})",
+        f"redirect_loop: {loop}",
+    ]
+    past = f"more than 10 redirects: {site.base}/r/hop11 was not requested"
+    assert errors[f"{site.base}/r/hop0"] == [
+        f"redirect: redirects 11 time(s) without reaching a page ({past})",
+        f"redirect_loop: {past}",
+    ]
+    # The report's chain keeps its documented fields.
+    record = next(r for r in by_record(records, "url") if r["url"] == f"{site.base}/r/loop1")
+    assert record["redirect_chain"] == [
+        {"url": f"{site.base}/r/loop1", "status": 301},
+        {"url": f"{site.base}/r/loop2", "status": 301},
+    ]
