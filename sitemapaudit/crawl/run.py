@@ -655,7 +655,11 @@ class AuditRun:
             return None
         facts.retry_after = retry_after
         self.stats.inc_value("sitemapaudit/sitemaps/failed")
-        logger.warning("sitemap %s failed: %s", ref.url, error or f"HTTP {status}")
+        if error is None and facts.problems:  # a redirect not followed: why, not its status
+            problem = facts.problems[0]
+            logger.warning("sitemap %s not read: %s: %s", ref.url, problem.code, problem.message)
+        else:
+            logger.warning("sitemap %s failed: %s", ref.url, error or f"HTTP {status}")
         return self.settle(facts)
 
     def read_sitemap(

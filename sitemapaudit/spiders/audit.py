@@ -27,6 +27,7 @@ from sitemapaudit.crawl.redirects import (
     Hosts,
     RedirectState,
     next_hop,
+    sitemap_loop,
     sitemap_redirect,
 )
 from sitemapaudit.crawl.run import SITEMAP_HOSTS_HINT, AuditRun, PageAction
@@ -435,7 +436,7 @@ class AuditSpider(Spider):
             yield from self._sitemaps(children)
             return
         if response.status >= 300:
-            problems = _redirect_problems(response.meta["redirects"])
+            problems = _redirect_problems(redirects, self.config.max_redirects)
             yield from self._present(
                 self.run.sitemap_failed(
                     ref,
@@ -868,12 +869,10 @@ def _validators(response: Response) -> tuple[str | None, str | None]:
     return etag, last_modified
 
 
-def _redirect_problems(state: RedirectState) -> list[Problem]:
+def _redirect_problems(state: RedirectState, max_redirects: int) -> list[Problem]:
     """What an unfollowed redirect of a sitemap means, as findings on the sitemap."""
     if state.loop:
-        return [
-            Problem("redirect_loop", f"redirects in a loop or past the hop limit: {state.chain}")
-        ]
+        return [sitemap_loop(state.chain, max_redirects)]
     if state.other_host is not None:
         return [
             Problem(

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import itertools
+import logging
 from pathlib import Path
 from typing import Any
 
+import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from tests.support.crawl import by_record, run_audit
@@ -773,3 +775,28 @@ async def test_a_listed_url_that_loops_or_redirects_too_often_says_which(tmp_pat
         {"url": f"{site.base}/r/loop1", "status": 301},
         {"url": f"{site.base}/r/loop2", "status": 301},
     ]
+
+
+@deferred_f_from_coro_f
+async def test_a_sitemap_that_redirects_in_a_loop_says_so_readably(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: /sl1.xml\n", content_type="text/plain"),
+            "/sl1.xml": Page(status=301, headers=[("Location", "/sl2.xml")]),
+            "/sl2.xml": Page(status=302, headers=[("Location", "/sl1.xml")]),
+        }
+    )
+    with site, caplog.at_level(logging.WARNING):
+        records = await audit(site, tmp_path)
+    (record,) = by_record(records, "sitemap")
+    sl1, sl2 = f"{site.base}/sl1.xml", f"{site.base}/sl2.xml"
+    assert record["issues"] == ["redirect_loop"]
+    assert record["errors"] == [
+        f"redirect_loop: a loop: {sl1} redirects again after 2 hop(s): "
+        f"{sl1} (301) -> {sl2} (302) -> {sl1}"
+    ]
+    assert site.hits["/sl1.xml"] == site.hits["/sl2.xml"] == 1
+    (line,) = [r.getMessage() for r in caplog.records if r.getMessage().startswith("sitemap ")]
+    assert line == f"sitemap {sl1} not read: {record['errors'][0]}"
