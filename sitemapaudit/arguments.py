@@ -88,6 +88,13 @@ def parse_arguments(
         raise ConfigError("invalid value for fetch_urls: it is empty (give yes or no)")
     origin = parse_origin(domain)
     sitemaps = tuple(s.strip() for s in (sitemap or "").split(",") if s.strip())
+    if sitemap is not None and not sitemaps:
+        # Not a fall-back to discovery: a script whose variable is unset would audit other
+        # sitemaps than it names, and pass.
+        raise ConfigError(
+            f"invalid value for sitemap: it names no URL ({sitemap!r}); leave the argument out "
+            "to discover the sitemaps"
+        )
     for url in sitemaps:
         if loc_problems(url):
             raise ConfigError(f"invalid value for sitemap: {url!r} is not an absolute http(s) URL")

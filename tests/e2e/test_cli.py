@@ -82,6 +82,7 @@ def test_bad_arguments_fail_before_any_request(tmp_path: Path) -> None:
             "-a", f"domain={site.base}", "-s", "SITEMAPAUDIT_MAX_REDIRECTS=many", cwd=tmp_path
         )
         missing = crawl(cwd=tmp_path)
+        no_sitemap = crawl("-a", f"domain={site.base}", "-a", "sitemap=,,", cwd=tmp_path)
         assert site.hits == {}
     assert bad_domain.returncode == 2
     assert "domain" in bad_domain.stderr
@@ -91,6 +92,8 @@ def test_bad_arguments_fail_before_any_request(tmp_path: Path) -> None:
     assert "SITEMAPAUDIT_MAX_REDIRECTS" in bad_setting.stderr
     assert missing.returncode == 2
     assert "domain argument is required" in missing.stderr
+    assert no_sitemap.returncode == 2
+    assert "invalid value for sitemap: it names no URL (',,')" in no_sitemap.stderr
 
 
 @pytest.mark.parametrize(

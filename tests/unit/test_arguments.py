@@ -54,6 +54,8 @@ def test_bad_fail_on_names_the_argument(value: str) -> None:
         ({"domain": "e.com", "fetch_urls": "perhaps"}, "fetch_urls"),
         ({"domain": "e.com", "colour": "red"}, "colour"),
         ({"domain": "e.com", "fetch_urls": ""}, "fetch_urls: it is empty"),
+        ({"domain": "e.com", "sitemap": ""}, "sitemap: it names no URL"),
+        ({"domain": "e.com", "sitemap": " , ,"}, "sitemap: it names no URL"),
     ],
 )
 def test_bad_arguments(kwargs: dict[str, str], match: str) -> None:
