@@ -61,7 +61,12 @@ def test_report_with_O_and_fail_on(tmp_path: Path) -> None:
     assert failing.returncode == 1
     summary = json.loads((tmp_path / "r2.jsonl").read_text().splitlines()[-1])
     assert summary["fail_on"] == {"policy": "error", "failed": True}
+    # The log says why, as the crawl closes.
+    why = "WARNING: fail_on=error matched (error=1): the command exits with status 1"
+    assert why in failing.stderr
+    assert failing.stderr.index(why) > failing.stderr.index("Closing spider (finished)")
     assert by_code.returncode == 0
+    assert "fail_on=" not in never.stderr + by_code.stderr
 
 
 def test_without_O_the_report_goes_to_a_dated_path_that_is_printed(tmp_path: Path) -> None:
