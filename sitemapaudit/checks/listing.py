@@ -34,7 +34,14 @@ class UrlTooLong(RuleCheck):
 
     code = "url_too_long"
     severity = Severity.ERROR
-    detail = "longer than the limit; not requested"
+
+    def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
+        if self.code not in facts.rules:
+            return None
+        return [
+            f"{len(facts.url):,} characters, more than SITEMAPAUDIT_MAX_URL_LENGTH "
+            f"({ctx.config.max_url_length:,}); not requested"
+        ]
 
 
 class UrlOffHost(RuleCheck):
