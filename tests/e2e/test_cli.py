@@ -107,6 +107,11 @@ def test_bad_arguments_fail_before_any_request(tmp_path: Path) -> None:
         (["-s", "SITEMAPAUDIT_REPORT_DIR=a-file"], "SITEMAPAUDIT_REPORT_DIR='a-file'"),
         (["-O", "a-file/report.jsonl"], "the output file 'a-file/report.jsonl'"),
         (["-O", "a-dir.jsonl"], "the output file 'a-dir.jsonl' cannot be used: it is a directory"),
+        # Writable by its mode bits for root, yet no file can be made there.
+        (
+            ["-O", "/proc/r.jsonl"],
+            "the output file '/proc/r.jsonl' cannot be used: no file can be created in '/proc'",
+        ),
         (["-s", "SITEMAPAUDIT_WORK_DIR=a-file/work"], "SITEMAPAUDIT_WORK_DIR or JOBDIR"),
         (["-s", "SITEMAPAUDIT_UNTHROTTLED=yesplease"], "SITEMAPAUDIT_UNTHROTTLED"),
         (["-s", "SITEMAPAUDIT_LASTMOD_TOLERANCE=nan"], "SITEMAPAUDIT_LASTMOD_TOLERANCE"),
