@@ -637,7 +637,11 @@ class AuditSpider(Spider):
                 "crawl_delay": robots.crawl_delay if robots else None,
             },
             notes=[*self.run.notes(), *self._report_notes()],
-            settings=self.config.shaping_settings(),
+            settings={
+                **self.config.shaping_settings(),
+                # With the hosts of -a sitemap= URLs, whose sitemaps were fetched as theirs.
+                "sitemap_hosts": [origin.url for origin in self.run.sitemap_hosts()],
+            },
             fail_on={"policy": self.fail_on.policy, "failed": False},
             changes={"previous_run": previous, "counts": {}},
             incremental=(

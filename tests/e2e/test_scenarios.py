@@ -648,6 +648,8 @@ async def test_a_sitemap_given_as_an_argument_is_fetched_from_any_host(tmp_path:
         )
     assert issues_by_url(records, "sitemap") == {f"{cdn.base}/sitemaps/pages.xml": []}
     assert issues_by_url(records) == {f"{site.base}/a": [], f"{cdn.base}/elsewhere": ["off_host"]}
+    # Its host joins SITEMAPAUDIT_SITEMAP_HOSTS, and the summary says so.
+    assert records[-1]["settings"]["sitemap_hosts"] == [cdn.base]
 
 
 @deferred_f_from_coro_f
