@@ -144,7 +144,7 @@ def parse_origin(value: str) -> Origin:
             raise fail("the scheme must be http or https")
     if rest.endswith("/"):
         rest = rest[:-1]
-    if not rest:
+    if not rest or rest[0] in "/?#":  # http:///path: a path, but first no host at all
         raise fail("no host")
     for char, what in (
         ("/", "a path is not allowed"),

@@ -105,6 +105,22 @@ def test_parse_origin_rejects_with_named_argument_and_quoted_value(value: str) -
     assert repr(value) in message
 
 
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        ("http:///x", "no host"),
+        ("https://?q", "no host"),
+        ("http://#top", "no host"),
+        ("http:///", "no host"),
+        ("http://e.com/x", "a path is not allowed"),
+    ],
+)
+def test_parse_origin_says_what_is_missing(value: str, reason: str) -> None:
+    with pytest.raises(ConfigError) as excinfo:
+        parse_origin(value)
+    assert str(excinfo.value).startswith(f"invalid value for domain: {value!r} ({reason});")
+
+
 def test_origin_url() -> None:
     assert parse_origin("example.com").url == "https://example.com"
     assert parse_origin("http://127.0.0.1:8080").url == "http://127.0.0.1:8080"
