@@ -1027,6 +1027,11 @@ class AuditRun:
             return None
         return self._fetched_batch()
 
+    def unrecorded(self) -> int:
+        """URLs whose outcome is known but whose record is not out: kept until every sitemap
+        is read (a URL's record names all the sitemaps listing it), or waiting for a batch."""
+        return self.inventory.done_count() + len(self._fetched)
+
     def _fetched_waited(self, now: float) -> bool:
         """The first of the pages waiting for their records waited long enough."""
         return now - self._fetched_since >= _PAGE_BATCH_SECONDS

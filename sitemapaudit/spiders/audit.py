@@ -599,9 +599,19 @@ class AuditSpider(Spider):
             summary.notes.append(self.unreachable + kept)
             return summary
         urls, _ = self.run.inventory.totals()
+        # Pages received before the stop whose records were not out yet: none is left out
+        # silently.
+        unrecorded = self.run.unrecorded() + len(self.pages)
+        self._count("sitemapaudit/pages/unrecorded", unrecorded)
+        more = (
+            f" ({unrecorded:,} more were fetched, but the audit stopped before their records "
+            "were written: a URL's record waits until every sitemap is read)"
+            if unrecorded
+            else ""
+        )
         summary.notes.append(
             f"the audit stopped before it was complete: {self.run.totals.urls_emitted:,} of "
-            f"the {urls:,} URLs found so far have a record in this report{kept}"
+            f"the {urls:,} URLs found so far have a record in this report{more}{kept}"
         )
         if self.first_error is not None:
             summary.notes.append(

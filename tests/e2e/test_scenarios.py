@@ -802,3 +802,39 @@ async def test_a_sitemap_that_redirects_in_a_loop_says_so_readably(
     assert site.hits["/sl1.xml"] == site.hits["/sl2.xml"] == 1
     (line,) = [r.getMessage() for r in caplog.records if r.getMessage().startswith("sitemap ")]
     assert line == f"sitemap {sl1} not read: {record['errors'][0]}"
+
+
+@deferred_f_from_coro_f
+async def test_every_page_received_before_a_stop_is_recorded_or_counted(tmp_path: Path) -> None:
+    """A CLOSESPIDER limit stops the audit while a sitemap is still being fetched: the pages
+    fetched meanwhile wait for it (their records name every sitemap listing them)."""
+    locs = [url(f"{{base}}/p{i}") for i in range(56)]
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+            "/s.xml": Page(body=index(*[f"{{base}}/s{k}.xml" for k in range(4)]), content_type=XML),
+            **{
+                f"/s{k}.xml": Page(
+                    body=urlset(*locs[k * 14 : (k + 1) * 14]),
+                    content_type=XML,
+                    delay=2.0 if k == 3 else 0.0,
+                )
+                for k in range(4)
+            },
+            **{f"/p{i}": page() for i in range(56)},
+        }
+    )
+    with site:
+        records, crawler = await run_audit(
+            site.base,
+            tmp_path / "r.jsonl",
+            settings={"SITEMAPAUDIT_UNTHROTTLED": True, "CLOSESPIDER_PAGECOUNT": 40},
+        )
+    stats = crawler.stats.get_stats()
+    fetched = sum(site.hits[f"/p{i}"] for i in range(56))
+    unrecorded = stats.get("sitemapaudit/pages/unrecorded", 0)
+    after_close = stats.get("sitemapaudit/pages/after_close", 0)
+    assert fetched > 0
+    assert len(by_record(records, "url")) + unrecorded + after_close == fetched
+    if unrecorded:
+        assert f"({unrecorded} more were fetched, but the audit stopped" in records[-1]["notes"][0]
