@@ -24,11 +24,22 @@ class FailOn:
         """Whether findings match; ``no_sitemap``: the audit, complete, found no sitemap at
         all, which has no finding (no record to carry it) but fails ``error`` and ``warning``
         as an error would: a site whose sitemaps are all gone must not pass a nightly run."""
-        if any(severities.get(s, 0) for s in self.severities):
-            return True
+        return bool(self.matched(counts, severities, no_sitemap=no_sitemap))
+
+    def matched(
+        self, counts: dict[str, int], severities: dict[str, int], *, no_sitemap: bool = False
+    ) -> list[str]:
+        """What made :meth:`failed` true, as ``error=3``, ``duplicate=2`` (records with
+        findings of that severity or code) or ``no sitemap was found``; empty when nothing."""
+        found = [
+            f"{severity}={severities[severity]:,}"
+            for severity in ("error", "warning")
+            if severity in self.severities and severities.get(severity, 0)
+        ]
         if no_sitemap and "error" in self.severities:
-            return True
-        return any(counts.get(code, 0) for code in self.codes)
+            found.append("no sitemap was found")
+        found += [f"{code}={counts[code]:,}" for code in sorted(self.codes) if counts.get(code, 0)]
+        return found
 
 
 def parse_fail_on(value: str | None) -> FailOn:
@@ -88,6 +99,13 @@ def parse_arguments(
         raise ConfigError("invalid value for fetch_urls: it is empty (give yes or no)")
     origin = parse_origin(domain)
     sitemaps = tuple(s.strip() for s in (sitemap or "").split(",") if s.strip())
+    if sitemap is not None and not sitemaps:
+        # Not a fall-back to discovery: a script whose variable is unset would audit other
+        # sitemaps than it names, and pass.
+        raise ConfigError(
+            f"invalid value for sitemap: it names no URL ({sitemap!r}); leave the argument out "
+            "to discover the sitemaps"
+        )
     for url in sitemaps:
         if loc_problems(url):
             raise ConfigError(f"invalid value for sitemap: {url!r} is not an absolute http(s) URL")

@@ -83,10 +83,23 @@ class SummaryPipeline:
         self.counter = SummaryCounter(builder.severity)
         self.crawler = crawler
         self.summarized = False
+        # What made fail_on fail (see FailOn.matched), said last in the log.
+        self.fail_on_matched: list[str] = []
+        crawler.signals.connect(self.on_closed, signal=signals.spider_closed)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(crawler)
+
+    def on_closed(self) -> None:
+        """A cron job's log says why the command exits with 1, not only the summary."""
+        if self.fail_on_matched:
+            fail_on = getattr(self.crawler.spider, "fail_on", None)
+            logger.warning(
+                "fail_on=%s matched (%s): the command exits with status 1",
+                getattr(fail_on, "policy", "?"),
+                ", ".join(self.fail_on_matched),
+            )
 
     def process_item(self, item: Any) -> Any:
         if isinstance(item, UrlRecordBatch):
@@ -102,9 +115,13 @@ class SummaryPipeline:
             self.counter.complete(item)
             fail_on = getattr(self.crawler.spider, "fail_on", None)
             no_sitemap = item.complete and item.sitemaps_found == 0
-            if fail_on is not None and fail_on.failed(
-                item.counts, item.severities, no_sitemap=no_sitemap
-            ):
+            matched = (
+                []
+                if fail_on is None
+                else fail_on.matched(item.counts, item.severities, no_sitemap=no_sitemap)
+            )
+            if matched:
+                self.fail_on_matched = matched
                 item.fail_on["failed"] = True
                 assert self.crawler.stats is not None
                 self.crawler.stats.set_value("sitemapaudit/fail_on/failed", True)

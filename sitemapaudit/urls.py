@@ -10,7 +10,7 @@ import ipaddress
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from urllib.parse import urljoin, urlsplit, urlunsplit
+from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
 import idna
 
@@ -144,7 +144,7 @@ def parse_origin(value: str) -> Origin:
             raise fail("the scheme must be http or https")
     if rest.endswith("/"):
         rest = rest[:-1]
-    if not rest:
+    if not rest or rest[0] in "/?#":  # http:///path: a path, but first no host at all
         raise fail("no host")
     for char, what in (
         ("/", "a path is not allowed"),
@@ -286,6 +286,41 @@ def loc_problems(loc: str, *, max_length: int = 2048) -> list[str]:
     if isinstance(loc, str) and len(loc) > max_length:
         problems.append("url_too_long")
     return problems
+
+
+def invalid_url_reason(loc: str) -> str:
+    """Why ``loc`` is ``invalid_url`` (see :func:`loc_problems`), in a few words: the first
+    rule it breaks, in the order a reader would look."""
+    if not loc:
+        return "it is empty"
+    if (space := _SPACE_OR_CONTROL_RE.search(loc)) is not None:
+        char = space.group()
+        what = "a space" if char == " " else f"the character {char!r}"
+        return (
+            f"it contains {what} at character {space.start() + 1:,}, which a URL writes "
+            f"percent-encoded ({quote(char)})"
+        )
+    if (percent := _BAD_PERCENT_RE.search(loc)) is not None:
+        return f"the '%' at character {percent.start() + 1:,} is not followed by two hex digits"
+    scheme, colon, rest = loc.partition(":")
+    if not colon or not _SCHEME_RE.fullmatch(scheme):
+        return "it is relative: it has no scheme (http:// or https://)"
+    if scheme.lower() not in DEFAULT_PORTS:
+        return f"its scheme {scheme!r} is not http or https"
+    if not rest.startswith("//"):
+        return f"'//' and a host do not follow {scheme}:"
+    authority = re.split(r"[/?#]", rest[2:], maxsplit=1)[0]
+    if "@" in authority:
+        return "it has user information before its host"
+    split = None if "\\" in authority else _split_host_port(authority)
+    if split is None:
+        return f"its host and port {authority!r} are malformed"
+    host, port = split
+    if port is not None and port != "" and (not port.isdigit() or int(port) > 65535):
+        return f"its port {port!r} is not a number up to 65535"
+    if not host:
+        return "it has no host"
+    return f"its host {host!r} is not a valid host name or IP address"
 
 
 def _valid_loc(loc: str) -> bool:

@@ -14,6 +14,7 @@ from sitemapaudit.errors import ConfigError
 from sitemapaudit.urls import (
     Origin,
     in_sitemap_scope,
+    invalid_url_reason,
     loc_problems,
     normalize_url,
     origin_of,
@@ -103,6 +104,45 @@ def test_parse_origin_rejects_with_named_argument_and_quoted_value(value: str) -
     message = str(excinfo.value)
     assert "domain" in message
     assert repr(value) in message
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        ("http:///x", "no host"),
+        ("https://?q", "no host"),
+        ("http://#top", "no host"),
+        ("http:///", "no host"),
+        ("http://e.com/x", "a path is not allowed"),
+    ],
+)
+def test_parse_origin_says_what_is_missing(value: str, reason: str) -> None:
+    with pytest.raises(ConfigError) as excinfo:
+        parse_origin(value)
+    assert str(excinfo.value).startswith(f"invalid value for domain: {value!r} ({reason});")
+
+
+@pytest.mark.parametrize(
+    ("loc", "reason"),
+    [
+        (
+            "http://e.com/c d",
+            "it contains a space at character 15, which a URL writes percent-encoded (%20)",
+        ),
+        ("http://e.com/\tx", "it contains the character '\\t' at character 14"),
+        ("http://e.com/%zz", "the '%' at character 14 is not followed by two hex digits"),
+        ("/a", "it is relative: it has no scheme (http:// or https://)"),
+        ("ftp://e.com/x", "its scheme 'ftp' is not http or https"),
+        ("http:/e.com", "'//' and a host do not follow http:"),
+        ("https://u@e.com/", "it has user information before its host"),
+        ("http://e.com:99999/", "its port '99999' is not a number up to 65535"),
+        ("http:///x", "it has no host"),
+        ("http://[zz]/", "its host '[zz]' is not a valid host name or IP address"),
+    ],
+)
+def test_invalid_url_reason_names_the_first_broken_rule(loc: str, reason: str) -> None:
+    assert loc_problems(loc) == ["invalid_url"]
+    assert invalid_url_reason(loc).startswith(reason)
 
 
 def test_origin_url() -> None:
@@ -492,3 +532,9 @@ def test_resolve_href_encodes_as_a_browser_and_resolve_keeps_as_written() -> Non
 def test_resolve_href_keeps_a_value_that_is_no_url_as_written() -> None:
     # A page's <base href="http://[é"> or link: no exception (it would stop the audit).
     assert resolve_href("http://e.com/", "http://[é") == "http://[é"
+
+
+@given(st.text(max_size=60))
+@settings(max_examples=300, database=None)
+def test_invalid_url_reason_never_raises(loc: str) -> None:
+    assert invalid_url_reason(loc)

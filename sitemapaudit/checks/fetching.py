@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from sitemapaudit.checks.base import CheckContext, Severity, UrlCheck
-from sitemapaudit.crawl.redirects import REDIRECT_STATUSES
+from sitemapaudit.crawl.redirects import REDIRECT_STATUSES, loop_detail
 from sitemapaudit.facts import UrlFacts
 from sitemapaudit.urls import same_url
 
@@ -163,10 +163,4 @@ class RedirectLoop(UrlCheck):
 def _loop(facts: UrlFacts, ctx: CheckContext) -> str:
     """How a redirect chain ended in ``redirect_loop``: back to a URL of the chain, or past the
     hop limit."""
-    chain = facts.outcome.redirect_chain
-    target = chain[-1].get("location") if chain else None
-    if not target:
-        return "the redirect chain did not end"
-    if any(same_url(str(hop["url"]), str(target)) for hop in chain):
-        return f"a loop: {target} redirects again after {len(chain)} hop(s)"
-    return f"more than {ctx.config.max_redirects} redirects: {target} was not requested"
+    return loop_detail(facts.outcome.redirect_chain, ctx.config.max_redirects)

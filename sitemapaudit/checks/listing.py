@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sitemapaudit.checks.base import CheckContext, Severity, UrlCheck
 from sitemapaudit.facts import UrlFacts
-from sitemapaudit.urls import scope_problem
+from sitemapaudit.urls import invalid_url_reason, scope_problem
 
 
 class RuleCheck(UrlCheck):
@@ -26,7 +26,12 @@ class InvalidUrl(RuleCheck):
 
     code = "invalid_url"
     severity = Severity.ERROR
-    detail = "{url!r} is not an absolute http(s) URL; not requested"
+
+    def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
+        if self.code not in facts.rules:
+            return None
+        why = invalid_url_reason(facts.url)
+        return [f"{facts.url!r} is not a valid http(s) URL: {why}; not requested"]
 
 
 class UrlTooLong(RuleCheck):
@@ -34,7 +39,14 @@ class UrlTooLong(RuleCheck):
 
     code = "url_too_long"
     severity = Severity.ERROR
-    detail = "longer than the limit; not requested"
+
+    def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
+        if self.code not in facts.rules:
+            return None
+        return [
+            f"{len(facts.url):,} characters, more than SITEMAPAUDIT_MAX_URL_LENGTH "
+            f"({ctx.config.max_url_length:,}); not requested"
+        ]
 
 
 class UrlOffHost(RuleCheck):

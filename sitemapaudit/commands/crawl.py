@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -123,6 +124,16 @@ def check_directory(path: str, what: str) -> None:
         raise ConfigError(f"{what} cannot be used: {exc.strerror or exc}") from None
     if not os.access(path, os.W_OK | os.X_OK):
         raise ConfigError(f"{what} cannot be used: the directory is not writable")
+    # os.access() trusts the mode bits (and says yes to root everywhere): only creating a file
+    # tells, e.g. in /proc or on a read-only mount.
+    try:
+        descriptor, probe = tempfile.mkstemp(dir=path, prefix=".sitemapaudit-probe-")
+    except OSError as exc:
+        raise ConfigError(
+            f"{what} cannot be used: no file can be created in {path!r} ({exc.strerror or exc})"
+        ) from None
+    os.close(descriptor)
+    os.unlink(probe)
 
 
 def check_report_paths(feeds: Mapping[str, Any], report_dir: str) -> None:

@@ -8,7 +8,7 @@ from typing import Any, Protocol
 from urllib.parse import urljoin
 
 from sitemapaudit.sitemap.records import Problem
-from sitemapaudit.urls import loc_problems, normalize_url
+from sitemapaudit.urls import loc_problems, normalize_url, same_url
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 
@@ -89,10 +89,36 @@ def next_hop(
     return target
 
 
+def loop_detail(chain: list[dict[str, Any]], max_redirects: int) -> str:
+    """How a redirect chain that ``next_hop`` gave up (``loop``) ended: back to a URL of the
+    chain, or past the hop limit. Each hop needs its ``location``."""
+    target = chain[-1].get("location") if chain else None
+    if not target:
+        return "the redirect chain did not end"
+    if any(same_url(str(hop["url"]), str(target)) for hop in chain):
+        return f"a loop: {target} redirects again after {len(chain)} hop(s)"
+    return f"more than {max_redirects} redirects: {target} was not requested"
+
+
+def hops_text(chain: list[dict[str, Any]], target: str | None) -> str:
+    """A redirect chain as ``a (301) -> b (302) -> target``."""
+    hops = [f"{hop['url']} ({hop['status']})" for hop in chain]
+    return " -> ".join([*hops, target] if target else hops)
+
+
+def sitemap_loop(chain: list[dict[str, Any]], max_redirects: int) -> Problem:
+    """The ``redirect_loop`` finding of a sitemap, with its hops (a sitemap record has no
+    redirect chain of its own)."""
+    target = chain[-1].get("location") if chain else None
+    return Problem(
+        "redirect_loop", f"{loop_detail(chain, max_redirects)}: {hops_text(chain, target)}"
+    )
+
+
 def sitemap_redirect(chain: list[dict[str, Any]], target: str, *, known: bool) -> Problem:
     """The ``redirect`` finding of a sitemap whose location redirects to ``target``: a chain
     followed there (``known=False``), or one to a sitemap the audit reads under its own name."""
-    hops = " -> ".join([*(f"{hop['url']} ({hop['status']})" for hop in chain), target])
+    hops = hops_text(chain, target)
     known_part = ", a sitemap this audit reads under its own name" if known else ""
     return Problem(
         "redirect",

@@ -655,7 +655,11 @@ class AuditRun:
             return None
         facts.retry_after = retry_after
         self.stats.inc_value("sitemapaudit/sitemaps/failed")
-        logger.warning("sitemap %s failed: %s", ref.url, error or f"HTTP {status}")
+        if error is None and facts.problems:  # a redirect not followed: why, not its status
+            problem = facts.problems[0]
+            logger.warning("sitemap %s not read: %s: %s", ref.url, problem.code, problem.message)
+        else:
+            logger.warning("sitemap %s failed: %s", ref.url, error or f"HTTP {status}")
         return self.settle(facts)
 
     def read_sitemap(
@@ -1022,6 +1026,11 @@ class AuditRun:
         if not self._handed_out and len(fetched) < _PAGE_BATCH and not self._fetched_waited(now):
             return None
         return self._fetched_batch()
+
+    def unrecorded(self) -> int:
+        """URLs whose outcome is known but whose record is not out: kept until every sitemap
+        is read (a URL's record names all the sitemaps listing it), or waiting for a batch."""
+        return self.inventory.done_count() + len(self._fetched)
 
     def _fetched_waited(self, now: float) -> bool:
         """The first of the pages waiting for their records waited long enough."""

@@ -9,7 +9,7 @@ import lxml.html
 from sitemapaudit.page.head import document_base, document_head, parse_html, rel_tokens
 from sitemapaudit.page.links import parse_link_header
 from sitemapaudit.sitemap.body import GZIP_MAGIC, BodyStream
-from sitemapaudit.urls import resolve
+from sitemapaudit.urls import normalize_url, resolve
 
 # Decompressed bytes of a gzip home page that are read.
 HOMEPAGE_READ_LIMIT = 10 * 1024 * 1024
@@ -23,15 +23,19 @@ def homepage_sitemaps(
     ``<link rel="sitemap" href="...">`` elements anywhere in the HTML come first
     (``"html-link"``; ``rel`` is a case-insensitive token list, ``<base href>`` honoured),
     then ``Link`` header values with ``rel="sitemap"`` (``"link-header"``, resolved against
-    ``base_url``). A URL found twice keeps its first place. A gzip body (recognised by its
-    magic bytes) is unpacked first, up to ``HOMEPAGE_READ_LIMIT`` bytes.
+    ``base_url``). A URL found twice (the same after :func:`~sitemapaudit.urls.normalize_url`)
+    keeps its first place and spelling. A gzip body (recognised by its magic bytes) is unpacked
+    first, up to ``HOMEPAGE_READ_LIMIT`` bytes.
     """
     found: list[tuple[str, str]] = []
     seen: set[str] = set()
 
     def add(url: str | None, via: str) -> None:
-        if url is not None and url not in seen:
-            seen.add(url)
+        if url is None:
+            return
+        key = normalize_url(url)
+        if key not in seen:
+            seen.add(key)
             found.append((url, via))
 
     if body.startswith(GZIP_MAGIC):

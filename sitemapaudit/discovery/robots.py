@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from protego import Protego
 
 from sitemapaudit.sitemap.body import GZIP_MAGIC, BodyStream
-from sitemapaudit.urls import resolve
+from sitemapaudit.urls import normalize_url, resolve
 
 # Google reads the first 500 KiB of a robots.txt and ignores the rest.
 ROBOTS_MAX_BYTES = 512_000
@@ -49,7 +49,9 @@ def decode_robots(body: bytes) -> str:
 
 
 def sitemap_lines(text: str, base_url: str) -> list[str]:
-    """The sitemap URLs a robots.txt declares, absolute, deduplicated, in order.
+    """The sitemap URLs a robots.txt declares, absolute, deduplicated (as the audit tells
+    sitemaps apart: after :func:`~sitemapaudit.urls.normalize_url`, the first spelling kept),
+    in order.
 
     Reads ``Sitemap:`` lines whatever the case and the whitespace around the colon, with LF,
     CRLF or CR-only line ends; a ``#`` starts a comment. Empty values are ignored; relative and
@@ -66,8 +68,11 @@ def sitemap_lines(text: str, base_url: str) -> list[str]:
         if not value:
             continue
         url = resolve(base_url, value)
-        if url is not None and url not in seen:
-            seen.add(url)
+        if url is None:
+            continue
+        key = normalize_url(url)
+        if key not in seen:
+            seen.add(key)
             found.append(url)
     return found
 

@@ -68,7 +68,7 @@ class RecordBuilder:
                 errors=errors,
             )
         issues, errors = _run(self._plans[True, bool(facts.rules)], facts, self.ctx)
-        chain = [dict(hop) for hop in outcome.redirect_chain]
+        chain = [{"url": hop["url"], "status": hop["status"]} for hop in outcome.redirect_chain]
         return UrlRecord(
             url=facts.url,
             sitemaps=list(facts.sitemaps),

@@ -27,6 +27,7 @@ from sitemapaudit.crawl.redirects import (
     Hosts,
     RedirectState,
     next_hop,
+    sitemap_loop,
     sitemap_redirect,
 )
 from sitemapaudit.crawl.run import SITEMAP_HOSTS_HINT, AuditRun, PageAction
@@ -435,7 +436,7 @@ class AuditSpider(Spider):
             yield from self._sitemaps(children)
             return
         if response.status >= 300:
-            problems = _redirect_problems(response.meta["redirects"])
+            problems = _redirect_problems(redirects, self.config.max_redirects)
             yield from self._present(
                 self.run.sitemap_failed(
                     ref,
@@ -598,9 +599,19 @@ class AuditSpider(Spider):
             summary.notes.append(self.unreachable + kept)
             return summary
         urls, _ = self.run.inventory.totals()
+        # Pages received before the stop whose records were not out yet: none is left out
+        # silently.
+        unrecorded = self.run.unrecorded() + len(self.pages)
+        self._count("sitemapaudit/pages/unrecorded", unrecorded)
+        more = (
+            f" ({unrecorded:,} more were fetched, but the audit stopped before their records "
+            "were written: a URL's record waits until every sitemap is read)"
+            if unrecorded
+            else ""
+        )
         summary.notes.append(
             f"the audit stopped before it was complete: {self.run.totals.urls_emitted:,} of "
-            f"the {urls:,} URLs found so far have a record in this report{kept}"
+            f"the {urls:,} URLs found so far have a record in this report{more}{kept}"
         )
         if self.first_error is not None:
             summary.notes.append(
@@ -636,7 +647,11 @@ class AuditSpider(Spider):
                 "crawl_delay": robots.crawl_delay if robots else None,
             },
             notes=[*self.run.notes(), *self._report_notes()],
-            settings=self.config.shaping_settings(),
+            settings={
+                **self.config.shaping_settings(),
+                # With the hosts of -a sitemap= URLs, whose sitemaps were fetched as theirs.
+                "sitemap_hosts": [origin.url for origin in self.run.sitemap_hosts()],
+            },
             fail_on={"policy": self.fail_on.policy, "failed": False},
             changes={"previous_run": previous, "counts": {}},
             incremental=(
@@ -868,12 +883,10 @@ def _validators(response: Response) -> tuple[str | None, str | None]:
     return etag, last_modified
 
 
-def _redirect_problems(state: RedirectState) -> list[Problem]:
+def _redirect_problems(state: RedirectState, max_redirects: int) -> list[Problem]:
     """What an unfollowed redirect of a sitemap means, as findings on the sitemap."""
     if state.loop:
-        return [
-            Problem("redirect_loop", f"redirects in a loop or past the hop limit: {state.chain}")
-        ]
+        return [sitemap_loop(state.chain, max_redirects)]
     if state.other_host is not None:
         return [
             Problem(
@@ -933,8 +946,10 @@ def _headers(response: Response) -> Mapping[str, list[str]]:
 
 
 def _outcome(state: RedirectState) -> FetchOutcome:
+    # Each hop keeps its Location: the checks tell a loop from a chain past the hop limit by
+    # the last one (the report's chain has only the url and status of each hop).
     return FetchOutcome(
-        redirect_chain=[{"url": h["url"], "status": h["status"]} for h in state.chain],
+        redirect_chain=[dict(hop) for hop in state.chain],
         redirect_loop=state.loop,
         redirect_stopped=state.stopped,
         redirect_broken=state.broken,

@@ -88,8 +88,9 @@ def test_deduplicated_in_order() -> None:
     body = (
         b"<head><link rel=sitemap href=/b.xml><link rel=sitemap href=/a.xml>"
         b"<link rel=sitemap href=https://example.com/b.xml></head>"
+        b"<link rel=sitemap href=/./b.xml><link rel=sitemap href=HTTPS://EXAMPLE.COM/a.xml?>"
     )
-    headers = ["</a.xml>; rel=sitemap, </c.xml>; rel=sitemap"]
+    headers = ["</a.xml>; rel=sitemap, </c.xml>; rel=sitemap, </c.xml#x>; rel=sitemap"]
     assert homepage_sitemaps(body, HOME, headers) == [
         ("https://example.com/b.xml", "html-link"),
         ("https://example.com/a.xml", "html-link"),

@@ -164,6 +164,22 @@ def test_duplicates_removed_keeping_first_order() -> None:
     ]
 
 
+def test_spellings_of_one_url_are_one_sitemap() -> None:
+    text = "\n".join(
+        [
+            "Sitemap: https://example.com/a.xml",
+            "Sitemap: https://example.com/a.xml?",
+            "Sitemap: https://example.com/./a.xml",
+            "Sitemap: HTTPS://Example.com:443/a.xml#top",
+            "Sitemap: https://example.com/b.xml",
+        ]
+    )
+    assert sitemap_lines(text, ROBOTS) == [
+        "https://example.com/a.xml",
+        "https://example.com/b.xml",
+    ]
+
+
 def test_values_are_not_validated() -> None:
     text = "Sitemap: file:///etc/passwd\nSitemap: https://example.com/a b.xml"
     assert sitemap_lines(text, ROBOTS) == ["file:///etc/passwd", "https://example.com/a b.xml"]

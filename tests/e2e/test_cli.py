@@ -63,7 +63,12 @@ def test_report_with_O_and_fail_on(tmp_path: Path) -> None:
     assert failing.returncode == 1
     summary = json.loads((tmp_path / "r2.jsonl").read_text().splitlines()[-1])
     assert summary["fail_on"] == {"policy": "error", "failed": True}
+    # The log says why, as the crawl closes.
+    why = "WARNING: fail_on=error matched (error=1): the command exits with status 1"
+    assert why in failing.stderr
+    assert failing.stderr.index(why) > failing.stderr.index("Closing spider (finished)")
     assert by_code.returncode == 0
+    assert "fail_on=" not in never.stderr + by_code.stderr
 
 
 def test_without_O_the_report_goes_to_a_dated_path_that_is_printed(tmp_path: Path) -> None:
@@ -84,6 +89,7 @@ def test_bad_arguments_fail_before_any_request(tmp_path: Path) -> None:
             "-a", f"domain={site.base}", "-s", "SITEMAPAUDIT_MAX_REDIRECTS=many", cwd=tmp_path
         )
         missing = crawl(cwd=tmp_path)
+        no_sitemap = crawl("-a", f"domain={site.base}", "-a", "sitemap=,,", cwd=tmp_path)
         assert site.hits == {}
     assert bad_domain.returncode == 2
     assert "domain" in bad_domain.stderr
@@ -93,6 +99,8 @@ def test_bad_arguments_fail_before_any_request(tmp_path: Path) -> None:
     assert "SITEMAPAUDIT_MAX_REDIRECTS" in bad_setting.stderr
     assert missing.returncode == 2
     assert "domain argument is required" in missing.stderr
+    assert no_sitemap.returncode == 2
+    assert "invalid value for sitemap: it names no URL (',,')" in no_sitemap.stderr
 
 
 @pytest.mark.parametrize(
@@ -101,6 +109,11 @@ def test_bad_arguments_fail_before_any_request(tmp_path: Path) -> None:
         (["-s", "SITEMAPAUDIT_REPORT_DIR=a-file"], "SITEMAPAUDIT_REPORT_DIR='a-file'"),
         (["-O", "a-file/report.jsonl"], "the output file 'a-file/report.jsonl'"),
         (["-O", "a-dir.jsonl"], "the output file 'a-dir.jsonl' cannot be used: it is a directory"),
+        # Writable by its mode bits for root, yet no file can be made there.
+        (
+            ["-O", "/proc/r.jsonl"],
+            "the output file '/proc/r.jsonl' cannot be used: no file can be created in '/proc'",
+        ),
         (["-s", "SITEMAPAUDIT_WORK_DIR=a-file/work"], "SITEMAPAUDIT_WORK_DIR or JOBDIR"),
         (["-s", "SITEMAPAUDIT_UNTHROTTLED=yesplease"], "SITEMAPAUDIT_UNTHROTTLED"),
         (["-s", "SITEMAPAUDIT_LASTMOD_TOLERANCE=nan"], "SITEMAPAUDIT_LASTMOD_TOLERANCE"),

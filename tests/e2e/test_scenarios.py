@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import itertools
+import logging
 from pathlib import Path
 from typing import Any
 
+import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from tests.support.crawl import by_record, run_audit
@@ -646,6 +648,8 @@ async def test_a_sitemap_given_as_an_argument_is_fetched_from_any_host(tmp_path:
         )
     assert issues_by_url(records, "sitemap") == {f"{cdn.base}/sitemaps/pages.xml": []}
     assert issues_by_url(records) == {f"{site.base}/a": [], f"{cdn.base}/elsewhere": ["off_host"]}
+    # Its host joins SITEMAPAUDIT_SITEMAP_HOSTS, and the summary says so.
+    assert records[-1]["settings"]["sitemap_hosts"] == [cdn.base]
 
 
 @deferred_f_from_coro_f
@@ -728,3 +732,109 @@ async def test_a_sitemap_that_redirects_scopes_its_urls_by_either_of_its_locatio
         f"{site.base}/r/post-2": [],
         f"{site.base}/elsewhere/post-3": ["out_of_scope"],
     }
+
+
+@deferred_f_from_coro_f
+async def test_a_listed_url_that_loops_or_redirects_too_often_says_which(tmp_path: Path) -> None:
+    chain = {
+        f"/r/hop{n}": Page(status=301, headers=[("Location", f"/r/hop{n + 1}")]) for n in range(13)
+    }
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+            "/s.xml": Page(
+                body=urlset(url("{base}/r/loop1"), url("{base}/r/self"), url("{base}/r/hop0")),
+                content_type=XML,
+            ),
+            "/r/loop1": Page(status=301, headers=[("Location", "/r/loop2")]),
+            "/r/loop2": Page(status=301, headers=[("Location", "/r/loop1")]),
+            "/r/self": Page(status=302, headers=[("Location", "/r/self")]),
+            **chain,
+            "/r/hop13": page(),
+        }
+    )
+    with site:
+        records = await audit(site, tmp_path)
+    errors = {r["url"]: r["errors"] for r in by_record(records, "url")}
+    loop = f"a loop: {site.base}/r/loop1 redirects again after 2 hop(s)"
+    assert errors[f"{site.base}/r/loop1"] == [
+        f"redirect: redirects 2 time(s) without reaching a page ({loop})",
+        f"redirect_loop: {loop}",
+    ]
+    loop = f"a loop: {site.base}/r/self redirects again after 1 hop(s)"
+    assert errors[f"{site.base}/r/self"] == [
+        f"redirect: redirects 1 time(s) without reaching a page ({loop})",
+        f"redirect_loop: {loop}",
+    ]
+    past = f"more than 10 redirects: {site.base}/r/hop11 was not requested"
+    assert errors[f"{site.base}/r/hop0"] == [
+        f"redirect: redirects 11 time(s) without reaching a page ({past})",
+        f"redirect_loop: {past}",
+    ]
+    # The report's chain keeps its documented fields.
+    record = next(r for r in by_record(records, "url") if r["url"] == f"{site.base}/r/loop1")
+    assert record["redirect_chain"] == [
+        {"url": f"{site.base}/r/loop1", "status": 301},
+        {"url": f"{site.base}/r/loop2", "status": 301},
+    ]
+
+
+@deferred_f_from_coro_f
+async def test_a_sitemap_that_redirects_in_a_loop_says_so_readably(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: /sl1.xml\n", content_type="text/plain"),
+            "/sl1.xml": Page(status=301, headers=[("Location", "/sl2.xml")]),
+            "/sl2.xml": Page(status=302, headers=[("Location", "/sl1.xml")]),
+        }
+    )
+    with site, caplog.at_level(logging.WARNING):
+        records = await audit(site, tmp_path)
+    (record,) = by_record(records, "sitemap")
+    sl1, sl2 = f"{site.base}/sl1.xml", f"{site.base}/sl2.xml"
+    assert record["issues"] == ["redirect_loop"]
+    assert record["errors"] == [
+        f"redirect_loop: a loop: {sl1} redirects again after 2 hop(s): "
+        f"{sl1} (301) -> {sl2} (302) -> {sl1}"
+    ]
+    assert site.hits["/sl1.xml"] == site.hits["/sl2.xml"] == 1
+    (line,) = [r.getMessage() for r in caplog.records if r.getMessage().startswith("sitemap ")]
+    assert line == f"sitemap {sl1} not read: {record['errors'][0]}"
+
+
+@deferred_f_from_coro_f
+async def test_every_page_received_before_a_stop_is_recorded_or_counted(tmp_path: Path) -> None:
+    """A CLOSESPIDER limit stops the audit while a sitemap is still being fetched: the pages
+    fetched meanwhile wait for it (their records name every sitemap listing them)."""
+    locs = [url(f"{{base}}/p{i}") for i in range(56)]
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+            "/s.xml": Page(body=index(*[f"{{base}}/s{k}.xml" for k in range(4)]), content_type=XML),
+            **{
+                f"/s{k}.xml": Page(
+                    body=urlset(*locs[k * 14 : (k + 1) * 14]),
+                    content_type=XML,
+                    delay=2.0 if k == 3 else 0.0,
+                )
+                for k in range(4)
+            },
+            **{f"/p{i}": page() for i in range(56)},
+        }
+    )
+    with site:
+        records, crawler = await run_audit(
+            site.base,
+            tmp_path / "r.jsonl",
+            settings={"SITEMAPAUDIT_UNTHROTTLED": True, "CLOSESPIDER_PAGECOUNT": 40},
+        )
+    stats = crawler.stats.get_stats()
+    fetched = sum(site.hits[f"/p{i}"] for i in range(56))
+    unrecorded = stats.get("sitemapaudit/pages/unrecorded", 0)
+    after_close = stats.get("sitemapaudit/pages/after_close", 0)
+    assert fetched > 0
+    assert len(by_record(records, "url")) + unrecorded + after_close == fetched
+    if unrecorded:
+        assert f"({unrecorded} more were fetched, but the audit stopped" in records[-1]["notes"][0]

@@ -24,6 +24,19 @@ def test_an_audit_that_found_no_sitemap_fails_error_and_warning() -> None:
     assert not parse_fail_on("error").failed({}, {"warning": 2})
 
 
+def test_what_matched_is_said() -> None:
+    counts = {"duplicate": 2, "noindex": 1200}
+    severities = {"error": 3, "warning": 1202}
+    assert parse_fail_on("warning,noindex").matched(counts, severities) == [
+        "error=3",
+        "warning=1,202",
+        "noindex=1,200",
+    ]
+    assert parse_fail_on("error,duplicate,lastmod_future").matched(counts, {}) == ["duplicate=2"]
+    assert parse_fail_on("error").matched({}, {}, no_sitemap=True) == ["no sitemap was found"]
+    assert parse_fail_on("error").matched(counts, {"warning": 4}) == []
+
+
 def test_levels_and_codes_mix() -> None:
     policy = parse_fail_on("duplicate, warning")
     assert policy.policy == "warning,duplicate"
@@ -54,6 +67,8 @@ def test_bad_fail_on_names_the_argument(value: str) -> None:
         ({"domain": "e.com", "fetch_urls": "perhaps"}, "fetch_urls"),
         ({"domain": "e.com", "colour": "red"}, "colour"),
         ({"domain": "e.com", "fetch_urls": ""}, "fetch_urls: it is empty"),
+        ({"domain": "e.com", "sitemap": ""}, "sitemap: it names no URL"),
+        ({"domain": "e.com", "sitemap": " , ,"}, "sitemap: it names no URL"),
     ],
 )
 def test_bad_arguments(kwargs: dict[str, str], match: str) -> None:

@@ -485,6 +485,41 @@ def test_lastmod_invalid_says_what_is_wrong(lastmod: str, why: str) -> None:
         assert error == f"lastmod_invalid: lastmod {lastmod!r} is not a valid date"
 
 
+def test_invalid_url_says_why() -> None:
+    facts = UrlFacts(
+        url="https://e.com/c d",
+        sitemaps=[],
+        lastmod=None,
+        lastmod_format="w3c",
+        times_listed=1,
+        rules=["invalid_url"],
+        robots_blocked=False,
+        outcome=FetchOutcome(),
+    )
+    assert builder().url_record(facts).errors == [
+        "invalid_url: 'https://e.com/c d' is not a valid http(s) URL: it contains a space at "
+        "character 16, which a URL writes percent-encoded (%20); not requested"
+    ]
+
+
+def test_url_too_long_names_its_length_and_the_limit() -> None:
+    long = U + "/" + "x" * 2100
+    facts = UrlFacts(
+        url=long,
+        sitemaps=[],
+        lastmod=None,
+        lastmod_format="w3c",
+        times_listed=1,
+        rules=["url_too_long"],
+        robots_blocked=False,
+        outcome=FetchOutcome(),
+    )
+    assert builder(SITEMAPAUDIT_MAX_URL_LENGTH=2048).url_record(facts).errors == [
+        "url_too_long: 2,116 characters, more than SITEMAPAUDIT_MAX_URL_LENGTH (2,048); "
+        "not requested"
+    ]
+
+
 def test_a_url_listed_very_often_says_so_with_separators() -> None:
     facts = UrlFacts(
         url="https://e.com/p",

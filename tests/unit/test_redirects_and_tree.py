@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sitemapaudit.crawl.redirects import RedirectState, next_hop
+from sitemapaudit.crawl.redirects import RedirectState, next_hop, sitemap_loop
 from sitemapaudit.crawl.tree import Decision, SitemapTree
 from sitemapaudit.urls import SitemapHosts, parse_origin
 
@@ -38,6 +38,23 @@ def test_too_many_hops_is_a_loop() -> None:
         assert hop(state, f"https://e.com/{i}", 301, f"/{i + 1}") is not None
     assert hop(state, "https://e.com/3", 301, "/4") is None
     assert state.loop
+
+
+def test_a_sitemap_loop_says_whether_it_looped_or_went_past_the_limit() -> None:
+    state = RedirectState()
+    hop(state, "https://e.com/a", 302, "/b")
+    hop(state, "https://e.com/b", 301, "/a")
+    assert sitemap_loop(state.chain, 3).message == (
+        "a loop: https://e.com/a redirects again after 2 hop(s): "
+        "https://e.com/a (302) -> https://e.com/b (301) -> https://e.com/a"
+    )
+    state = RedirectState()
+    for i in range(4):
+        hop(state, f"https://e.com/{i}", 301, f"/{i + 1}")
+    assert sitemap_loop(state.chain, 3).message == (
+        "more than 3 redirects: https://e.com/4 was not requested: https://e.com/0 (301) -> "
+        "https://e.com/1 (301) -> https://e.com/2 (301) -> https://e.com/3 (301) -> https://e.com/4"
+    )
 
 
 def test_other_hosts_and_schemes_are_not_followed() -> None:
