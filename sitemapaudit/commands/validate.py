@@ -16,7 +16,7 @@ import os
 import re
 import sys
 from collections import defaultdict
-from dataclasses import asdict, fields, is_dataclass
+from dataclasses import asdict, fields, is_dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -136,6 +136,8 @@ class Command(ScrapyCommand):
         self._pending: list[str] = []
         self._gone = False
         self._crawlers: list[Crawler] = []
+        # The local index file that first lists each child sitemap fetched with --follow.
+        self._indexes: dict[str, str] = {}
         # Everything loaded so far lives as long as the command: keep the collector from
         # walking it again and again while the records of a large file come and go, and let
         # it collect as seldom as an audit's does.
@@ -143,12 +145,12 @@ class Command(ScrapyCommand):
         thresholds = gc.get_threshold()
         gc.set_threshold(*GC_THRESHOLDS)
         try:
-            children: list[str] = []
+            children: list[tuple[str, str]] = []
             for record in validate_files(files, config, builder, children):
                 self._emit(record)
             self._flush()
             if opts.follow:
-                urls.extend(c for c in children if not loc_problems(c))
+                self._follow(children, urls)
             if urls:
                 self._crawl(urls)
             self._flush()
@@ -158,6 +160,16 @@ class Command(ScrapyCommand):
             gc.set_threshold(*thresholds)
             gc.unfreeze()
         self.exitcode = 1 if self.errors or self._gone else 0
+
+    def _follow(self, children: list[tuple[str, str]], urls: list[str]) -> None:
+        """Add the valid child locations of the local indexes to the ``urls`` to crawl. A URL
+        also given as an argument stays an argument, as it does in an audit."""
+        given = set(urls)
+        for loc, index_path in children:
+            if loc in given or loc in self._indexes or loc_problems(loc):
+                continue
+            self._indexes[loc] = index_path
+            urls.append(loc)
 
     def _reader_gone(self) -> None:
         """The reader went away (``| head``): stop quietly, as a shell tool does (exit status
@@ -197,7 +209,13 @@ class Command(ScrapyCommand):
             if isinstance(item, UrlRecordBatch):
                 for record in item.records:
                     self._emit(record)
-            elif isinstance(item, SitemapRecord | UrlRecord):
+            elif isinstance(item, SitemapRecord):
+                index_path = self._indexes.get(item.url) if item.found_via == "argument" else None
+                if index_path is not None:
+                    # The crawl was handed it as an argument; the user gave the index.
+                    item = replace(item, found_via="index", parent=index_path)
+                self._emit(item)
+            elif isinstance(item, UrlRecord):
                 self._emit(item)
         except BrokenPipeError:
             self._reader_gone()

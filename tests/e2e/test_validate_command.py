@@ -191,6 +191,32 @@ def test_local_index_children_are_followed_only_with_the_flag(tmp_path: Path) ->
     assert without[0]["child_count"] == 1
     assert code == 0, stderr
     assert [r["url"] for r in with_flag if r["record"] == "url"] == [f"{site.base}/p1"]
+    assert [
+        (r["url"], r["found_via"], r["parent"]) for r in with_flag if r["record"] == "sitemap"
+    ] == [(str(path), "argument", None), (f"{site.base}/a.xml", "index", str(path))]
+
+
+def test_a_child_also_given_as_an_argument_stays_an_argument(tmp_path: Path) -> None:
+    site = TestSite(
+        {
+            "/a.xml": Page(body=urlset(url("{base}/p1")), content_type=XML),
+            "/b.xml": Page(body=urlset(url("{base}/p2")), content_type=XML),
+        }
+    )
+    with site:
+        path = tmp_path / "index.xml"
+        path.write_text(index(f"{site.base}/a.xml", f"{site.base}/b.xml"))
+        code, records, stderr = validate(str(path), f"{site.base}/b.xml", "--follow")
+    assert code == 0, stderr
+    assert sorted(
+        (r["url"], r["found_via"], r["parent"]) for r in records if r["record"] == "sitemap"
+    ) == sorted(
+        [
+            (str(path), "argument", None),
+            (f"{site.base}/a.xml", "index", str(path)),
+            (f"{site.base}/b.xml", "argument", None),
+        ]
+    )
 
 
 def test_validating_urls_writes_no_audit_history(tmp_path: Path) -> None:
