@@ -9,6 +9,7 @@ libxml2 reports a violation as ``Element '{ns}local': [facet 'enumeration'] The 
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections.abc import Container
 from dataclasses import dataclass
@@ -191,6 +192,13 @@ _TZ_HOURS_ONLY = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?[+-]\d\d$
 _TZ_OFFSET = re.compile(
     r"^\d{4}-\d\d-\d\d(?:T\d\d:\d\d:\d\d(?:\.\d+)?)?[+-](?P<h>\d\d):(?P<m>\d\d)$"
 )
+# The form of xsd:date or xsd:dateTime (a year of four or more digits, as the XSD allows),
+# whatever the numbers: a value of this form that the XSD refuses names no real day or time.
+_DATE_FORM = re.compile(
+    r"^-?(?P<y>\d{4,})-(?P<mo>\d\d)-(?P<d>\d\d)"
+    r"(?:T(?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)(?:\.\d+)?)?"
+    r"(?:Z|[+-](?P<zh>\d\d):(?P<zm>\d\d))?$"
+)
 
 
 def source_line(node: etree._Element) -> int | None:
@@ -281,9 +289,51 @@ def _names_list(expected: str) -> str:
     return ", ".join(item if item == "an extension element" else f"<{item}>" for item in items)
 
 
+def _impossible(form: re.Match[str]) -> str | None:
+    """What makes a value of the form of ``xsd:date`` or ``xsd:dateTime`` name no real day or
+    time (XSD 1.0 as libxml2 checks it: no year 0000, no leap second, 24:00:00 allowed as
+    the end of a day), or ``None`` when its numbers are all possible."""
+    year, month, day = int(form["y"]), int(form["mo"]), int(form["d"])
+    if year == 0:
+        return "there is no year 0000 in XSD dates (1 BC is -0001)"
+    if not 1 <= month <= 12:
+        return f"there is no month {form['mo']} (months run from 01 to 12)"
+    if day == 0:
+        return "there is no day 00"
+    if month == 2:
+        days = 29 if calendar.isleap(year) else 28
+        if day == 29 == days + 1:
+            return f"February {form['y']} has 28 days ({form['y']} is not a leap year)"
+        if day > days:
+            return f"February {form['y']} has {days} days, not {day}"
+    elif day > (days := calendar.monthrange(2000, month)[1]):
+        return f"{calendar.month_name[month]} has {days} days, not {day}"
+    if form["h"] is not None:
+        hour, minute, second = int(form["h"]), int(form["mi"]), int(form["s"])
+        if hour > 24:
+            return f"there is no hour {form['h']} (hours run from 00 to 23)"
+        if hour == 24 and (minute, second, form["s"]) != (0, 0, "00"):
+            return "hour 24 has only 24:00:00, the end of a day"
+        if minute > 59:
+            return f"there is no minute {form['mi']} (minutes run from 00 to 59)"
+        if second > 59:
+            return f"there is no second {form['s']} (seconds run from 00 to 59; no leap second)"
+    if form["zm"] is not None and int(form["zm"]) > 59:
+        return f"a time zone has no minute {form['zm']} (minutes run from 00 to 59)"
+    return None
+
+
 def date_reason(name: str, value: str) -> str:
     """Why a date value fails ``xsd:date | xsd:dateTime``, in plain words."""
     stripped = value.strip()
+    form = _DATE_FORM.match(stripped)
+    impossible = None if form is None else _impossible(form)
+    if impossible is not None:
+        # The form is right: naming the forms the XSD accepts would not say what is wrong.
+        return (
+            f"{name} '{_shown(value)}' is not a W3C/XSD date: it has the right form, but "
+            f"{impossible}"
+        )
     base = (
         f"{name} '{_shown(value)}' is not a W3C/XSD date: the XSD accepts YYYY-MM-DD or "
         "YYYY-MM-DDThh:mm:ss (optional fraction, optional Z or +hh:mm)"

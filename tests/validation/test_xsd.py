@@ -201,6 +201,58 @@ def test_date_reasons(value: str, hint: str) -> None:
     assert hint in date_reason("lastmod", value)
 
 
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        ("2024-13-01", "there is no month 13"),
+        ("2024-00-10", "there is no month 00"),
+        ("2024-01-00", "there is no day 00"),
+        ("2024-04-31", "April has 30 days, not 31"),
+        ("2023-02-29", "February 2023 has 28 days (2023 is not a leap year)"),
+        ("2024-02-30T10:00:00Z", "February 2024 has 29 days, not 30"),
+        ("2024-06-01T25:00:00Z", "there is no hour 25"),
+        ("2024-06-01T24:00:01", "hour 24 has only 24:00:00"),
+        ("2024-06-01T23:60:00+02:00", "there is no minute 60"),
+        ("2024-06-01T23:59:60Z", "there is no second 60"),
+        ("2024-06-01T12:00:00+01:60", "a time zone has no minute 60"),
+        ("0000-01-01", "there is no year 0000"),
+    ],
+)
+def test_a_date_of_the_right_form_that_names_no_real_day_or_time_says_why(
+    value: str, reason: str
+) -> None:
+    [message] = _messages(f"<lastmod>{value}</lastmod>")
+    assert message.startswith(
+        f"/urlset/url/lastmod: lastmod '{value}' is not a W3C/XSD date: it has the right "
+        f"form, but {reason}"
+    )
+    assert "the XSD accepts" not in message
+
+
+@pytest.mark.parametrize("value", ["2024-02-29", "2000-02-29", "2024-06-01T24:00:00Z"])
+def test_the_real_days_and_times_near_those_are_valid(value: str) -> None:
+    assert _messages(f"<lastmod>{value}</lastmod>") == []
+
+
+def test_news_and_video_publication_dates_say_why_they_name_no_real_day() -> None:
+    news = (
+        "<news:news><news:publication><news:name>N</news:name><news:language>en</news:language>"
+        "</news:publication><news:publication_date>2024-04-31</news:publication_date>"
+        "<news:title>T</news:title></news:news>"
+    )
+    video = (
+        f"<video:video>{VIDEO_HEAD}<video:publication_date>2023-02-29T10:00:00+01:00"
+        "</video:publication_date></video:video>"
+    )
+    assert _messages(news + video) == [
+        "/urlset/url/news:news/news:publication_date: news:publication_date '2024-04-31' is "
+        "not a W3C/XSD date: it has the right form, but April has 30 days, not 31",
+        "/urlset/url/video:video/video:publication_date: video:publication_date "
+        "'2023-02-29T10:00:00+01:00' is not a W3C/XSD date: it has the right form, but "
+        "February 2023 has 28 days (2023 is not a leap year)",
+    ]
+
+
 def test_a_time_zone_within_the_xsd_range_gets_no_offset_hint() -> None:
     assert "offsets" not in date_reason("lastmod", "2004-12-23T18:00:00+14:00 x")
     assert "offsets" not in date_reason("lastmod", "2004-12-23T18:00:00-14:00")
