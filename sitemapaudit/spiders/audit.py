@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 SUMMARY_URL = "data:,summary"
 # Page requests made at a time (see AuditSpider._more_actions).
 REQUEST_BATCH = 16
-# Requests left waiting in a host's downloader slot under a Crawl-delay (see _paced_backlog).
+# Requests left waiting in a paced host's downloader slot (see _paced_backlog).
 PACED_BACKLOG = 2
 
 # SITEMAPAUDIT_DISTRIBUTED: scrapy-redis's shared queue and duplicate filter, kept until the
@@ -243,7 +243,7 @@ class AuditSpider(Spider):
                 if action is None:
                     await self._pause()
                 elif isinstance(action, PageAction):
-                    actions, other = self._more_actions(action)
+                    actions, other = self._more_actions(action, engine)
                     requests = [self._first_request(a) for a in actions]
                     if other is not None:
                         await self._process(other)
@@ -266,25 +266,38 @@ class AuditSpider(Spider):
         while self._scraper_busy():
             await self.run.wait(0.01)
 
-    def _paced(self) -> bool:
-        """Whether requests go out one per robots.txt Crawl-delay."""
+    def _paced(self, engine: Any) -> bool:
+        """Whether requests leave a host's downloader slot one per delay: robots.txt's
+        Crawl-delay, the base ``DOWNLOAD_DELAY`` or AutoThrottle's (each slot's ``delay``).
+        Scrapy sends one request of such a slot per delay, whatever its concurrency."""
+        return self._paced_by_crawl_delay() or any(
+            slot.delay > 0 for slot in engine.downloader.slots.values()
+        )
+
+    def _paced_backlog(self, engine: Any) -> bool:
+        """Whether a paced host's downloader slot already holds ``PACED_BACKLOG`` requests
+        waiting for their turn. More would not go out any sooner (one leaves per delay), but a
+        stop (Ctrl-C) would still send every one of them, one per delay, before the audit
+        closes: the downloader takes as many as its concurrency. An unpaced slot sends its
+        queue as fast as the host answers, so it is not held back."""
+        crawl_delay = self._paced_by_crawl_delay()
+        return any(
+            len(slot.queue) >= PACED_BACKLOG and (crawl_delay or slot.delay > 0)
+            for slot in engine.downloader.slots.values()
+        )
+
+    def _paced_by_crawl_delay(self) -> bool:
+        """(Before the host's slot has the Crawl-delay: see CrawlDelayMiddleware.)"""
         robots = self.run.robots
         return robots is not None and bool(robots.crawl_delay) and self.config.honor_crawl_delay
 
-    def _paced_backlog(self, engine: Any) -> bool:
-        """Under a Crawl-delay, requests leave the host's downloader slot one per delay: keep
-        only ``PACED_BACKLOG`` waiting there, so that a stop (Ctrl-C) does not still send a
-        queue of them, one per Crawl-delay. (The downloader takes as many as its concurrency.)"""
-        if not self._paced():
-            return False
-        return any(len(slot.queue) >= PACED_BACKLOG for slot in engine.downloader.slots.values())
-
-    def _more_actions(self, first: PageAction) -> tuple[list[PageAction], Any]:
-        """``first`` and the URLs handed out right after it, up to ``REQUEST_BATCH`` of them,
-        and the first other action met on the way, if any. Their requests are made one after
-        another, as pages are read (see ``PageQueue``); the engine takes them as it has room."""
+    def _more_actions(self, first: PageAction, engine: Any) -> tuple[list[PageAction], Any]:
+        """``first`` and the URLs handed out right after it, up to ``REQUEST_BATCH`` of them
+        (one when requests are paced: see ``_paced_backlog``), and the first other action met
+        on the way, if any. Their requests are made one after another, as pages are read (see
+        ``PageQueue``); the engine takes them as it has room."""
         actions = [first]
-        batch = 1 if self._paced() else REQUEST_BATCH
+        batch = 1 if self._paced(engine) else REQUEST_BATCH
         while len(actions) < batch:
             action = self.run.next_action()
             if not isinstance(action, PageAction):

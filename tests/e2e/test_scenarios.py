@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import itertools
 import logging
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from scrapy.utils.defer import deferred_f_from_coro_f
+from scrapy import signals
+from scrapy.utils.defer import deferred_f_from_coro_f, deferred_from_coro
+from scrapy.utils.test import get_crawler
 
-from tests.support.crawl import by_record, run_audit
+from sitemapaudit import settings as project_module
+from sitemapaudit.spiders.audit import AuditSpider
+from tests.support.crawl import by_record, project_settings, run_audit
 from tests.support.golden_site import XML, html, index, page, slow_pages, url, urlset
 from tests.support.server import Page, TestSite
 
@@ -316,6 +321,63 @@ async def test_a_stop_under_a_crawl_delay_sends_few_more_requests(tmp_path: Path
     # About three pages in 1.5 s, then at most the two waiting in the slot (and one on its way
     # when the stop came); without the limit, the whole queue of 16 went out too.
     assert pages <= 9, pages
+
+
+@pytest.mark.parametrize(
+    "pacing",
+    [
+        pytest.param({}, id="default-politeness"),
+        pytest.param({"AUTOTHROTTLE_ENABLED": False}, id="download-delay"),
+        pytest.param({"DOWNLOAD_DELAY": 0}, id="autothrottle"),
+    ],
+)
+@deferred_f_from_coro_f
+async def test_a_stop_under_any_pacing_sends_few_more_requests(
+    tmp_path: Path, pacing: dict[str, Any]
+) -> None:
+    """Without a Crawl-delay the host's slot paces requests too (the base delay, AutoThrottle):
+    a stop (as Ctrl-C, once a few pages are in) must not go on sending a queue of them."""
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+            "/s.xml": Page(
+                body=urlset(*(url(f"{{base}}/p{i}") for i in range(40))), content_type=XML
+            ),
+            **{f"/p{i}": page() for i in range(40)},
+        }
+    )
+    polite = {
+        name: getattr(project_module, name)
+        for name in (
+            "DOWNLOAD_DELAY",
+            "AUTOTHROTTLE_ENABLED",
+            "CONCURRENT_REQUESTS_PER_DOMAIN",
+            "CONCURRENT_REQUESTS",
+        )
+    }
+    crawler = get_crawler(
+        AuditSpider,
+        {
+            **project_settings(**{**polite, **pacing}),
+            "FEEDS": {str(tmp_path / "r.jsonl"): {"format": "jsonlines"}},
+            "CLOSESPIDER_TIMEOUT": 60,
+        },
+    )
+    stopped_at: list[float] = []
+
+    def received(response: Any, **kwargs: Any) -> None:
+        pages = sum(n for path, n in site.hits.items() if path.startswith("/p"))
+        if pages >= 3 and not stopped_at:
+            stopped_at.append(time.monotonic())
+            deferred_from_coro(crawler.stop_async())
+
+    crawler.signals.connect(received, signal=signals.response_received)
+    with site:
+        await crawler.crawl_async(domain=site.base)
+        after = [path for when, path in site.log if when > stopped_at[0]]
+    assert crawler.stats.get_value("finish_reason") == "shutdown"
+    # At most the two waiting in the slot (and one on its way when the stop came).
+    assert len(after) <= 3, after
 
 
 @deferred_f_from_coro_f
