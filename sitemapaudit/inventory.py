@@ -29,6 +29,7 @@ from typing import Any, NamedTuple
 from sitemapaudit.errors import ConfigError
 from sitemapaudit.facts import FetchOutcome, UrlFacts
 from sitemapaudit.page.dates import parse_rfc822_date
+from sitemapaudit.sqlitefiles import is_damaged, roll_back, storage_detail
 
 NEW, DONE, EMITTED = 0, 2, 3
 SITEMAP_PENDING, SITEMAP_DONE = 0, 1
@@ -182,7 +183,7 @@ class Inventory:
             db.executemany("UPDATE urls SET state = ?, outcome = ? WHERE id = ?", kept)
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            roll_back(db)
             raise
 
     def _meta(self, key: str, default: str) -> str:
@@ -250,7 +251,7 @@ class Inventory:
                 )
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            roll_back(db)
             self._totals = None
             raise
         if self._totals is not None:
@@ -320,7 +321,7 @@ class Inventory:
             db.execute("DELETE FROM listings WHERE sitemap_id = ?", (sitemap_id,))
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            roll_back(db)
             raise
 
     def sitemap_done(self, url: str, facts: dict[str, Any]) -> None:
@@ -536,10 +537,14 @@ class Inventory:
         db = self._db
         count = 0
         db.execute("BEGIN")
-        for url, note in notes:
-            db.execute("INSERT INTO url_notes (url, note) VALUES (?, ?)", (url, note))
-            count += 1
-        db.execute("COMMIT")
+        try:
+            for url, note in notes:
+                db.execute("INSERT INTO url_notes (url, note) VALUES (?, ?)", (url, note))
+                count += 1
+            db.execute("COMMIT")
+        except BaseException:
+            roll_back(db)
+            raise
         return count
 
     def url_notes(self, url: str) -> list[str]:
@@ -642,6 +647,11 @@ def check_resumable(path: str | Path, identity: str | None = None) -> None:
             else {}
         )
     except sqlite3.DatabaseError as exc:
+        if not is_damaged(exc):
+            raise ConfigError(
+                f"the inventory {path} (JOBDIR or SITEMAPAUDIT_WORK_DIR) cannot be read: "
+                f"{exc}{storage_detail(exc, path)}"
+            ) from None
         raise ConfigError(
             f"{path} is not an inventory sitemapaudit can resume ({exc}): start the audit "
             "with a new JOBDIR (or SITEMAPAUDIT_WORK_DIR)"

@@ -17,6 +17,7 @@ from scrapy.utils.misc import load_object
 
 from sitemapaudit.arguments import check_fail_on, parse_arguments
 from sitemapaudit.checks.registry import enabled_checks
+from sitemapaudit.commands.refusal import refusing_in_one_line
 from sitemapaudit.config import AuditConfig
 from sitemapaudit.crawl.run import configured_work_dir
 from sitemapaudit.errors import ConfigError
@@ -28,6 +29,7 @@ class Command(ScrapyCrawlCommand):
     """Scrapy's ``crawl``; for the audit it also exits 1 when ``-a fail_on=...`` findings exist,
     the audit stopped before it was complete, or its history could not be written."""
 
+    @refusing_in_one_line
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         if not args or args[0] != "audit":
             super().run(args, opts)

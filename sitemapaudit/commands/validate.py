@@ -28,6 +28,7 @@ from scrapy.exceptions import UsageError
 from scrapy.utils.defer import deferred_from_coro
 
 from sitemapaudit.checks.base import Severity
+from sitemapaudit.commands.refusal import refusing_in_one_line
 from sitemapaudit.config import AuditConfig
 from sitemapaudit.errors import ConfigError
 from sitemapaudit.localfiles import validate_files
@@ -99,6 +100,7 @@ class Command(ScrapyCommand):
             if (self.settings.getpriority(name) or 0) < 40:
                 self.settings.set(name, value, priority="cmdline")
 
+    @refusing_in_one_line
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         if not args:
             raise UsageError("give at least one sitemap file or URL", print_help=False)

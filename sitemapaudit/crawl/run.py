@@ -163,15 +163,8 @@ class AuditRun:
         # Why the history failed during the run, if it did (see history_failed).
         self.history_error: str | None = None
         if config.history_path:
-            Path(config.history_path).parent.mkdir(parents=True, exist_ok=True)
-            self.history = BackgroundHistoryStore(config.history_path)
-            self.history_run = self.history.begin_run(origin.url, self.first_started_at or now)
-        # The run the incremental policy compares with: the previous finished run of the origin.
-        self._incremental_base = (
-            self.history.previous_run(origin.url, self.history_run)
-            if config.incremental and self.history is not None
-            else None
-        )
+            self._begin_history(BackgroundHistoryStore, config.history_path, now)
+        self._incremental_base = self._previous_run() if config.incremental else None
         # The rotating sample of the incremental policy: tonight's share of every URL.
         self._tonight = (self.audit_time.toordinal()) % max(1, config.recheck_nights)
         self.resumed_refs: list[SitemapRef] = []
@@ -366,28 +359,56 @@ class AuditRun:
             )
         return self._handed_out
 
-    def history_failed(self, exc: Exception) -> str:
+    def _begin_history(self, store: Callable[[str], HistoryStore], path: str, now: str) -> None:
+        """Open the history at ``path`` and begin this run in it. The command checked that the
+        file opens, but its first write can still fail (a disk that is nearly full): that
+        costs the report nothing either, as a failure later in the run does."""
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.history = store(path)
+        except STORE_FAILURES as exc:
+            self.history_failed(exc, path)
+            return
+        try:
+            self.history_run = self.history.begin_run(self.origin.url, self.first_started_at or now)
+        except STORE_FAILURES as exc:
+            self.history_failed(exc)
+
+    def _previous_run(self) -> int | None:
+        """The run the incremental policy compares with: the previous finished run of the
+        origin, if the history has one."""
+        if self.history is None:
+            return None
+        try:
+            return self.history.previous_run(self.origin.url, self.history_run)
+        except STORE_FAILURES as exc:
+            self.history_failed(exc)
+            return None
+
+    def history_failed(self, exc: Exception, path: str | None = None) -> str:
         """The history cannot be written or read any more (a full disk, a writer process that
-        died): the audit goes on without it, and its report stays complete. The run stays
-        unfinished in the history; the summary's notes, an error in the log and
-        ``sitemapaudit/history/failed`` say so (and the command exits with 1). Returns the
-        note."""
+        died), or could not be opened as the run began (at ``path``): the audit goes on
+        without it, and its report stays complete. The run stays unfinished in the history, if
+        it was begun there; the summary's notes, an error in the log and
+        ``sitemapaudit/history/failed`` say so, once (and the command exits with 1). Returns
+        the note."""
         history, self.history = self.history, None
-        if history is not None:
-            self.history_error = str(exc)
-        path = history.path if history is not None else self.config.history_path
+        if path is None:
+            path = history.path if history is not None else self.config.history_path
         note = (
             f"the history {path} failed and the audit went on without it ({exc}): this run is "
             "not kept there as finished (the next audit is compared with an earlier run), and "
             "changes since the previous run may be missing from this report"
         )
-        if history is None:
+        if self.history_error is not None:
             return note
+        self.history_error = str(exc)
         logger.error("history %s failed, the audit goes on without it: %s", path, exc)
         self.stats.inc_value("sitemapaudit/history/failed")
         self.totals.notes.append(note)
-        with contextlib.suppress(*STORE_FAILURES):
-            history.close()
+        if history is not None:
+            with contextlib.suppress(*STORE_FAILURES):
+                history.close()
         return note
 
     # -- discovery -------------------------------------------------------------------------

@@ -391,11 +391,8 @@ class SharedAuditRun(AuditRun):
     def _open_history(self) -> None:
         if not self.history_path:
             return
-        Path(self.history_path).parent.mkdir(parents=True, exist_ok=True)
-        self.history = HistoryStore(self.history_path)
-        self.history_run = self.history.begin_run(
-            self.origin.url,
-            self.first_started_at or self.audit_time.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        self._begin_history(
+            HistoryStore, self.history_path, self.audit_time.strftime("%Y-%m-%dT%H:%M:%SZ")
         )
 
     def _collect_notes(self) -> None:

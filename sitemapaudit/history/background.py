@@ -231,7 +231,12 @@ def _frames(source: BinaryIO) -> Iterator[tuple[Any, ...]]:
 
 def serve(path: str, source: BinaryIO, replies: IO[bytes]) -> int:
     """Carry out the messages of ``source`` on the history at ``path``; the exit status."""
-    store = HistoryStore(path, cache_kib=_WRITER_CACHE_KIB)
+    try:
+        store = HistoryStore(path, cache_kib=_WRITER_CACHE_KIB)
+    except HistoryError as exc:  # (the crawl's process opened it, but this one cannot)
+        replies.write(f"error {exc}\n".encode())
+        replies.flush()
+        return 1
     try:
         for message in _frames(source):
             op = message[0]

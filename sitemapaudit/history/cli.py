@@ -23,6 +23,7 @@ from typing import IO, Any, ClassVar
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
+from sitemapaudit.commands.refusal import refusing_in_one_line
 from sitemapaudit.history.diff import diff_runs, summarize
 from sitemapaudit.history.store import HistoryError, HistoryStore
 
@@ -93,6 +94,7 @@ class AuditDiffCommand(ScrapyCommand):
         configured = self.settings.get("SITEMAPAUDIT_HISTORY_PATH") if self.settings else None
         return str(configured) if configured else DEFAULT_HISTORY_PATH
 
+    @refusing_in_one_line
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         unknown = [arg for arg in args if arg.startswith("--")]
         if unknown:

@@ -29,6 +29,7 @@ from typing import Any
 
 from sitemapaudit.errors import ConfigError, SitemapAuditError
 from sitemapaudit.report.records import another_run
+from sitemapaudit.sqlitefiles import is_damaged, roll_back, storage_detail
 
 # 2: a sitemap's listings are stored as compressed chunks (``listing_chunks``). Version 1
 # files are read as they are (their ``listings`` rows) and written in the new layout, after
@@ -205,7 +206,13 @@ class HistoryStore:
             self._setup()
         except sqlite3.DatabaseError as exc:
             self._db.close()
-            raise HistoryError(f"{self.path} is not a usable history database: {exc}") from None
+            if is_damaged(exc):
+                raise HistoryError(f"{self.path} is not a usable history database: {exc}") from None
+            verb = "read" if read_only else "write to"
+            raise HistoryError(
+                f"cannot {verb} the history database {self.path}: {exc}"
+                f"{storage_detail(exc, self.path)}"
+            ) from None
         except HistoryError:
             self._db.close()
             raise
@@ -238,7 +245,7 @@ class HistoryStore:
                     db.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
                 db.execute("COMMIT")
             except BaseException:
-                db.execute("ROLLBACK")
+                roll_back(db)
                 raise
         self._chunked = (
             db.execute(
@@ -364,7 +371,7 @@ class HistoryStore:
             db.execute("DELETE FROM runs WHERE id = ?", (run_id,))
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            roll_back(db)
             raise
 
     def drop_parts(self, run_id: int) -> list[int]:
@@ -530,7 +537,7 @@ class HistoryStore:
             self._write_sitemaps(run_id, sitemaps, ids)
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            roll_back(db)
             raise
 
     def _intern(self, locs: Iterable[str]) -> dict[str, int]:

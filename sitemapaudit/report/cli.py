@@ -13,6 +13,7 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 from scrapy.exporters import BaseItemExporter
 
+from sitemapaudit.commands.refusal import refusing_in_one_line
 from sitemapaudit.report.exporters import (
     ChangesCsvItemExporter,
     FlatCsvItemExporter,
@@ -149,6 +150,7 @@ class AuditReportCommand(ScrapyCommand):
             help=f"most rows of the HTML URL table and change table (default: {DEFAULT_MAX_ROWS})",
         )
 
+    @refusing_in_one_line
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         unknown = [a for a in args if a.startswith("-") and a != "-"]
         if unknown:

@@ -15,6 +15,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider, DownloadCancelledError, ResponseDataLossError
 from scrapy.http import Headers, Response
 from scrapy.settings import BaseSettings
+from scrapy.statscollectors import StatsCollector
 from scrapy.utils.defer import deferred_from_coro
 from twisted.python.failure import Failure
 from w3lib.url import safe_url_string
@@ -915,15 +916,32 @@ def _redirect_problems(state: RedirectState, max_redirects: int) -> list[Problem
 
 
 class _CrawlerStats:
-    """The crawler's stats collector, looked up when used (it exists once the crawl starts)."""
+    """The crawler's stats collector, looked up when used. It exists once the crawl starts:
+    what is counted before, as the spider is made (a history whose first write fails), is
+    added to it when the spider opens."""
 
     def __init__(self, crawler: Crawler) -> None:
         self._crawler = crawler
+        self._early: list[tuple[str, int, int]] = []
+        crawler.signals.connect(self._opened, signal=signals.spider_opened)
 
     def inc_value(self, key: str, count: int = 1, start: int = 0) -> None:
-        stats = self._crawler.stats
-        assert stats is not None
-        stats.inc_value(key, count, start)
+        stats = self._stats()
+        if stats is None:
+            self._early.append((key, count, start))
+        else:
+            stats.inc_value(key, count, start)
+
+    def _stats(self) -> StatsCollector | None:
+        try:
+            return self._crawler.stats
+        except RuntimeError:  # (Scrapy's "not set yet")
+            return None
+
+    def _opened(self) -> None:
+        early, self._early = self._early, []
+        for key, count, start in early:
+            self.inc_value(key, count, start)
 
 
 class _Headers(Mapping[str, list[str]]):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import sqlite3
 import time
 import uuid
 from pathlib import Path
@@ -18,6 +19,7 @@ from sitemapaudit.distributed.run import SharedAuditRun, SharedSitemapTree
 from sitemapaudit.distributed.state import SharedAudit, connect
 from sitemapaudit.errors import ConfigError
 from sitemapaudit.facts import NOT_REQUESTED_JSON, FetchOutcome
+from sitemapaudit.history.store import HistoryStore
 from sitemapaudit.inventory import NewEntry
 from sitemapaudit.urls import parse_origin
 
@@ -378,3 +380,43 @@ def test_a_worker_that_joins_later_reports_when_the_audit_first_started(
     assert second.resumed_at == []
     first.close()
     second.close()
+
+
+class _CountingStats:
+    def __init__(self) -> None:
+        self.values: dict[str, int] = {}
+
+    def inc_value(self, key: str, count: int = 1, start: int = 0) -> None:
+        self.values[key] = self.values.get(key, start) + count
+
+
+class _FullDisk(HistoryStore):
+    def begin_run(self, origin: str, started_at: str) -> int:
+        raise sqlite3.OperationalError("database or disk is full")
+
+
+def test_a_history_that_cannot_begin_the_run_leaves_the_writer_writing_the_report(
+    redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(shared_run, "HistoryStore", _FullDisk)
+    origin = origin_url()
+    history = tmp_path / "history.sqlite3"
+    config = AuditConfig.from_settings(
+        {
+            "SITEMAPAUDIT_DISTRIBUTED": redis_url,
+            "SITEMAPAUDIT_HISTORY_PATH": str(history),
+            "SITEMAPAUDIT_WORK_DIR": str(tmp_path / "work"),
+        }
+    )
+    stats = _CountingStats()
+    run = SharedAuditRun(parse_origin(origin), config, stats, audit(redis_url, origin))
+    run.shared.flag("robots_done")
+    run.shared.flag("homepage_done")
+    run.shared.add_found(1)
+    assert run.try_to_write()
+    assert run.history is None
+    assert stats.values == {"sitemapaudit/history/failed": 1}
+    assert [n for n in run.notes() if "database or disk is full" in n and str(history) in n]
+    assert list(iter(run.next_action, None)) == []
+    run.finish()
+    run.close()

@@ -12,6 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+import scrapy
 
 from sitemapaudit.commands.crawl import check_appends, check_report_paths
 from sitemapaudit.errors import ConfigError
@@ -301,3 +302,56 @@ def test_the_default_report_takes_a_free_name_as_its_feed_opens(tmp_path: Path) 
     params = default_report_params({"report_name": name}, spider)
     assert params["report_name"] == spider.report_name == f"{name}-2"
     assert (tmp_path / "reports" / f"{name}-2.jsonl").read_text() == ""
+
+
+def scrapy_command(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "scrapy", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["crawl", "audit", "-L", "WARNING"], "the domain argument is required"),
+        (
+            ["crawl", "audit", "-a", "domain=example.com", "-a", "fail_on=", "-L", "WARNING"],
+            "fail_on",
+        ),
+        (["validate", "no-such-sitemap.xml"], "no such file: 'no-such-sitemap.xml'"),
+        (["audit-diff", "old.jsonl"], "expected two arguments, OLD and NEW (got 1)"),
+        (["audit-report", "no-such-report.jsonl", "--html", "x.html"], "no such report file"),
+    ],
+    ids=["crawl-domain", "crawl-fail-on", "validate", "audit-diff", "audit-report"],
+)
+def test_a_refusal_is_one_line_on_standard_error(
+    args: list[str], message: str, tmp_path: Path
+) -> None:
+    done = scrapy_command(*args)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("scrapy: error: ")
+    assert message in line
+
+
+def test_a_refusal_is_also_in_the_log_file_of_a_job(tmp_path: Path) -> None:
+    """As scrapyd runs a job: its log goes to LOG_FILE, its standard error elsewhere."""
+    log = tmp_path / "job.log"
+    done = scrapy_command("crawl", "audit", "-a", "fail_on=error", "-s", f"LOG_FILE={log}")
+    assert done.returncode == 2
+    (line,) = done.stderr.splitlines()
+    assert (
+        line == "scrapy: error: the domain argument is required: scrapy crawl audit -a domain=HOST"
+    )
+    logged = log.read_text().splitlines()
+    assert logged[0].endswith("INFO: Scrapy " + scrapy.__version__ + " started (bot: sitemapaudit)")
+    assert logged[-1].endswith(
+        " ERROR: the domain argument is required: scrapy crawl audit -a domain=HOST"
+    )
+    assert sum("domain argument is required" in entry for entry in logged) == 1

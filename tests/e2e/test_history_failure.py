@@ -3,6 +3,7 @@ the report nothing: every record is written, the summary says what happened, the
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import signal
@@ -19,7 +20,7 @@ from sitemapaudit.errors import ConfigError
 from sitemapaudit.history import HistoryError, HistoryStore
 from sitemapaudit.history.background import BackgroundHistoryStore
 from sitemapaudit.history.store import check_history_path
-from tests.support.crawl import by_record, run_audit
+from tests.support.crawl import by_record, run_audit, start_audit_process
 from tests.support.golden_site import XML, conditional, page, url, urlset
 from tests.support.server import Page, TestSite
 
@@ -43,6 +44,21 @@ class FullDisk(BackgroundHistoryStore):
 
     def finish_run(self, run_id: int, finished_at: str, summary: Any) -> None:
         raise sqlite3.OperationalError("database or disk is full")
+
+
+class FullDiskAtStart(BackgroundHistoryStore):
+    """A store that opens (the command's check passed) but cannot begin the run: SQLite finds
+    the disk full at its first write."""
+
+    def begin_run(self, origin: str, started_at: str) -> int:
+        raise sqlite3.OperationalError("database or disk is full")
+
+
+class NoWriter(BackgroundHistoryStore):
+    """A store whose writer process cannot be started."""
+
+    def __init__(self, path: str, *, batch_size: int = 5000) -> None:
+        raise HistoryError("cannot start the history writer process: out of memory")
 
 
 class FailingListings(BackgroundHistoryStore):
@@ -96,6 +112,43 @@ async def test_a_failing_history_costs_the_report_nothing(
     with HistoryStore(path, read_only=True) as kept:
         runs = kept.runs(site.base)
     assert [run.finished_at for run in runs] == [None]
+
+
+@pytest.mark.parametrize(
+    ("store", "cause"),
+    [(FullDiskAtStart, "database or disk is full"), (NoWriter, "out of memory")],
+    ids=["begin-run", "open"],
+)
+@deferred_f_from_coro_f
+async def test_a_history_failing_as_the_run_begins_costs_the_report_nothing(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    store: type[BackgroundHistoryStore],
+    cause: str,
+) -> None:
+    path = tmp_path / "history.sqlite3"
+    settings = {"SITEMAPAUDIT_HISTORY_PATH": str(path), "SITEMAPAUDIT_INCREMENTAL": True}
+    with site_of(3) as site:
+        await run_audit(site.base, tmp_path / "1.jsonl", settings=settings)
+        monkeypatch.setattr("sitemapaudit.crawl.run.BackgroundHistoryStore", store)
+        with caplog.at_level(logging.ERROR):
+            records, crawler = await run_audit(site.base, tmp_path / "2.jsonl", settings=settings)
+
+    assert [r["status"] for r in by_record(records, "url")] == [200, 200, 200]
+    summary = records[-1]
+    assert summary["record"] == "summary"
+    assert summary["complete"] is True
+    assert [n for n in summary["notes"] if NOTE in n and cause in n and str(path) in n] != []
+    assert crawler.stats.get_value("sitemapaudit/history/failed") == 1
+    assert crawler.stats.get_value("finish_reason") == "finished"
+    assert audit_failed(crawler.stats.get_stats())
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(errors) == 1
+    assert "the audit goes on without it" in errors[0]
+    assert cause in errors[0]
+    with HistoryStore(path, read_only=True) as kept:
+        assert len(kept.runs(site.base)) == 1
 
 
 @deferred_f_from_coro_f
@@ -159,3 +212,30 @@ def test_the_stats_that_fail_the_command() -> None:
     assert audit_failed({**closed, "sitemapaudit/distributed/stopped": "shutdown"})
     # A crawl that never closed (a second Ctrl-C stops it at once) has no finish_reason.
     assert audit_failed({"sitemapaudit/records/url": 3})
+
+
+def test_a_history_whose_first_write_fails_still_gives_the_report_and_exit_1(
+    tmp_path: Path,
+) -> None:
+    """The command as cron runs it: the history opens, but beginning the run fails (here a
+    trigger stands in for a nearly full disk)."""
+    path = tmp_path / "history.sqlite3"
+    HistoryStore(path).close()
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "CREATE TRIGGER full BEFORE INSERT ON runs "
+            "BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END"
+        )
+    report = tmp_path / "r.jsonl"
+    with site_of(3) as site:
+        audit = start_audit_process(site.base, report, SITEMAPAUDIT_HISTORY_PATH=path)
+        _, stderr = audit.communicate(timeout=60)
+
+    log = stderr.decode()
+    assert audit.returncode == 1, log
+    assert "Traceback" not in log
+    assert log.count("the audit goes on without it: database or disk is full") == 1
+    records = [json.loads(line) for line in report.read_text().splitlines()]
+    assert len(by_record(records, "url")) == 3
+    assert records[-1]["complete"] is True
+    assert any(NOTE in note for note in records[-1]["notes"])

@@ -6,6 +6,7 @@ diff tests against both stores.)
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import sqlite3
@@ -18,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from sitemapaudit.history import HistoryError, HistoryStore
-from sitemapaudit.history.background import BackgroundHistoryStore
+from sitemapaudit.history.background import BackgroundHistoryStore, serve
 
 ORIGIN = "https://www.example.com"
 
@@ -158,3 +159,12 @@ def test_the_writer_process_imports_no_crawling_machinery() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert done.stdout.strip() == "[]"
+
+
+def test_a_writer_that_cannot_open_the_history_says_why_and_exits(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite3"
+    path.write_text("plain text, not SQLite\n" * 100)
+    replies = io.BytesIO()
+    assert serve(str(path), io.BytesIO(), replies) == 1
+    assert replies.getvalue().startswith(b"error ")
+    assert b"not a usable history database" in replies.getvalue()

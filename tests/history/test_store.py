@@ -541,3 +541,46 @@ def test_a_history_file_that_cannot_be_written_fails_at_start(
     monkeypatch.setattr(store_module.os, "access", lambda *_args: False)
     with pytest.raises(ConfigError, match=r"HISTORY_PATH=.*not readable and writable"):
         check_history_path(str(path))
+
+
+class SmallDisk(HistoryStore):
+    """A store whose file may not grow past ``PAGES`` pages: SQLite says the disk is full
+    (SQLITE_FULL) and rolls the transaction back by itself, as on a disk that is full."""
+
+    PAGES = 2
+
+    def _setup(self) -> None:
+        self._db.execute(f"PRAGMA max_page_count={self.PAGES}")
+        super()._setup()
+
+
+def test_a_full_disk_at_start_says_so_and_does_not_call_the_file_unusable(
+    tmp_path: Path,
+) -> None:
+    with pytest.raises(HistoryError) as failed:
+        SmallDisk(tmp_path / "history.sqlite3")
+    message = str(failed.value)
+    assert "database or disk is full" in message
+    assert "bytes free on its file system" in message
+    assert "cannot rollback" not in message
+    assert "not a usable history database" not in message
+    assert message.startswith(f"cannot write to the history database {tmp_path}")
+
+
+class LargerSmallDisk(SmallDisk):
+    PAGES = 64
+
+
+def test_a_batch_that_meets_a_full_disk_fails_with_that_error_and_the_store_goes_on(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "history.sqlite3"
+    HistoryStore(path).close()
+    with LargerSmallDisk(path, batch_size=100_000) as store:
+        run_id = store.begin_run(E, "2024-06-01T00:00:00Z")
+        for i in range(2000):
+            store.add_record(run_id, url(f"/{i}-" + "x" * 200))
+        with pytest.raises(sqlite3.OperationalError, match="database or disk is full"):
+            store.flush()
+        assert not store._db.in_transaction
+        assert [info.url_count for info in store.runs()] == [0]

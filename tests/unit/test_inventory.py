@@ -2,12 +2,14 @@ from __future__ import annotations
 
 import itertools
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from sitemapaudit import inventory as inventory_module
 from sitemapaudit.errors import ConfigError
-from sitemapaudit.inventory import Inventory, NewEntry
+from sitemapaudit.inventory import Inventory, NewEntry, check_resumable
 
 
 def entry(loc: str, lastmod: str | None = None) -> NewEntry:
@@ -250,3 +252,43 @@ def test_a_url_listed_again_keeps_every_rule_its_listings_broke(tmp_path: Path) 
         seen.add(listing.rules)
         inv.close()
     assert seen == {("out_of_scope",)}
+
+
+def test_a_failed_write_leaves_no_transaction_open_and_keeps_its_error(tmp_path: Path) -> None:
+    inv = Inventory(tmp_path / "inventory.sqlite3")
+
+    def notes() -> Iterator[tuple[str, str]]:
+        yield ("https://e.com/a", "one")
+        raise ValueError("the notes could not be read")
+
+    with pytest.raises(ValueError, match="could not be read"):
+        inv.add_url_notes(notes())
+    assert inv.url_notes("https://e.com/a") == []
+    assert inv.add_url_notes([("https://e.com/b", "two")]) == 1
+    # A full disk: SQLite has rolled the transaction back itself.
+    pages = inv._db.execute("PRAGMA page_count").fetchone()[0]
+    inv._db.execute(f"PRAGMA max_page_count={pages}")
+    with pytest.raises(sqlite3.OperationalError, match="database or disk is full"):
+        inv.add_entries(
+            "https://e.com/s.xml", [entry(f"https://e.com/{i}" * 20) for i in range(500)]
+        )
+    inv._db.execute("PRAGMA max_page_count=1073741823")
+    assert inv.add_entries("https://e.com/s.xml", [entry("https://e.com/c")]) == 1
+    inv.close()
+
+
+def test_an_inventory_that_cannot_be_read_is_not_called_unusable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "inventory.sqlite3"
+    Inventory(path).close()
+
+    def io_error(*_args: object) -> None:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(inventory_module, "_check_layout", io_error)
+    with pytest.raises(ConfigError) as failed:
+        check_resumable(path)
+    assert str(failed.value) == (
+        f"the inventory {path} (JOBDIR or SITEMAPAUDIT_WORK_DIR) cannot be read: disk I/O error"
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 from sitemapaudit.checks.registry import ALL_CHECKS
@@ -48,3 +49,20 @@ def test_every_change_type_is_documented() -> None:
 
     documented = {row[0].strip("`"): row[1] for row in _table("changes")}
     assert documented == CHANGES
+
+
+def test_the_cron_line_works_in_a_fresh_checkout(tmp_path: Path) -> None:
+    """``reports/`` is not in a clone (git ignores it), and the shell opens the log's
+    redirection before the audit would make the directory."""
+    (line,) = [line for line in README.splitlines() if re.match(r"\d+ \d+ \* \* \* cd ", line)]
+    command = line.split(" ", 5)[5].replace("\\%", "%")  # (cron's escape)
+    assert command.startswith("cd /srv/sitemapaudit && ")
+    command = command.replace("/srv/sitemapaudit", str(tmp_path), 1)
+    scrapy = tmp_path / ".venv" / "bin" / "scrapy"
+    scrapy.parent.mkdir(parents=True)
+    scrapy.write_text('#!/bin/sh\necho "scrapy $*"\n')
+    scrapy.chmod(0o755)
+    done = subprocess.run(["/bin/sh", "-c", command], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    log = (tmp_path / "reports" / "cron.log").read_text()
+    assert log.startswith("scrapy crawl audit -a domain=example.com")

@@ -1,0 +1,57 @@
+"""How the project's commands refuse to run: one line on standard error, exit status 2."""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import logging
+import sys
+from collections.abc import Callable
+from typing import TypeVar
+
+from scrapy.commands import ScrapyCommand
+from scrapy.exceptions import UsageError
+
+logger = logging.getLogger(__name__)
+
+_Command = TypeVar("_Command", bound=ScrapyCommand)
+_Run = Callable[[_Command, list[str], argparse.Namespace], None]
+
+
+def refusing_in_one_line(run: _Run[_Command]) -> _Run[_Command]:
+    """A command's ``run`` whose refusals (a :class:`UsageError` with a message) end the
+    command with one line on standard error and exit status 2, rather than Scrapy's usage
+    lines before it: a cron log or a job log shows the reason alone. (Options that Scrapy's
+    own parser refuses, before ``run``, keep Scrapy's usage lines.)
+
+    When the log goes to a file (``LOG_FILE``, as scrapyd gives each job), the line is also
+    logged there as an error: the job's log would otherwise stop after Scrapy's version
+    banner without saying why. On a terminal the log is standard error: it is written once.
+    """
+
+    @functools.wraps(run)
+    def refusing(command: _Command, args: list[str], opts: argparse.Namespace) -> None:
+        try:
+            run(command, args, opts)
+        except UsageError as exc:
+            if not str(exc):  # (Scrapy prints the command's help)
+                raise
+            refuse(command, str(exc))
+
+    return refusing
+
+
+def refuse(command: ScrapyCommand, message: str) -> None:
+    """End ``command`` with ``message``, one line on standard error, and exit status 2."""
+    sys.stdout.flush()
+    sys.stderr.write(f"scrapy: error: {message}\n")
+    sys.stderr.flush()
+    settings = command.settings
+    if (
+        command.crawler_process is not None  # (Scrapy set its log up)
+        and settings is not None
+        and settings.get("LOG_FILE")
+        and settings.getbool("LOG_ENABLED")
+    ):
+        logger.error("%s", message)
+    command.exitcode = 2
