@@ -60,8 +60,8 @@ class TestSite:
 
     def __init__(self, routes: dict[str, Route]) -> None:
         self.routes = routes
-        self.hits: Counter[str] = Counter()
-        self.request_headers: dict[str, dict[str, str]] = {}
+        self._hits: Counter[str] = Counter()
+        self._request_headers: dict[str, dict[str, str]] = {}
         self.log: list[tuple[float, str]] = []
         self._lock = threading.Lock()
         site = self
@@ -73,8 +73,7 @@ class TestSite:
                 return
 
             def do_GET(self) -> None:
-                site.request_headers[self.path] = {k.lower(): v for k, v in self.headers.items()}
-                site._record(self.path)
+                site._record(self.path, {k.lower(): v for k, v in self.headers.items()})
                 route = site.routes.get(self.path)
                 if route is None:
                     page = Page(status=404, body="not found")
@@ -149,10 +148,24 @@ class TestSite:
         self.base = f"http://127.0.0.1:{self.port}"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
-    def _record(self, path: str) -> None:
+    def _record(self, path: str, headers: dict[str, str]) -> None:
         with self._lock:
-            self.hits[path] += 1
+            self._hits[path] += 1
+            self._request_headers[path] = headers
             self.log.append((time.monotonic(), path))
+
+    # The server's threads record requests while a test reads them: a test gets a copy.
+    @property
+    def hits(self) -> Counter[str]:
+        """Requests per path so far."""
+        with self._lock:
+            return Counter(self._hits)
+
+    @property
+    def request_headers(self) -> dict[str, dict[str, str]]:
+        """The headers of the last request of each path (names in lower case)."""
+        with self._lock:
+            return dict(self._request_headers)
 
     def __enter__(self) -> TestSite:
         self._thread.start()
