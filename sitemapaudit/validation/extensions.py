@@ -4,7 +4,8 @@ These go beyond what the XSDs can express:
 
 * ``too_many_images``: more than 1,000 ``image:image`` in one ``<url>``.
 * ``news_too_many``: more than 1,000 ``news:news`` in one sitemap.
-* ``news_too_old``: a ``news:publication_date`` more than two days before ``now``.
+* ``news_too_old``: a ``news:publication_date`` more than two days before ``now`` (a date
+  without a time from the end of that day in UTC-12:00).
 * ``video_missing_field``: a ``video:video`` without ``thumbnail_loc``, ``title``,
   ``description``, or both of ``content_loc`` and ``player_loc`` (absent or empty).
 * ``video_duration_invalid``: a ``video:duration`` that is not a whole number of seconds from
@@ -73,6 +74,12 @@ _W3C_DATE: Final = re.compile(
 
 # xsd:dateTime's time zones run from -14:00 to +14:00.
 _MAX_OFFSET: Final = timedelta(hours=14)
+
+# A date without a time names a day, published at any moment of it; without a time zone, in
+# any of those in use (UTC-12:00 to UTC+14:00). Its latest moment, the end of the day in
+# UTC-12:00, is 36 hours after its 00:00 UTC.
+_DAY: Final = timedelta(days=1)
+_LATEST_ZONE: Final = timedelta(hours=12)
 
 
 def parse_w3c_datetime(value: str) -> datetime | None:
@@ -170,13 +177,25 @@ def _check_news(news: etree._Element, now: datetime) -> Problem | None:
     published = parse_w3c_datetime(value) if value else None
     if published is None or date_element is None:
         return None
+    form = _W3C_DATE.match(value)
+    date_only = form is not None and form["h"] is None
+    note = ""
+    if date_only:
+        # The benefit of the doubt: the article may be from the last moment of that day.
+        published += _DAY
+        if form is not None and form["tz"] is None:
+            published += _LATEST_ZONE
+            note = " (a date without a time counts from the end of that day in UTC-12:00)"
+        else:
+            note = " (a date without a time counts from the end of that day)"
     age = now - published
     if age <= NEWS_MAX_AGE:
         return None
     return Problem(
         "news_too_old",
-        f"news:publication_date {value} is {_age(age)} old; Google News sitemaps should only "
-        "list articles published in the last 2 days",
+        f"news:publication_date {value} is {'at least ' if date_only else ''}{_age(age)} "
+        f"old{note}; Google News sitemaps should only list articles published in the last "
+        "2 days",
         source_line(date_element),
     )
 

@@ -122,7 +122,11 @@ def test_news_too_many_twins() -> None:
         ("2024-06-03T12:00:01Z", False),
         ("2024-06-03T11:59:59Z", True),
         ("2024-06-04", False),
-        ("2024-06-03", True),
+        # A date alone counts from the end of that day in UTC-12:00 (2024-06-03T12:00:00Z).
+        ("2024-06-02", False),
+        ("2024-06-01", True),
+        ("2024-06-02+14:00", True),
+        ("2024-06-02-12:00", False),
         ("2024-06-03T13:30+02:00", True),
         ("2024-06-03T16:30:00+02:00", False),
     ],
@@ -130,6 +134,16 @@ def test_news_too_many_twins() -> None:
 def test_news_age_boundary(date: str, old: bool) -> None:
     codes = _codes(urlset(url("https://www.example.com/a", _news(date))))
     assert ("news_too_old" in codes) is old
+
+
+def test_news_date_only_message() -> None:
+    data = urlset(url("https://www.example.com/a", _news("2024-06-01")))
+    problems = validate_document(data, now=NOW)
+    assert [p.message for p in problems] == [
+        "news:publication_date 2024-06-01 is at least 3 days old (a date without a time counts "
+        "from the end of that day in UTC-12:00); Google News sitemaps should only list articles "
+        "published in the last 2 days"
+    ]
 
 
 def test_news_age_uses_now_and_naive_now_is_utc() -> None:
