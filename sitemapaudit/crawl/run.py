@@ -51,11 +51,24 @@ logger = logging.getLogger(__name__)
 
 INDEX_KINDS = {SitemapKind.SITEMAPINDEX.value}
 
-# What a sitemap on another host, or redirected there, is not fetched for.
-SITEMAP_HOSTS_HINT = (
-    "(if the site keeps its sitemaps there, add that host to SITEMAPAUDIT_SITEMAP_HOSTS)"
-)
-OFF_HOST_SITEMAP = f"on another host, not fetched {SITEMAP_HOSTS_HINT}"
+
+def sitemap_hosts_hint(url: str) -> str:
+    """What to do about a sitemap on another host, or redirected there: the value of
+    SITEMAPAUDIT_SITEMAP_HOSTS that lets it be fetched, with its port when it is not the
+    scheme's default (a bare host stands for the default ports only)."""
+    origin = url_origin(url)
+    if origin is None:
+        value = "that host"
+    else:
+        host = f"[{origin.host}]" if ":" in origin.host else origin.host
+        value = host if origin.port is None else f"{host}:{origin.port}"
+    return f"(if the site keeps its sitemaps there, add {value} to SITEMAPAUDIT_SITEMAP_HOSTS)"
+
+
+def off_host_sitemap(url: str) -> str:
+    """The ``off_host`` message of a listed sitemap on another host."""
+    return f"on another host, not fetched {sitemap_hosts_hint(url)}"
+
 
 # URL-rule codes that keep a listed URL from being requested at all.
 NOT_FETCHABLE = frozenset({"invalid_url", "url_too_long", "off_host"})
@@ -583,7 +596,7 @@ class AuditRun:
             if decision is Decision.FETCH:
                 refs.append(self._pending(SitemapRef(url, via, None, 0)))
             elif decision is Decision.OFF_HOST:
-                skipped.append(_skipped(url, via, None, "off_host", OFF_HOST_SITEMAP))
+                skipped.append(_skipped(url, via, None, "off_host", off_host_sitemap(url)))
             elif decision is Decision.INVALID:
                 skipped.append(_skipped(url, via, None, "invalid_url", "not a valid http(s) URL"))
             elif decision is Decision.CAPPED:
@@ -882,7 +895,8 @@ class AuditRun:
         elif decision is Decision.KNOWN:
             pass
         elif decision is Decision.OFF_HOST:
-            skipped.append(_skipped(loc, "index", parent.url, "off_host", OFF_HOST_SITEMAP))
+            message = off_host_sitemap(loc)
+            skipped.append(_skipped(loc, "index", parent.url, "off_host", message))
         elif decision is Decision.SEEN:
             if self.tree.loops(parent.url, loc):
                 problems.add("index_cycle", loc)

@@ -31,7 +31,7 @@ from sitemapaudit.crawl.redirects import (
     sitemap_loop,
     sitemap_redirect,
 )
-from sitemapaudit.crawl.run import SITEMAP_HOSTS_HINT, AuditRun, PageAction
+from sitemapaudit.crawl.run import AuditRun, PageAction, sitemap_hosts_hint
 from sitemapaudit.crawl.tree import SitemapRef
 from sitemapaudit.discovery.homepage import HOMEPAGE_READ_LIMIT, homepage_sitemaps
 from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFactsBatch
@@ -905,7 +905,8 @@ def _redirect_problems(state: RedirectState, max_redirects: int) -> list[Problem
         return [
             Problem(
                 "off_host",
-                f"redirects to another host, {state.stopped} {SITEMAP_HOSTS_HINT}",
+                f"redirects to another host, {state.stopped} "
+                f"{sitemap_hosts_hint(state.other_host)}",
             )
         ]
     if state.broken is not None:

@@ -2,8 +2,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from sitemapaudit.crawl.redirects import RedirectState, next_hop, sitemap_loop
+from sitemapaudit.crawl.run import sitemap_hosts_hint
 from sitemapaudit.crawl.tree import Decision, SitemapTree
+from sitemapaudit.spiders.audit import _redirect_problems
 from sitemapaudit.urls import SitemapHosts, parse_origin
 
 ORIGIN = parse_origin("https://e.com")
@@ -171,3 +175,30 @@ def test_restored_parents_keep_loops_known_after_a_resume() -> None:
     tree.restore([root, child], {child: root, root: None})
     assert tree.consider(root, depth=2, parent=child) is Decision.SEEN
     assert tree.loops(child, root)
+
+
+@pytest.mark.parametrize(
+    ("url", "value"),
+    [
+        ("https://cdn.example.com/s.xml", "cdn.example.com"),
+        ("http://cdn.example.com:80/s.xml", "cdn.example.com"),
+        ("http://localhost:18731/cdn/other.xml", "localhost:18731"),
+        ("https://[2001:db8::1]:8443/s.xml", "[2001:db8::1]:8443"),
+    ],
+)
+def test_the_off_host_hint_names_the_sitemap_hosts_value_that_works(url: str, value: str) -> None:
+    assert sitemap_hosts_hint(url) == (
+        f"(if the site keeps its sitemaps there, add {value} to SITEMAPAUDIT_SITEMAP_HOSTS)"
+    )
+    # SITEMAPAUDIT_SITEMAP_HOSTS entries are read as the domain argument is.
+    assert SitemapHosts(parse_origin("http://127.0.0.1:18731"), (parse_origin(value),)).owns(url)
+
+
+def test_a_sitemap_redirected_to_another_port_names_that_port_in_the_hint() -> None:
+    state = RedirectState()
+    assert hop(state, "https://e.com/sitemap.xml", 301, "https://e.com:8443/s.xml") is None
+    [problem] = _redirect_problems(state, 3)
+    assert problem.code == "off_host"
+    assert problem.message.endswith(
+        "(if the site keeps its sitemaps there, add e.com:8443 to SITEMAPAUDIT_SITEMAP_HOSTS)"
+    )
