@@ -82,6 +82,12 @@ SEQUENCES: Final[dict[tuple[str, str], tuple[str, ...]]] = {
 }
 """The XSD sequences (child order) of the complex elements, for order messages."""
 
+MAX_OCCURS: Final[dict[tuple[str, str], dict[str, int | None]]] = {
+    (VIDEO_NS, "video"): {"tag": 32, "price": None, "id": None},
+}
+"""The children of :data:`SEQUENCES` that the XSD allows more than once (``None``: any number
+of times); every other child may appear once."""
+
 REQUIRED: Final[dict[tuple[str, str], frozenset[str]]] = {
     (SITEMAP_NS, "url"): frozenset({"loc"}),
     (SITEMAP_NS, "sitemap"): frozenset({"loc"}),
@@ -412,6 +418,10 @@ def _unexpected_reason(element: etree._Element | None, elem_tag: str, expected: 
         if absent is not None:
             return _required_reason(parent_name, parent_key[0], absent, name)
         if previous is not None and previous.tag == elem_tag:
+            most = MAX_OCCURS.get(parent_key, {}).get(local, 1)
+            if most is not None and most > 1:
+                count = sum(1 for child in parent if child.tag == elem_tag)
+                return f"{count} <{name}> elements in <{parent_name}>; at most {most} are allowed"
             return f"duplicate <{name}>: <{parent_name}> allows it only once here{expected_text}"
         where = f"after <{element_name(previous)}>" if previous is not None else "first"
         return (

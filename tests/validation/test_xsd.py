@@ -277,3 +277,23 @@ def test_codes_table() -> None:
     assert CODES["unknown_extension"][0] == "warning"
     assert CODES["near_limit"][0] == "warning"
     assert CODES["schema_invalid"][0] == "error"
+
+
+def _video(inner: str) -> list[str]:
+    return _messages(f"<video:video>{VIDEO_HEAD}{inner}</video:video>")
+
+
+def test_video_tags_up_to_the_xsd_maximum() -> None:
+    assert _video("<video:tag>t</video:tag>" * 32) == []
+    assert _video("<video:tag>t</video:tag>" * 34) == [
+        "/urlset/url/video:video/video:tag[33]: 34 <video:tag> elements in <video:video>; "
+        "at most 32 are allowed"
+    ]
+    # More than once, where only once is allowed: still a duplicate.
+    assert _video(
+        "<video:tag>t</video:tag><video:tag>u</video:tag><video:live>no</video:live>"
+        "<video:live>no</video:live>"
+    ) == [
+        "/urlset/url/video:video/video:live[2]: duplicate <video:live>: <video:video> allows it "
+        "only once here; expected <video:id>"
+    ]
