@@ -390,6 +390,26 @@ def _required_reason(parent_name: str, ns: str, child: str, before: str | None) 
     return f"<{parent_name}> has no <{name}>{where}: {why}"
 
 
+def _order_only(parent: etree._Element, key: tuple[str, str]) -> bool:
+    """Whether the children of ``parent`` would fit its XSD sequence once put in its order:
+    each one of the sequence, none more often than the XSD allows, none required missing."""
+    sequence = SEQUENCES[key]
+    most = MAX_OCCURS.get(key, {})
+    counts: dict[str, int] = {}
+    for child in parent:
+        tag = child.tag
+        if not isinstance(tag, str):
+            continue
+        local = local_name(tag)
+        if namespace_of(tag) != key[0] or local not in sequence:
+            return False
+        counts[local] = counts.get(local, 0) + 1
+        limit = most.get(local, 1)
+        if limit is not None and counts[local] > limit:
+            return False
+    return REQUIRED.get(key, frozenset()) <= counts.keys()
+
+
 def _unexpected_reason(element: etree._Element | None, elem_tag: str, expected: str | None) -> str:
     ns, local = namespace_of(elem_tag), local_name(elem_tag)
     name = display_name(ns, local)
@@ -404,6 +424,14 @@ def _unexpected_reason(element: etree._Element | None, elem_tag: str, expected: 
         previous = previous.getprevious()
     sequence = SEQUENCES.get(parent_key)
     if sequence is not None and ns == parent_key[0] and local in sequence:
+        where = f"after <{element_name(previous)}>" if previous is not None else "first"
+        if parent_key[0] != SITEMAP_NS and _order_only(parent, parent_key):
+            return (
+                f"element order only: <{name}> comes {where} in <{parent_name}>, which the "
+                f"sequence of the {EXTENSION_PREFIXES[parent_key[0]]} extension's XSD does not "
+                f"allow ({_sequence_text(parent_key)}); Google's documentation does not require "
+                "this order, so only XSD validators refuse it"
+            )
         if (
             expected
             and expected.strip() == f"{{{parent_key[0]}}}{sequence[0]}"
@@ -423,7 +451,6 @@ def _unexpected_reason(element: etree._Element | None, elem_tag: str, expected: 
                 count = sum(1 for child in parent if child.tag == elem_tag)
                 return f"{count} <{name}> elements in <{parent_name}>; at most {most} are allowed"
             return f"duplicate <{name}>: <{parent_name}> allows it only once here{expected_text}"
-        where = f"after <{element_name(previous)}>" if previous is not None else "first"
         return (
             f"wrong element order: <{name}> cannot come {where} in <{parent_name}>{expected_text}; "
             f"the children of <{parent_name}> must follow the sequence {_sequence_text(parent_key)}"

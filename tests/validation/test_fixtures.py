@@ -80,7 +80,12 @@ DETAILS: dict[str, list[tuple[str, int | None, int | None]]] = {
         )
     ],
     "schema_invalid__video_sequence": [
-        ("/urlset/url/video:video/video:title: <video:video> has no <video:thumbnail_loc>", 10, 7)
+        (
+            "/urlset/url/video:video/video:title: element order only: <video:title> comes "
+            "first in <video:video>",
+            10,
+            7,
+        )
     ],
     "schema_invalid__news_language": [
         ("/urlset/url[2]/news:news/news:publication/news:language: news:language 'en-US'", 23, 9)

@@ -167,7 +167,7 @@ def test_a_required_child_out_of_order_is_an_order_problem() -> None:
         "<news:publication_date>2024-06-05</news:publication_date></news:news>"
     )
     (message,) = _messages(inner)
-    assert "wrong element order: <news:title> cannot come after <news:publication>" in message
+    assert "element order only: <news:title> comes after <news:publication>" in message
 
 
 def test_xhtml_link_before_loc() -> None:
@@ -297,3 +297,53 @@ def test_video_tags_up_to_the_xsd_maximum() -> None:
         "/urlset/url/video:video/video:live[2]: duplicate <video:live>: <video:video> allows it "
         "only once here; expected <video:id>"
     ]
+
+
+GOOGLE_ORDER = (
+    '<video:restriction relationship="allow">IE GB US CA</video:restriction>'
+    '<video:platform relationship="allow">web tv</video:platform>'
+    "<video:requires_subscription>yes</video:requires_subscription><video:live>no</video:live>"
+)
+
+
+def test_an_extension_element_order_only_xsd_validators_refuse_is_said_so() -> None:
+    assert _video(GOOGLE_ORDER) == [
+        "/urlset/url/video:video/video:requires_subscription: element order only: "
+        "<video:requires_subscription> comes after <video:platform> in <video:video>, which the "
+        "sequence of the video extension's XSD does not allow (video:thumbnail_loc, video:title, "
+        "video:description, video:content_loc, video:player_loc, video:duration, "
+        "video:expiration_date, video:rating, video:content_segment_loc, video:view_count, "
+        "video:publication_date, video:tag, video:category, video:family_friendly, "
+        "video:restriction, video:gallery_loc, video:price, video:requires_subscription, "
+        "video:uploader, video:tvshow, video:platform, video:live, video:id); Google's "
+        "documentation does not require this order, so only XSD validators refuse it"
+    ]
+    (tags_last,) = _video(GOOGLE_ORDER + "<video:tag>a</video:tag><video:tag>b</video:tag>")
+    assert "element order only: <video:requires_subscription> comes after" in tags_last
+    image = (
+        "<image:image><image:title>t</image:title>"
+        "<image:loc>https://www.example.com/i.jpg</image:loc></image:image>"
+    )
+    (message,) = _messages(image)
+    assert "element order only: <image:title> comes first in <image:image>" in message
+
+
+@pytest.mark.parametrize(
+    "inner",
+    [
+        # A child twice that the XSD allows once, or one the XSD does not know: more than order.
+        GOOGLE_ORDER + "<video:live>no</video:live>",
+        GOOGLE_ORDER + "<video:bogus/>",
+        "<video:tag>t</video:tag>" * 33 + '<video:restriction relationship="allow">US'
+        "</video:restriction><video:tag>t</video:tag>",
+    ],
+)
+def test_an_order_error_with_more_wrong_is_not_order_only(inner: str) -> None:
+    (message,) = _video(inner)
+    assert "element order only" not in message
+    assert "wrong element order" in message or "at most 32" in message
+
+
+def test_the_order_of_a_url_s_own_elements_is_still_required() -> None:
+    (message,) = _messages("<priority>0.5</priority><lastmod>2024-01-01</lastmod>")
+    assert "wrong element order: <lastmod> cannot come after <priority> in <url>" in message
