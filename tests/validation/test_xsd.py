@@ -347,3 +347,13 @@ def test_an_order_error_with_more_wrong_is_not_order_only(inner: str) -> None:
 def test_the_order_of_a_url_s_own_elements_is_still_required() -> None:
     (message,) = _messages("<priority>0.5</priority><lastmod>2024-01-01</lastmod>")
     assert "wrong element order: <lastmod> cannot come after <priority> in <url>" in message
+
+
+def test_after_a_content_model_error_the_rest_of_that_element_waits_for_its_fix() -> None:
+    rest = "<video:restriction>US</video:restriction><video:live>true</video:live>"
+    (message,) = _video("<video:tag>t</video:tag>" * 33 + rest)
+    assert "33 <video:tag> elements" in message
+    assert [m.split(": ", 1)[1] for m in _video("<video:tag>t</video:tag>" * 32 + rest)] == [
+        "<video:restriction> needs the attribute relationship",
+        "video:live 'true' is not one of yes/Yes/YES/no/No/NO",
+    ]
