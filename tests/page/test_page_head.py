@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -348,6 +350,34 @@ def test_http_equiv_charset() -> None:
         "<link rel=canonical href='/тест'></head>"
     ).encode("cp1251")
     assert parse_head(body, URL).canonical == "https://example.com/%D1%82%D0%B5%D1%81%D1%82"
+
+
+@pytest.mark.parametrize(
+    ("label", "codec", "text"),
+    [
+        ("Shift_JIS", "cp932", "\uff5e①"),
+        ("x-sjis", "cp932", "\uff5e①"),
+        ("windows-31j", "cp932", "\uff5e①"),
+        ("gb2312", "gb18030", "丂€"),
+        ("GBK", "gb18030", "丂€"),
+        ("euc-kr", "cp949", "똠"),
+        ("ks_c_5601-1987", "cp949", "똠"),
+        ("iso-8859-9", "cp1254", "€ş"),
+        ("tis-620", "cp874", "€ก"),
+        ("iso-8859-11", "cp874", "€ก"),
+        ("big5", "big5hkscs", "丄"),
+        ("us-ascii", "cp1252", "€é"),
+        ("iso-8859-1", "cp1252", "€é"),
+        ("latin-1", "cp1252", "€é"),
+        ("koi8-r", "koi8-r", "тест"),
+    ],
+)
+def test_charset_labels_decode_as_browsers_do(label: str, codec: str, text: str) -> None:
+    expected = "https://example.com/" + quote(text.encode())
+    html = f"<head><link rel=canonical href='/{text}'></head>"
+    assert parse_head(html.encode(codec), URL, encoding=label).canonical == expected
+    meta = f"<head><meta charset='{label}'><link rel=canonical href='/{text}'></head>"
+    assert parse_head(meta.encode(codec), URL).canonical == expected
 
 
 def test_declared_encoding_wins_over_meta() -> None:
