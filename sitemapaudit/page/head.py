@@ -247,24 +247,29 @@ def decode_html(body: bytes, *, encoding: str | None = None) -> str:
     and windows-1252 used when the bytes are not UTF-8. Bytes that do not decode are
     replaced; a character cut at the end of a partial body is dropped.
     """
+    return _decode_html(body, encoding)[0]
+
+
+def _decode_html(body: bytes, encoding: str | None) -> tuple[str, str]:
+    """:func:`decode_html`'s text, and the codec it was decoded with."""
     codec, skip = _sniff_encoding(body, encoding)
     data = body[skip:]
     if codec in _STATELESS_CODECS or codec is None:
         try:  # the common case: every byte decodes and no character is cut at the end
-            return data.decode(codec or "utf-8")
+            return data.decode(codec or "utf-8"), codec or "utf-8"
         except UnicodeDecodeError:
             pass
     if codec is None:
         strict = codecs.getincrementaldecoder("utf-8")("strict")
         try:
-            return str(strict.decode(data, final=False))
+            return str(strict.decode(data, final=False)), "utf-8"
         except UnicodeDecodeError:
             codec = "cp1252"
     try:
         lenient = codecs.getincrementaldecoder(codec)("replace")
-        return str(lenient.decode(data, final=False))
+        return str(lenient.decode(data, final=False)), codec
     except (LookupError, UnicodeError, ValueError, TypeError):
-        return data.decode("utf-8", "replace")
+        return data.decode("utf-8", "replace"), "utf-8"
 
 
 _PARSERS = threading.local()
@@ -439,7 +444,9 @@ def parse_head(
     base_href: str | None = None
     canonical_hrefs: list[str] = []
     first_refresh: Refresh | None = None
-    text = decode_html(portion, encoding=encoding)
+    text, codec = _decode_html(portion, encoding)
+    # Browsers percent-encode the query of a URL in the page's encoding (UTF-8 for UTF-16).
+    query_encoding = "utf-8" if codec.startswith("utf-16") else codec
     scanned = scan_head(text)
     broken: tuple[str, tuple[str, ...]] | None = None
     if scanned is None:
@@ -468,14 +475,19 @@ def parse_head(
             base_href = attributes.get("href")
     base = base_url
     if base_href is not None:
-        base = resolve_href(base_url, base_href) or base_url
+        base = resolve_href(base_url, base_href, query_encoding=query_encoding) or base_url
     canonicals = tuple(
         dict.fromkeys(
-            url for href in canonical_hrefs if (url := resolve_href(base, href)) is not None
+            url
+            for href in canonical_hrefs
+            if (url := resolve_href(base, href, query_encoding=query_encoding)) is not None
         )
     )
     refresh: tuple[int, str] | None = None
-    if first_refresh is not None and (target := first_refresh.target(base)) is not None:
+    if (
+        first_refresh is not None
+        and (target := first_refresh.target(base, query_encoding)) is not None
+    ):
         refresh = (first_refresh.delay, target)
     return HeadFacts(
         noindex=tuple(noindex),

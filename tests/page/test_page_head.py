@@ -380,6 +380,30 @@ def test_charset_labels_decode_as_browsers_do(label: str, codec: str, text: str)
     assert parse_head(meta.encode(codec), URL).canonical == expected
 
 
+@pytest.mark.parametrize(
+    ("label", "codec", "expected_query"),
+    [
+        ("Shift_JIS", "cp932", "q=%93%FA%96%7B&r=%26%238364%3B"),
+        ("windows-1251", "cp1251", "q=%26%2326085%3B%26%2326412%3B&r=%88"),
+        ("utf-8", "utf-8", "q=%E6%97%A5%E6%9C%AC&r=%E2%82%AC"),
+    ],
+)
+def test_canonical_query_is_percent_encoded_in_the_page_encoding(
+    label: str, codec: str, expected_query: str
+) -> None:
+    # Characters the page's encoding lacks are written as character references in the HTML.
+    html = f"<head><meta charset={label}><link rel=canonical href='/日本?q=日本&r=€#日本'></head>"
+    facts = parse_head(html.encode(codec, "xmlcharrefreplace"), URL)
+    assert facts.canonical == (
+        f"https://example.com/%E6%97%A5%E6%9C%AC?{expected_query}#%E6%97%A5%E6%9C%AC"
+    )
+
+
+def test_canonical_query_of_an_undeclared_windows_1252_page() -> None:
+    body = "<head><link rel=canonical href='/café?q=café'></head>".encode("cp1252")
+    assert parse_head(body, URL).canonical == "https://example.com/caf%C3%A9?q=caf%E9"
+
+
 def test_declared_encoding_wins_over_meta() -> None:
     body = "<head><meta charset=utf-8><link rel=canonical href='/é'></head>".encode("latin-1")
     assert parse_head(body, URL, encoding="iso-8859-1").canonical == "https://example.com/%C3%A9"
