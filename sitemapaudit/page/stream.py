@@ -37,14 +37,23 @@ class HeadWatcher:
         # unknown length may be a small page, best read whole.
         self.min_bytes = min_bytes
         self._received = 0
-        self.done = undecodable
+        self._undecodable = undecodable
+        self.done = False
 
     def feed(self, data: bytes) -> bool:
         """Take the next raw chunk; ``True`` once the head is complete (or the limit reached)
         and at least ``min_bytes`` have been received."""
+        first = self._received == 0
         self._received += len(data)
         if self.done:
             return self._received >= self.min_bytes
+        if first and self._inflate is None and data.startswith(b"\x1f\x8b"):
+            # Gzip data whatever the header said, as the page is read (by its bytes).
+            self._inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            self._decoder, self._undecodable = None, False
+        if self._undecodable:
+            self.done = True
+            return True
         if self._inflate is not None:
             try:
                 data = self._inflate.decompress(data, self.limit)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+import random
 import zlib
 from collections.abc import Callable
 
@@ -138,3 +140,13 @@ def test_head_watcher_stops_after_the_head_of_an_encoded_page(name: str) -> None
 
 def test_head_watcher_stops_at_once_on_a_coding_it_cannot_decode() -> None:
     assert HeadWatcher(coding="compress").feed(b"\x1f\x9d\x90")
+
+
+def test_head_watcher_reads_gzip_data_by_its_bytes_whatever_the_coding() -> None:
+    # A head of random text (which does not compress) that ends well after the first chunk.
+    filler = random.Random(7).randbytes(20_000).hex().encode()
+    body = gzip.compress(b"<html><head><title>" + filler + b"</title></head><body>" + PAGE)
+    for coding in ("br", "compress"):
+        watcher = HeadWatcher(coding=coding)
+        stops = [watcher.feed(body[start : start + 1024]) for start in range(0, 80_000, 1024)]
+        assert stops.index(True) > 10
