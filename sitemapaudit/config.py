@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
@@ -15,6 +16,27 @@ T = TypeVar("T")
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
+
+
+# A crawler's product token, optionally with its version (``Googlebot/2.1``).
+_PRODUCT_RE = re.compile(r"([A-Za-z0-9_.\-]+)(?:/[!-~]*)?")
+
+
+def _product_token(value: str) -> str:
+    """The product token of SITEMAPAUDIT_ROBOTS_USER_AGENT, without a version: the name
+    robots.txt groups (RFC 9309), robots metas and ``X-Robots-Tag`` rules address a crawler by
+    (``googlebot``, never ``googlebot/2.1``). A whole User-Agent string (``Mozilla/5.0
+    (compatible; ...)``) names no single crawler and is refused."""
+    text = value.strip()
+    if not text:
+        raise ConfigError("SITEMAPAUDIT_ROBOTS_USER_AGENT must not be empty")
+    match = _PRODUCT_RE.fullmatch(text)
+    if match is None:
+        raise ConfigError(
+            "SITEMAPAUDIT_ROBOTS_USER_AGENT must be a crawler's product token such as "
+            f"'Googlebot' (optionally with a version, 'Googlebot/2.1'), got {text!r}"
+        )
+    return match[1]
 
 
 def parse_bool(name: str, value: Any) -> bool:
@@ -138,9 +160,7 @@ class AuditConfig:
         def real(name: str, minimum: float = 0.0) -> float:
             return _number(name, get(name), float, minimum)
 
-        user_agent = str(get("SITEMAPAUDIT_ROBOTS_USER_AGENT")).strip()
-        if not user_agent:
-            raise ConfigError("SITEMAPAUDIT_ROBOTS_USER_AGENT must not be empty")
+        user_agent = _product_token(str(get("SITEMAPAUDIT_ROBOTS_USER_AGENT")))
         paths = _parse_list("SITEMAPAUDIT_COMMON_PATHS", get("SITEMAPAUDIT_COMMON_PATHS"))
         for path in paths:
             if not path.startswith("/"):

@@ -13,7 +13,10 @@ SETTINGS: dict[str, tuple[Any, str, str]] = {
     "SITEMAPAUDIT_ROBOTS_USER_AGENT": (
         "Googlebot",
         "str",
-        "The robots.txt user agent whose rules are audited (falls back to the `*` group).",
+        "The robots.txt user agent whose rules are audited (falls back to the `*` group), "
+        "also the crawler name of robots metas and `X-Robots-Tag` rules: a product token such "
+        "as `Googlebot`; a version (`Googlebot/2.1`) is dropped, a whole User-Agent string is "
+        "refused.",
     ),
     "SITEMAPAUDIT_FETCH_URLS": (
         True,

@@ -18,6 +18,7 @@ from scrapy.http import Headers
 
 from sitemapaudit.config import AuditConfig
 from sitemapaudit.page import HTML_MEDIA_TYPES, media_type
+from sitemapaudit.page.coding import body_coding
 from sitemapaudit.page.stream import HeadWatcher
 
 META_KEY = "sitemapaudit_head_only"
@@ -60,7 +61,9 @@ class HeadOnlyDownloads:
             raise StopDownload(fail=False)
         encoding = (headers.get(b"Content-Encoding") or b"").decode("latin-1").strip().lower()
         request.meta[META_KEY] = HeadWatcher(
-            gzip=encoding in ("gzip", "x-gzip"), min_bytes=0 if known else self.min_bytes
+            gzip=encoding in ("gzip", "x-gzip"),
+            coding=body_coding([encoding]),
+            min_bytes=0 if known else self.min_bytes,
         )
         if not self._watching:
             # Connected on the first watched download only: every handler of bytes_received

@@ -473,17 +473,30 @@ _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 _TO_ENCODE_RE = re.compile(r'[^\x21-\x7e]|["<>`]')
 
 
-def _encode_iri(text: str) -> str:
+def _encode_iri(text: str, encoding: str = "utf-8") -> str:
     """``text`` with the characters a browser would percent-encode in a path or query
-    encoded as UTF-8 (``/café`` becomes ``/caf%C3%A9``)."""
+    encoded as UTF-8 (``/café`` becomes ``/caf%C3%A9``), or, in a query, in the ``encoding``
+    of the page that holds it."""
     if text.isascii() and _TO_ENCODE_RE.search(text) is None:
         return text
+    if encoding != "utf-8":
+        return _TO_ENCODE_RE.sub(lambda match: _encode_char(match.group(0), encoding), text)
     return _TO_ENCODE_RE.sub(
         lambda match: "".join(
             f"%{byte:02X}" for byte in match.group(0).encode("utf-8", "surrogatepass")
         ),
         text,
     )
+
+
+def _encode_char(char: str, encoding: str) -> str:
+    """``char`` percent-encoded in ``encoding``; one the encoding lacks is written as an HTML
+    character reference (``&#8364;``), as browsers write it."""
+    try:
+        data = char.encode(encoding)
+    except (UnicodeError, LookupError):
+        return f"%26%23{ord(char)}%3B"
+    return "".join(f"%{byte:02X}" for byte in data)
 
 
 def normalize_url(url: str) -> str:
@@ -552,18 +565,19 @@ def resolve(base: str, value: str) -> str | None:
         return cleaned
 
 
-def resolve_href(base: str, value: str) -> str | None:
+def resolve_href(base: str, value: str, *, query_encoding: str = "utf-8") -> str | None:
     """:func:`resolve` as a browser follows a link of a page: what it percent-encodes in a
     path, query or fragment (non-ASCII characters as UTF-8, spaces) encoded (``/café`` becomes
-    ``/caf%C3%A9``). (Sitemap locations are kept as written: a space there is an error to
-    report, not to repair.)"""
+    ``/caf%C3%A9``); the query in ``query_encoding``, the Python codec of the page's encoding,
+    as browsers encode it. (Sitemap locations are kept as written: a space there is an error
+    to report, not to repair.)"""
     url = resolve(base, value)
-    return None if url is None else _encoded(url)
+    return None if url is None else _encoded(url, query_encoding)
 
 
-def _encoded(url: str) -> str:
+def _encoded(url: str, query_encoding: str = "utf-8") -> str:
     """``url`` with the characters a browser percent-encodes in its path, query and fragment
-    encoded as UTF-8 (the host is kept as written)."""
+    encoded as UTF-8, the query in ``query_encoding`` (the host is kept as written)."""
     if url.isascii() and _TO_ENCODE_RE.search(url) is None:
         return url
     try:
@@ -573,7 +587,7 @@ def _encoded(url: str) -> str:
     return urlunsplit(
         parts._replace(
             path=_encode_iri(parts.path),
-            query=_encode_iri(parts.query),
+            query=_encode_iri(parts.query, query_encoding),
             fragment=_encode_iri(parts.fragment),
         )
     )

@@ -10,6 +10,8 @@ from datetime import UTC, datetime
 
 from sitemapaudit.facts import FetchOutcome
 from sitemapaudit.page import page_facts
+from sitemapaudit.page.coding import CodingError, body_coding
+from sitemapaudit.page.coding import decoder as coding_decoder
 from sitemapaudit.page.head import HeadEnd
 from sitemapaudit.sitemap.body import GZIP_MAGIC, BodyStream
 
@@ -27,11 +29,19 @@ def _format_second(second: int) -> str:
     return datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def page_head_bytes(body: bytes, *, whole: bool = True) -> tuple[bytes, str | None]:
+def page_head_bytes(
+    body: bytes, *, whole: bool = True, coding: str | None = None
+) -> tuple[bytes, str | None]:
     """The start of a page, decompressed if gzip, up to the end of <head> (bounded); and what
     is wrong with its gzip data when that shows on the way: corrupt data, or (for a ``whole``
-    body, not a download stopped after the head) a stream that ends before its end."""
+    body, not a download stopped after the head) a stream that ends before its end.
+
+    A body that is not gzip data is decoded from ``coding`` (from
+    :func:`sitemapaudit.page.coding.body_coding`) when that is given; a coding the audit
+    cannot decode is what is wrong then, and no bytes are returned."""
     if not body.startswith(GZIP_MAGIC):
+        if coding is not None:
+            return _decoded_head(body, coding, whole=whole)
         return body[:HEAD_READ_LIMIT], None
     parts: list[bytes] = []
     head_end = HeadEnd()
@@ -44,6 +54,37 @@ def page_head_bytes(body: bytes, *, whole: bool = True) -> tuple[bytes, str | No
         return b"".join(parts), stream.corrupt
     if whole and stream.cut_short:
         return b"".join(parts), "the gzip data is cut short (it ends before its trailer)"
+    return b"".join(parts), None
+
+
+_CHUNK = 65536
+
+
+def _decoded_head(body: bytes, coding: str, *, whole: bool) -> tuple[bytes, str | None]:
+    decoder = coding_decoder(coding)
+    if decoder is None:
+        return b"", f"Content-Encoding {coding!r} is not supported"
+    parts: list[bytes] = []
+    head_end = HeadEnd()
+    seen = 0
+    view = memoryview(body)
+    start = 0
+    try:
+        while seen < HEAD_READ_LIMIT:
+            data = bytes(view[start : start + _CHUNK]) if not decoder.pending else b""
+            start += len(data)
+            chunk = decoder.decompress(data, min(_CHUNK, HEAD_READ_LIMIT - seen))
+            seen += len(chunk)
+            parts.append(chunk)
+            if head_end.feed(chunk) is not None or decoder.finished:
+                break
+            if not data and not chunk:
+                # All input taken and nothing more comes out, yet the stream has not ended.
+                if whole:
+                    return b"".join(parts), f"the {coding} data is cut short"
+                break
+    except CodingError as exc:
+        return b"".join(parts), f"the {coding} data is corrupt: {exc}"
     return b"".join(parts), None
 
 
@@ -66,10 +107,12 @@ def outcome_from_response(
     outcome.date = _first(headers, "date")
     outcome.content_type = _first(headers, "content-type")
     if 200 <= status < 300:
-        head, corrupt = page_head_bytes(body, whole=not stopped)
+        coding = body_coding(headers.get("content-encoding"))
+        head, corrupt = page_head_bytes(body, whole=not stopped, coding=coding)
         if corrupt is not None:
             # Browsers refuse such a page (a decoding error), and search engines cannot read it.
-            outcome.error = f"the page's gzip-encoded body cannot be decoded: {corrupt}"
+            kind = "gzip" if body.startswith(GZIP_MAGIC) else (coding or "gzip")
+            outcome.error = f"the page's {kind}-encoded body cannot be decoded: {corrupt}"
             outcome.fetched = False
         facts = page_facts(url, headers, head, user_agent=user_agent.lower())
         outcome.noindex = list(facts.noindex)

@@ -305,8 +305,31 @@ def _rfc822_offset(zone: str) -> timedelta | None:
 
 
 def parse_http_date(text: str) -> datetime | None:
-    """Read an HTTP date (``Last-Modified``, ``Date``): IMF-fixdate, RFC 850 or asctime."""
-    return _parse_email_date(text)
+    """Read an HTTP date (``Last-Modified``, ``Date``): IMF-fixdate, RFC 850 or asctime.
+
+    RFC 9110 (5.6.7) dates are in GMT: IMF-fixdate and RFC 850 dates end with ``GMT``, and
+    asctime dates have no zone and are GMT by definition. ``UTC`` and ``UT``, which mean the
+    same, and an explicit offset (``+0100``), which names an instant as plainly, are read too.
+    Any other zone or none (``CET``, ``JST``, ``GMT+0200``, whose sign POSIX reads the other
+    way) leaves the instant in doubt: ``None``, as for anything that is no date.
+    """
+    if not isinstance(text, str):
+        return None
+    stripped = text.strip()
+    if _ASCTIME_RE.fullmatch(stripped) is None:
+        zone = stripped.rpartition(" ")[2]
+        if _HTTP_ZONE_RE.fullmatch(zone) is None:
+            return None
+    return _parse_email_date(stripped)
+
+
+_HTTP_ZONE_RE = re.compile(r"GMT|UTC|UT|[+-][0-9]{4}", re.IGNORECASE)
+_ASCTIME_RE = re.compile(
+    r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) +"
+    r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +[0-9]{1,2} "
+    r"[0-9]{2}:[0-9]{2}:[0-9]{2} [0-9]{4}",
+    re.IGNORECASE,
+)
 
 
 # The form servers send (RFC 9110's IMF-fixdate), read without email.utils' general parser;

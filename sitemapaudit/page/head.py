@@ -39,10 +39,63 @@ _PRESCAN_BYTES = 1024
 # Codecs whose strict decoding of a whole body, when it succeeds, is what decoding it
 # incrementally gives.
 _STATELESS_CODECS = frozenset({"utf-8", "cp1252"})
-# Labels the WHATWG Encoding Standard reads as windows-1252.
-_WINDOWS_1252_LABELS = frozenset(
-    {"ascii", "us-ascii", "iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1", "cp819"}
-)
+# The labels of the WHATWG Encoding Standard (what browsers accept in a charset) by the Python
+# codec that decodes as browsers do: a label's own codec often differs (browsers read
+# ISO-8859-1 and US-ASCII as windows-1252, Shift_JIS as windows-31j, GB2312 as GB18030, EUC-KR
+# as windows-949, Big5 with the HKSCS extensions). Labels not listed are looked up in Python.
+_WHATWG_LABELS: dict[str, str] = {
+    label: codec
+    for codec, labels in {
+        "utf-8": "unicode-1-1-utf-8 unicode11utf8 unicode20utf8 utf-8 utf8 x-unicode20utf8",
+        "cp866": "866 cp866 csibm866 ibm866",
+        "iso8859-2": "csisolatin2 iso-8859-2 iso-ir-101 iso8859-2 iso88592 iso_8859-2"
+        " iso_8859-2:1987 l2 latin2",
+        "iso8859-3": "csisolatin3 iso-8859-3 iso-ir-109 iso8859-3 iso88593 iso_8859-3"
+        " iso_8859-3:1988 l3 latin3",
+        "iso8859-4": "csisolatin4 iso-8859-4 iso-ir-110 iso8859-4 iso88594 iso_8859-4"
+        " iso_8859-4:1988 l4 latin4",
+        "iso8859-5": "csisolatincyrillic cyrillic iso-8859-5 iso-ir-144 iso8859-5 iso88595"
+        " iso_8859-5 iso_8859-5:1988",
+        "iso8859-6": "arabic asmo-708 csiso88596e csiso88596i csisolatinarabic ecma-114"
+        " iso-8859-6 iso-8859-6-e iso-8859-6-i iso-ir-127 iso8859-6 iso88596 iso_8859-6"
+        " iso_8859-6:1987",
+        "iso8859-7": "csisolatingreek ecma-118 elot_928 greek greek8 iso-8859-7 iso-ir-126"
+        " iso8859-7 iso88597 iso_8859-7 iso_8859-7:1987 sun_eu_greek",
+        "iso8859-8": "csiso88598e csisolatinhebrew hebrew iso-8859-8 iso-8859-8-e iso-ir-138"
+        " iso8859-8 iso88598 iso_8859-8 iso_8859-8:1988 visual csiso88598i iso-8859-8-i logical",
+        "iso8859-10": "csisolatin6 iso-8859-10 iso-ir-157 iso8859-10 iso885910 l6 latin6",
+        "iso8859-13": "iso-8859-13 iso8859-13 iso885913",
+        "iso8859-14": "iso-8859-14 iso8859-14 iso885914",
+        "iso8859-15": "csisolatin9 iso-8859-15 iso8859-15 iso885915 iso_8859-15 l9",
+        "iso8859-16": "iso-8859-16",
+        "koi8-r": "cskoi8r koi koi8 koi8-r koi8_r",
+        "koi8-u": "koi8-ru koi8-u",
+        "mac-roman": "csmacintosh mac macintosh x-mac-roman",
+        "cp874": "dos-874 iso-8859-11 iso8859-11 iso885911 tis-620 windows-874",
+        "cp1250": "cp1250 windows-1250 x-cp1250",
+        "cp1251": "cp1251 windows-1251 x-cp1251",
+        "cp1252": "ansi_x3.4-1968 ascii cp1252 cp819 csisolatin1 ibm819 iso-8859-1 iso-ir-100"
+        " iso8859-1 iso88591 iso_8859-1 iso_8859-1:1987 l1 latin1 us-ascii windows-1252"
+        " x-cp1252 latin-1",  # latin-1 is no WHATWG label: browsers fall back to windows-1252
+        "cp1253": "cp1253 windows-1253 x-cp1253",
+        "cp1254": "cp1254 csisolatin5 iso-8859-9 iso-ir-148 iso8859-9 iso88599 iso_8859-9"
+        " iso_8859-9:1989 l5 latin5 windows-1254 x-cp1254",
+        "cp1255": "cp1255 windows-1255 x-cp1255",
+        "cp1256": "cp1256 windows-1256 x-cp1256",
+        "cp1257": "cp1257 windows-1257 x-cp1257",
+        "cp1258": "cp1258 windows-1258 x-cp1258",
+        "mac-cyrillic": "x-mac-cyrillic x-mac-ukrainian",
+        "gb18030": "chinese csgb2312 csiso58gb231280 gb2312 gb_2312 gb_2312-80 gbk iso-ir-58"
+        " x-gbk gb18030",
+        "big5hkscs": "big5 big5-hkscs cn-big5 csbig5 x-x-big5",
+        "euc_jp": "cseucpkdfmtjapanese euc-jp x-euc-jp",
+        "iso2022_jp": "csiso2022jp iso-2022-jp",
+        "cp932": "csshiftjis ms932 ms_kanji shift-jis shift_jis sjis windows-31j x-sjis",
+        "cp949": "cseuckr csksc56011987 euc-kr iso-ir-149 korean ks_c_5601-1987"
+        " ks_c_5601-1989 ksc5601 ksc_5601 windows-949",
+    }.items()
+    for label in labels.split()
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,8 +210,8 @@ def _codec(label: str | bytes | None) -> str | None:
     if isinstance(label, bytes):
         label = label.decode("ascii", "replace")
     name = label.strip().strip("\"'").lower()
-    if name in _WINDOWS_1252_LABELS:
-        return "cp1252"
+    if name in _WHATWG_LABELS:
+        return _WHATWG_LABELS[name]
     try:
         return codecs.lookup(name).name
     except (LookupError, ValueError):
@@ -194,24 +247,29 @@ def decode_html(body: bytes, *, encoding: str | None = None) -> str:
     and windows-1252 used when the bytes are not UTF-8. Bytes that do not decode are
     replaced; a character cut at the end of a partial body is dropped.
     """
+    return _decode_html(body, encoding)[0]
+
+
+def _decode_html(body: bytes, encoding: str | None) -> tuple[str, str]:
+    """:func:`decode_html`'s text, and the codec it was decoded with."""
     codec, skip = _sniff_encoding(body, encoding)
     data = body[skip:]
     if codec in _STATELESS_CODECS or codec is None:
         try:  # the common case: every byte decodes and no character is cut at the end
-            return data.decode(codec or "utf-8")
+            return data.decode(codec or "utf-8"), codec or "utf-8"
         except UnicodeDecodeError:
             pass
     if codec is None:
         strict = codecs.getincrementaldecoder("utf-8")("strict")
         try:
-            return str(strict.decode(data, final=False))
+            return str(strict.decode(data, final=False)), "utf-8"
         except UnicodeDecodeError:
             codec = "cp1252"
     try:
         lenient = codecs.getincrementaldecoder(codec)("replace")
-        return str(lenient.decode(data, final=False))
+        return str(lenient.decode(data, final=False)), codec
     except (LookupError, UnicodeError, ValueError, TypeError):
-        return data.decode("utf-8", "replace")
+        return data.decode("utf-8", "replace"), "utf-8"
 
 
 _PARSERS = threading.local()
@@ -386,7 +444,9 @@ def parse_head(
     base_href: str | None = None
     canonical_hrefs: list[str] = []
     first_refresh: Refresh | None = None
-    text = decode_html(portion, encoding=encoding)
+    text, codec = _decode_html(portion, encoding)
+    # Browsers percent-encode the query of a URL in the page's encoding (UTF-8 for UTF-16).
+    query_encoding = "utf-8" if codec.startswith("utf-16") else codec
     scanned = scan_head(text)
     broken: tuple[str, tuple[str, ...]] | None = None
     if scanned is None:
@@ -415,14 +475,19 @@ def parse_head(
             base_href = attributes.get("href")
     base = base_url
     if base_href is not None:
-        base = resolve_href(base_url, base_href) or base_url
+        base = resolve_href(base_url, base_href, query_encoding=query_encoding) or base_url
     canonicals = tuple(
         dict.fromkeys(
-            url for href in canonical_hrefs if (url := resolve_href(base, href)) is not None
+            url
+            for href in canonical_hrefs
+            if (url := resolve_href(base, href, query_encoding=query_encoding)) is not None
         )
     )
     refresh: tuple[int, str] | None = None
-    if first_refresh is not None and (target := first_refresh.target(base)) is not None:
+    if (
+        first_refresh is not None
+        and (target := first_refresh.target(base, query_encoding)) is not None
+    ):
         refresh = (first_refresh.delay, target)
     return HeadFacts(
         noindex=tuple(noindex),

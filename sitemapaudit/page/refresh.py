@@ -23,9 +23,12 @@ class Refresh:
     delay: int
     url: str | None
 
-    def target(self, base: str) -> str | None:
-        """The absolute URL the refresh sends the browser to, resolved against ``base``."""
-        return None if self.url is None else resolve_href(base, self.url.strip(_URL_STRIP))
+    def target(self, base: str, query_encoding: str = "utf-8") -> str | None:
+        """The absolute URL the refresh sends the browser to, resolved against ``base``
+        (its query percent-encoded in ``query_encoding``, the page's)."""
+        if self.url is None:
+            return None
+        return resolve_href(base, self.url.strip(_URL_STRIP), query_encoding=query_encoding)
 
 
 def parse_refresh(value: str) -> Refresh | None:

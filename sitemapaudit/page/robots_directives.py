@@ -13,7 +13,9 @@ _NOINDEX = frozenset({"noindex", "none"})
 _VALUED_DIRECTIVES = frozenset(
     {"unavailable_after", "max-snippet", "max-image-preview", "max-video-preview"}
 )
-_SCOPE_RE = re.compile(r"\s*([A-Za-z][A-Za-z0-9_.\-]*)\s*:(.*)", re.DOTALL)
+# A user-agent token may start with a digit (``360Spider``); it needs one letter, so the time
+# of a date split at a comma (``..., 15:00:00``) is not read as one.
+_SCOPE_RE = re.compile(r"\s*((?=[A-Za-z0-9_.\-]*[A-Za-z])[A-Za-z0-9_.\-]+)\s*:(.*)", re.DOTALL)
 
 
 def _scoped_parts(parts: list[str]) -> Iterator[tuple[int, str | None, str]]:

@@ -1,7 +1,8 @@
 """Watching a page download until its ``<head>`` is complete (no Scrapy imports).
 
 Fed the raw bytes of a response as they arrive (plain, or gzip when the response says
-``Content-Encoding: gzip``), :class:`HeadWatcher` says when everything the checks need has
+``Content-Encoding: gzip``, or another coding :mod:`sitemapaudit.page.coding` decodes),
+:class:`HeadWatcher` says when everything the checks need has
 arrived, so the rest of a large page need not be downloaded.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import zlib
 
+from sitemapaudit.page.coding import CodingError, decoder
 from sitemapaudit.page.head import HeadEnd
 
 
@@ -16,9 +18,18 @@ class HeadWatcher:
     """Says when the end of ``<head>`` (or the start of ``<body>``) has been received."""
 
     def __init__(
-        self, *, gzip: bool = False, limit: int = 2 * 1024 * 1024, min_bytes: int = 0
+        self,
+        *,
+        gzip: bool = False,
+        coding: str | None = None,
+        limit: int = 2 * 1024 * 1024,
+        min_bytes: int = 0,
     ) -> None:
         self._inflate = zlib.decompressobj(16 + zlib.MAX_WBITS) if gzip else None
+        # ``coding`` as from sitemapaudit.page.coding.body_coding; one the audit cannot decode
+        # leaves nothing to watch for (the page is reported as not decodable).
+        self._decoder = decoder(coding) if coding is not None and not gzip else None
+        undecodable = coding is not None and not gzip and self._decoder is None
         self._head_end = HeadEnd()
         self._seen = 0
         self.limit = limit
@@ -26,18 +37,33 @@ class HeadWatcher:
         # unknown length may be a small page, best read whole.
         self.min_bytes = min_bytes
         self._received = 0
+        self._undecodable = undecodable
         self.done = False
 
     def feed(self, data: bytes) -> bool:
         """Take the next raw chunk; ``True`` once the head is complete (or the limit reached)
         and at least ``min_bytes`` have been received."""
+        first = self._received == 0
         self._received += len(data)
         if self.done:
             return self._received >= self.min_bytes
+        if first and self._inflate is None and data.startswith(b"\x1f\x8b"):
+            # Gzip data whatever the header said, as the page is read (by its bytes).
+            self._inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            self._decoder, self._undecodable = None, False
+        if self._undecodable:
+            self.done = True
+            return True
         if self._inflate is not None:
             try:
                 data = self._inflate.decompress(data, self.limit)
             except zlib.error:
+                self.done = True
+                return True
+        elif self._decoder is not None:
+            try:
+                data = self._decoder.decompress(data, self.limit - self._seen)
+            except CodingError:
                 self.done = True
                 return True
         self._seen += len(data)

@@ -338,7 +338,37 @@ def test_http_date_forms(text: str) -> None:
     assert parsed.tzinfo is UTC
 
 
-@pytest.mark.parametrize("text", ["", "yesterday", "0", "Sun, 06 Nov 1994"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Sun, 06 Nov 1994 08:49:37 UTC",
+        "Sun, 06 Nov 1994 08:49:37 UT",
+        "sun, 06 nov 1994 08:49:37 gmt",
+        "  Sun, 06 Nov 1994 08:49:37 GMT  ",
+    ],
+)
+def test_http_date_in_utc_by_another_name(text: str) -> None:
+    assert parse_http_date(text) == utc(1994, 11, 6, 8, 49, 37)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "yesterday",
+        "0",
+        "Sun, 06 Nov 1994",
+        "Sun, 27 Oct 2024 03:30:00 GMT+0200",
+        "Sun, 27 Oct 2024 10:30:00 JST",
+        "Sun, 27 Oct 2024 10:30:00 CET",
+        "Sun, 27 Oct 2024 10:30:00 EST",
+        "Sun, 27 Oct 2024 10:30:00",
+        "Sunday, 27-Oct-24 10:30:00",
+        "Sun, 27 Oct 2024 10:30:00 GMT (CET)",
+        "Sun Oct 27 10:30:00 2024 CET",
+        "2024-10-27T10:30:00Z",
+    ],
+)
 def test_http_date_invalid(text: str) -> None:
     assert parse_http_date(text) is None
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -348,6 +350,58 @@ def test_http_equiv_charset() -> None:
         "<link rel=canonical href='/тест'></head>"
     ).encode("cp1251")
     assert parse_head(body, URL).canonical == "https://example.com/%D1%82%D0%B5%D1%81%D1%82"
+
+
+@pytest.mark.parametrize(
+    ("label", "codec", "text"),
+    [
+        ("Shift_JIS", "cp932", "\uff5e①"),
+        ("x-sjis", "cp932", "\uff5e①"),
+        ("windows-31j", "cp932", "\uff5e①"),
+        ("gb2312", "gb18030", "丂€"),
+        ("GBK", "gb18030", "丂€"),
+        ("euc-kr", "cp949", "똠"),
+        ("ks_c_5601-1987", "cp949", "똠"),
+        ("iso-8859-9", "cp1254", "€ş"),
+        ("tis-620", "cp874", "€ก"),
+        ("iso-8859-11", "cp874", "€ก"),
+        ("big5", "big5hkscs", "丄"),
+        ("us-ascii", "cp1252", "€é"),
+        ("iso-8859-1", "cp1252", "€é"),
+        ("latin-1", "cp1252", "€é"),
+        ("koi8-r", "koi8-r", "тест"),
+    ],
+)
+def test_charset_labels_decode_as_browsers_do(label: str, codec: str, text: str) -> None:
+    expected = "https://example.com/" + quote(text.encode())
+    html = f"<head><link rel=canonical href='/{text}'></head>"
+    assert parse_head(html.encode(codec), URL, encoding=label).canonical == expected
+    meta = f"<head><meta charset='{label}'><link rel=canonical href='/{text}'></head>"
+    assert parse_head(meta.encode(codec), URL).canonical == expected
+
+
+@pytest.mark.parametrize(
+    ("label", "codec", "expected_query"),
+    [
+        ("Shift_JIS", "cp932", "q=%93%FA%96%7B&r=%26%238364%3B"),
+        ("windows-1251", "cp1251", "q=%26%2326085%3B%26%2326412%3B&r=%88"),
+        ("utf-8", "utf-8", "q=%E6%97%A5%E6%9C%AC&r=%E2%82%AC"),
+    ],
+)
+def test_canonical_query_is_percent_encoded_in_the_page_encoding(
+    label: str, codec: str, expected_query: str
+) -> None:
+    # Characters the page's encoding lacks are written as character references in the HTML.
+    html = f"<head><meta charset={label}><link rel=canonical href='/日本?q=日本&r=€#日本'></head>"
+    facts = parse_head(html.encode(codec, "xmlcharrefreplace"), URL)
+    assert facts.canonical == (
+        f"https://example.com/%E6%97%A5%E6%9C%AC?{expected_query}#%E6%97%A5%E6%9C%AC"
+    )
+
+
+def test_canonical_query_of_an_undeclared_windows_1252_page() -> None:
+    body = "<head><link rel=canonical href='/café?q=café'></head>".encode("cp1252")
+    assert parse_head(body, URL).canonical == "https://example.com/caf%C3%A9?q=caf%E9"
 
 
 def test_declared_encoding_wins_over_meta() -> None:

@@ -92,6 +92,9 @@ def test_x_robots_tag_noindex(values: list[str]) -> None:
         ["otherbot: noindex, nofollow"],
         ["otherbot: noindex", "googlebot: nofollow"],
         ["googlebot-news: noindex"],
+        ["360Spider: noindex"],
+        ["googlebot: nofollow, 360Spider: noindex"],
+        ["googlebot: nofollow, 1-bot: noindex"],
         ["unavailable_after: 25 Jun 2010 15:00:00 PST"],
         ["unavailable_after: Friday, 25-Jun-2010 15:00:00 PST"],
         ["max-snippet: 20, max-image-preview: large"],
@@ -104,6 +107,15 @@ def test_x_robots_tag_not_noindex(values: list[str]) -> None:
 def test_x_robots_tag_scope_stays_within_one_header_value() -> None:
     assert x_robots_tag_noindex(["bingbot: nofollow", "noindex"])
     assert not x_robots_tag_noindex(["bingbot: nofollow, noindex"])
+
+
+def test_x_robots_tag_user_agent_starting_with_a_digit() -> None:
+    assert x_robots_tag_noindex(["360Spider: noindex"], user_agent="360spider")
+    assert x_robots_tag_noindex(["360Spider: nofollow, googlebot: noindex"])
+
+
+def test_x_robots_tag_time_after_a_comma_is_no_user_agent() -> None:
+    assert x_robots_tag_noindex(["unavailable_after: 25 Jun 2010, 15:00:00 GMT, noindex"])
 
 
 def test_x_robots_tag_other_user_agent() -> None:

@@ -260,6 +260,17 @@ def test_an_unreadable_last_modified_is_named() -> None:
     assert record.errors == ["lastmod_unverifiable: Last-Modified 'yesterday' is not an HTTP date"]
 
 
+@pytest.mark.parametrize(
+    "last_modified", ["Sun, 05 May 2024 03:30:00 GMT+0200", "Sun, 05 May 2024 10:30:00 JST"]
+)
+def test_a_last_modified_in_another_zone_is_no_http_date(last_modified: str) -> None:
+    # Read as UTC, either would be a mismatch; the instant it names is in doubt.
+    record = url_record(lastmod="2024-05-05T01:30:00Z", last_modified=last_modified)
+    assert record.errors == [
+        f"lastmod_unverifiable: Last-Modified {last_modified!r} is not an HTTP date"
+    ]
+
+
 def test_lastmod_of_an_error_page_is_not_judged() -> None:
     issues = url_issues(
         lastmod="2020-01-01", status=404, last_modified="Wed, 01 May 2024 10:00:00 GMT"

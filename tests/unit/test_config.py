@@ -44,6 +44,8 @@ def test_values_from_the_command_line_are_strings() -> None:
         ("SITEMAPAUDIT_FETCH_URLS", "maybe"),
         ("SITEMAPAUDIT_COMMON_PATHS", "sitemap.xml"),
         ("SITEMAPAUDIT_ROBOTS_USER_AGENT", " "),
+        ("SITEMAPAUDIT_ROBOTS_USER_AGENT", "Mozilla/5.0 (compatible; Googlebot/2.1)"),
+        ("SITEMAPAUDIT_ROBOTS_USER_AGENT", "Google bot"),
         ("SITEMAPAUDIT_MAX_REDIRECTS", True),
         ("SITEMAPAUDIT_HISTORY_KEEP_RUNS", -1),
         ("SITEMAPAUDIT_HISTORY_KEEP_RUNS", "all"),
@@ -52,6 +54,15 @@ def test_values_from_the_command_line_are_strings() -> None:
 def test_a_bad_setting_fails_with_its_name(name: str, value: object) -> None:
     with pytest.raises(ConfigError, match=name):
         AuditConfig.from_settings({name: value})
+
+
+@pytest.mark.parametrize(
+    ("value", "token"),
+    [("Googlebot/2.1", "Googlebot"), (" bingbot ", "bingbot"), ("360Spider", "360Spider")],
+)
+def test_the_robots_user_agent_is_its_product_token(value: str, token: str) -> None:
+    config = AuditConfig.from_settings({"SITEMAPAUDIT_ROBOTS_USER_AGENT": value})
+    assert config.robots_user_agent == token
 
 
 def test_parse_bool_names_the_argument() -> None:

@@ -1,0 +1,166 @@
+"""Incremental decoding of a page body's ``Content-Encoding`` other than gzip (no Scrapy imports).
+
+The audit asks for gzip only, but some servers answer with ``deflate``, ``br`` or ``zstd``
+anyway; browsers decode those, so the audit reads them too. ``deflate`` is zlib data or, from
+some servers, raw deflate data, as browsers accept both. ``br`` and ``zstd`` need the ``brotli``
+(or ``brotlicffi``) and ``backports.zstd`` (``compression.zstd`` from Python 3.14) modules that
+Scrapy itself uses; without them such a body cannot be decoded. Gzip is not handled here: it is
+recognised by its bytes (:class:`sitemapaudit.sitemap.body.BodyStream`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import zlib
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any
+
+_GZIP = frozenset({"gzip", "x-gzip"})
+_IGNORED = frozenset({"", "identity"})
+# Codings browsers know; a body in one of them is not HTML until decoded.
+_KNOWN = frozenset({"deflate", "br", "zstd", "compress", "x-compress"})
+
+
+def _module(*names: str) -> ModuleType | None:
+    for name in names:
+        try:
+            return importlib.import_module(name)
+        except ImportError:
+            continue
+    return None
+
+
+class CodingError(Exception):
+    """The body's data is not valid in its coding."""
+
+
+class Decoder:
+    """Decompresses one coding a chunk at a time, never returning more than asked for."""
+
+    def __init__(self, coding: str, impl: Any, errors: tuple[type[BaseException], ...]) -> None:
+        self.coding = coding
+        self._impl = impl
+        self._errors = errors
+        self._input = b""
+
+    def decompress(self, data: bytes, max_length: int) -> bytes:
+        """The next at most ``max_length`` bytes of output, taking ``data`` as more input
+        (input that does not fit is kept for the next calls)."""
+        try:
+            return self._step(data, max_length)
+        except self._errors as exc:
+            raise CodingError(str(exc) or type(exc).__name__) from exc
+
+    @property
+    def pending(self) -> bool:
+        """Whether output may be waiting without more input."""
+        raise NotImplementedError
+
+    @property
+    def finished(self) -> bool:
+        """Whether the compressed stream has ended."""
+        raise NotImplementedError
+
+    def _step(self, data: bytes, max_length: int) -> bytes:
+        raise NotImplementedError
+
+
+class _Deflate(Decoder):
+    def __init__(self) -> None:
+        super().__init__("deflate", None, (zlib.error,))
+        self._head = b""
+
+    def _step(self, data: bytes, max_length: int) -> bytes:
+        if self._impl is None:
+            self._head += data
+            if len(self._head) < 2:
+                return b""
+            data, self._head = self._head, b""
+            # A zlib header: compression method 8 and a check value making it a multiple of 31.
+            is_zlib = data[0] & 0x0F == 8 and (data[0] << 8 | data[1]) % 31 == 0
+            self._impl = zlib.decompressobj(zlib.MAX_WBITS if is_zlib else -zlib.MAX_WBITS)
+            if is_zlib:
+                try:
+                    return bytes(self._impl.decompress(data, max_length))
+                except zlib.error:
+                    # Raw deflate data whose first bytes happen to look like a zlib header.
+                    self._impl = zlib.decompressobj(-zlib.MAX_WBITS)
+        data = self._impl.unconsumed_tail + data
+        return bytes(self._impl.decompress(data, max_length))
+
+    @property
+    def pending(self) -> bool:
+        return self._impl is not None and bool(self._impl.unconsumed_tail)
+
+    @property
+    def finished(self) -> bool:
+        return self._impl is not None and bool(self._impl.eof)
+
+
+class _Brotli(Decoder):
+    def _step(self, data: bytes, max_length: int) -> bytes:
+        self._input += data
+        if self._impl.can_accept_more_data():
+            data, self._input = self._input, b""
+        else:
+            data = b""
+        return bytes(self._impl.process(data, output_buffer_limit=max_length))
+
+    @property
+    def pending(self) -> bool:
+        return bool(self._input) or not self._impl.can_accept_more_data()
+
+    @property
+    def finished(self) -> bool:
+        return bool(self._impl.is_finished())
+
+
+class _Zstd(Decoder):
+    def _step(self, data: bytes, max_length: int) -> bytes:
+        if self._impl.eof:
+            return b""
+        return bytes(self._impl.decompress(data, max_length))
+
+    @property
+    def pending(self) -> bool:
+        return not self._impl.eof and not self._impl.needs_input
+
+    @property
+    def finished(self) -> bool:
+        return bool(self._impl.eof)
+
+
+def body_coding(values: Sequence[str] | None) -> str | None:
+    """The one coding to undo for ``Content-Encoding`` header ``values`` before a body that
+    is not gzip data can be read: ``None`` when it is to be read as it is (no coding,
+    ``identity``, ``gzip`` whose data is not gzip, or a coding no browser knows, which
+    browsers ignore), else the lowercased coding list (several codings when they are more
+    than one)."""
+    codings = [
+        coding.strip().lower()
+        for value in values or ()
+        for coding in value.split(",")
+        if coding.strip().lower() not in _IGNORED
+    ]
+    if not codings:
+        return None
+    if len(codings) == 1 and (codings[0] in _GZIP or codings[0] not in _KNOWN):
+        return None
+    return ", ".join(codings)
+
+
+def decoder(coding: str) -> Decoder | None:
+    """An incremental decoder for ``coding`` (from :func:`body_coding`), or ``None`` when
+    the audit cannot decode it (``compress``, several codings, or the module is missing)."""
+    if coding == "deflate":
+        return _Deflate()
+    if coding == "br":
+        brotli = _module("brotli", "brotlicffi")
+        if brotli is not None:
+            return _Brotli(coding, brotli.Decompressor(), (brotli.error,))
+    if coding == "zstd":
+        zstd = _module("compression.zstd", "backports.zstd")
+        if zstd is not None:
+            return _Zstd(coding, zstd.ZstdDecompressor(), (zstd.ZstdError,))
+    return None

@@ -1,0 +1,152 @@
+"""Tests of page bodies in a Content-Encoding other than gzip (deflate, br, zstd)."""
+
+from __future__ import annotations
+
+import gzip
+import random
+import zlib
+from collections.abc import Callable
+
+import pytest
+
+from sitemapaudit.crawl.pages import outcome_from_response, page_head_bytes
+from sitemapaudit.facts import FetchOutcome
+from sitemapaudit.page.coding import body_coding, decoder
+from sitemapaudit.page.stream import HeadWatcher
+
+brotli = pytest.importorskip("brotli")
+zstd = pytest.importorskip("backports.zstd")
+
+HEAD = (
+    b'<html><head><meta name="robots" content="noindex">'
+    b'<link rel="canonical" href="https://e.com/b"></head><body>'
+)
+PAGE = HEAD + b"<p>text</p>" * 400_000 + b"</body></html>"
+
+
+def _raw_deflate(data: bytes) -> bytes:
+    compressor = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+    return compressor.compress(data) + compressor.flush()
+
+
+ENCODERS: dict[str, Callable[[bytes], bytes]] = {
+    "deflate": zlib.compress,
+    "raw deflate": _raw_deflate,
+    "br": brotli.compress,
+    "zstd": zstd.compress,
+}
+
+
+def _coding(name: str) -> str:
+    return name.removeprefix("raw ")
+
+
+def _outcome(body: bytes, coding: str, *, stopped: bool = False) -> FetchOutcome:
+    return outcome_from_response(
+        url="https://e.com/a",
+        status=200,
+        headers={"content-type": ["text/html"], "content-encoding": [coding]},
+        body=body,
+        outcome=FetchOutcome(),
+        user_agent="Googlebot",
+        stopped=stopped,
+    )
+
+
+@pytest.mark.parametrize("name", ENCODERS)
+def test_an_encoded_page_is_decoded_and_read(name: str) -> None:
+    outcome = _outcome(ENCODERS[name](PAGE), _coding(name))
+    assert outcome.fetched
+    assert outcome.error is None
+    assert outcome.noindex == ["meta:robots"]
+    assert outcome.canonical == "https://e.com/b"
+
+
+@pytest.mark.parametrize("name", ENCODERS)
+def test_only_the_head_is_decompressed(name: str) -> None:
+    head, problem = page_head_bytes(ENCODERS[name](PAGE), coding=_coding(name))
+    assert problem is None
+    assert head.startswith(HEAD)
+    assert len(head) < 200_000
+
+
+@pytest.mark.parametrize("name", ENCODERS)
+def test_an_encoded_body_that_does_not_decode_is_fetch_failed(name: str) -> None:
+    coding = _coding(name)
+    outcome = _outcome(b"<html><head>" + ENCODERS[name](PAGE), coding)
+    assert not outcome.fetched
+    assert outcome.status == 200
+    assert outcome.error is not None
+    assert outcome.error.startswith(f"the page's {coding}-encoded body cannot be decoded: ")
+    assert outcome.noindex == []
+
+
+@pytest.mark.parametrize("name", ENCODERS)
+def test_an_encoded_body_cut_short_is_fetch_failed_unless_stopped_on_purpose(name: str) -> None:
+    small = ENCODERS[name](HEAD)
+    assert not _outcome(small[: len(small) // 2], _coding(name)).fetched
+    assert _outcome(small[: len(small) // 2], _coding(name), stopped=True).fetched
+
+
+@pytest.mark.parametrize("coding", ["compress", "gzip, br", "br, zstd"])
+def test_a_coding_the_audit_cannot_decode_is_fetch_failed_naming_it(coding: str) -> None:
+    outcome = _outcome(b"\x1f\x9d\x90<html>", coding)
+    assert not outcome.fetched
+    assert outcome.error == (
+        f"the page's {coding}-encoded body cannot be decoded: "
+        f"Content-Encoding {coding!r} is not supported"
+    )
+
+
+def test_a_missing_module_makes_br_undecodable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sitemapaudit.page.coding._module", lambda *names: None)
+    assert decoder("br") is None
+    outcome = _outcome(brotli.compress(PAGE), "br")
+    assert not outcome.fetched
+    assert outcome.noindex == []
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        (None, None),
+        ([], None),
+        (["identity"], None),
+        (["gzip"], None),
+        (["x-gzip"], None),
+        (["utf-8"], None),  # no coding browsers know: they ignore it
+        (["Deflate"], "deflate"),
+        ([" br "], "br"),
+        (["identity, zstd"], "zstd"),
+        (["gzip, br"], "gzip, br"),
+    ],
+)
+def test_body_coding(values: list[str] | None, expected: str | None) -> None:
+    assert body_coding(values) == expected
+
+
+@pytest.mark.parametrize("name", ENCODERS)
+def test_head_watcher_stops_after_the_head_of_an_encoded_page(name: str) -> None:
+    body = ENCODERS[name](PAGE)
+    watcher = HeadWatcher(coding=_coding(name))
+    fed = 0
+    for start in range(0, len(body), 1024):
+        fed += 1024
+        if watcher.feed(body[start : start + 1024]):
+            break
+    assert watcher.done
+    assert fed < len(body) or len(body) < 4096
+
+
+def test_head_watcher_stops_at_once_on_a_coding_it_cannot_decode() -> None:
+    assert HeadWatcher(coding="compress").feed(b"\x1f\x9d\x90")
+
+
+def test_head_watcher_reads_gzip_data_by_its_bytes_whatever_the_coding() -> None:
+    # A head of random text (which does not compress) that ends well after the first chunk.
+    filler = random.Random(7).randbytes(20_000).hex().encode()
+    body = gzip.compress(b"<html><head><title>" + filler + b"</title></head><body>" + PAGE)
+    for coding in ("br", "compress"):
+        watcher = HeadWatcher(coding=coding)
+        stops = [watcher.feed(body[start : start + 1024]) for start in range(0, 80_000, 1024)]
+        assert stops.index(True) > 10
