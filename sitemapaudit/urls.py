@@ -479,21 +479,15 @@ def _encode_iri(text: str, encoding: str = "utf-8") -> str:
     of the page that holds it."""
     if text.isascii() and _TO_ENCODE_RE.search(text) is None:
         return text
-    if encoding != "utf-8":
-        return _TO_ENCODE_RE.sub(lambda match: _encode_char(match.group(0), encoding), text)
-    return _TO_ENCODE_RE.sub(
-        lambda match: "".join(
-            f"%{byte:02X}" for byte in match.group(0).encode("utf-8", "surrogatepass")
-        ),
-        text,
-    )
+    return _TO_ENCODE_RE.sub(lambda match: _encode_char(match.group(0), encoding), text)
 
 
 def _encode_char(char: str, encoding: str) -> str:
     """``char`` percent-encoded in ``encoding``; one the encoding lacks is written as an HTML
     character reference (``&#8364;``), as browsers write it."""
     try:
-        data = char.encode(encoding)
+        # (UTF-8 holds every character; a lone surrogate is written as its own bytes.)
+        data = char.encode(encoding, "surrogatepass" if encoding == "utf-8" else "strict")
     except (UnicodeError, LookupError):
         return f"%26%23{ord(char)}%3B"
     return "".join(f"%{byte:02X}" for byte in data)

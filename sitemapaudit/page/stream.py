@@ -12,6 +12,7 @@ import zlib
 
 from sitemapaudit.page.coding import CodingError, decoder
 from sitemapaudit.page.head import HeadEnd
+from sitemapaudit.sitemap.body import GZIP_MAGIC
 
 
 class HeadWatcher:
@@ -47,7 +48,7 @@ class HeadWatcher:
         self._received += len(data)
         if self.done:
             return self._received >= self.min_bytes
-        if first and self._inflate is None and data.startswith(b"\x1f\x8b"):
+        if first and self._inflate is None and data.startswith(GZIP_MAGIC):
             # Gzip data whatever the header said, as the page is read (by its bytes).
             self._inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
             self._decoder, self._undecodable = None, False
