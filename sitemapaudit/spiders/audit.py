@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import logging
 import os
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
@@ -44,6 +46,8 @@ from sitemapaudit.sitemap.records import Problem
 
 if TYPE_CHECKING:
     from sitemapaudit.distributed.run import SharedAuditRun
+
+logger = logging.getLogger(__name__)
 
 SUMMARY_URL = "data:,summary"
 # Page requests made at a time (see AuditSpider._more_actions).
@@ -334,15 +338,18 @@ class AuditSpider(Spider):
         engine = self.crawler.engine
         assert engine is not None
         scraper = engine.scraper
+        # Shielded: a stop (Ctrl-C) cancels start(), and a cancel that came while Scrapy sends
+        # the item signals (from tasks of their own) would take them along: records counted
+        # and kept in the history would never reach the report. The item goes on to the
+        # feeds, and the close waits for it (the scraper counts it as in progress).
+        processing = asyncio.ensure_future(scraper.start_itemproc_async(item, response=None))
         try:
-            await scraper.start_itemproc_async(item, response=None)
+            await asyncio.shield(processing)
+        except asyncio.CancelledError:
+            processing.add_done_callback(lambda done: _item_finished(scraper, done))
+            raise
         finally:
-            slot = scraper.slot
-            if slot is not None and slot.closing is not None and not slot.closing.called:
-                # The engine is closing (Ctrl-C, a stop), which cancels start() here: Scrapy
-                # looks for its scraper's last item only after the items of responses, so
-                # without this look the close would wait for ever.
-                scraper._check_if_closing()
+            _closing_check(scraper)
 
     # -- errors of the audit's own code: the audit stops, its report marked incomplete ---------
     def on_spider_error(self, failure: Failure, response: Any, **kwargs: Any) -> None:
@@ -827,6 +834,22 @@ _TUNED: list[bool] = []
 # every 700 cut the CPU time of a 10,000-page audit by about 3 % and of a 200,000-URL inventory
 # by about 7 %, with the same peak memory (a bare Scrapy spider gained nothing measurable).
 GC_THRESHOLDS = (20_000, 20, 20)
+
+
+def _closing_check(scraper: Any) -> None:
+    """Let a closing engine see its scraper's last item done. The engine is closing (Ctrl-C, a
+    stop), which cancels start(): Scrapy looks for its scraper's last item only after the items
+    of responses, so without this look the close would wait for ever."""
+    slot = scraper.slot
+    if slot is not None and slot.closing is not None and not slot.closing.called:
+        scraper._check_if_closing()
+
+
+def _item_finished(scraper: Any, processing: asyncio.Future[None]) -> None:
+    """An item that start() stopped waiting for (a stop) is through the pipelines and feeds."""
+    if not processing.cancelled() and (exc := processing.exception()) is not None:
+        logger.error("an item failed after the audit was stopped", exc_info=exc)
+    _closing_check(scraper)
 
 
 def _tune_collector() -> None:

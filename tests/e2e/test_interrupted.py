@@ -10,6 +10,7 @@ import os
 import signal
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from scrapy import signals
@@ -17,6 +18,7 @@ from scrapy.utils.defer import deferred_f_from_coro_f, deferred_from_coro
 from scrapy.utils.test import get_crawler
 
 from sitemapaudit.history import HistoryStore
+from sitemapaudit.report.records import UrlRecordBatch
 from sitemapaudit.spiders.audit import AuditSpider
 from tests.support.crawl import by_record, project_settings, run_audit, start_audit_process
 from tests.support.golden_site import XML, slow_pages, url, urlset
@@ -183,3 +185,56 @@ async def test_a_stop_while_an_inventory_sends_its_records_ends_the_crawl(
         await asyncio.wait_for(crawler.crawl_async(domain=site.base, fetch_urls="no"), 60)
     assert crawler.stats.get_value("finish_reason") == "shutdown"
     assert crawler.stats.get_value("sitemapaudit/summary/incomplete") is True
+
+
+class StopWhileRecordsAreOnTheirWay:
+    """A pipeline after the audit's own: on the first batch of URL records, asks for a stop as
+    Ctrl-C does, from outside start() (the engine then cancels start() while the batch is on
+    its way from the pipelines to the feeds)."""
+
+    def __init__(self, crawler: Any) -> None:
+        self.crawler = crawler
+        self.stopped = False
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> StopWhileRecordsAreOnTheirWay:
+        return cls(crawler)
+
+    def process_item(self, item: Any) -> Any:
+        if isinstance(item, UrlRecordBatch) and not self.stopped:
+            self.stopped = True
+            # (A task: its first step runs after this item's own step, from outside start().)
+            deferred_from_coro(self.crawler.stop_async())
+        return item
+
+
+@deferred_f_from_coro_f
+async def test_records_through_the_pipelines_when_a_stop_comes_reach_the_report(
+    tmp_path: Path,
+) -> None:
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+            "/s.xml": Page(
+                body=urlset(*(url(f"{{base}}/p/{i}") for i in range(40))), content_type=XML
+            ),
+        }
+    )
+    pipelines = {
+        **project_settings()["ITEM_PIPELINES"],
+        f"{__name__}.StopWhileRecordsAreOnTheirWay": 990,
+    }
+    history = tmp_path / "history.sqlite3"
+    with site:
+        records, crawler = await run_audit(
+            site.base,
+            tmp_path / "report.jsonl",
+            settings={"ITEM_PIPELINES": pipelines, "SITEMAPAUDIT_HISTORY_PATH": str(history)},
+            fetch_urls="no",
+        )
+    assert crawler.stats.get_value("finish_reason") == "shutdown"
+    summary = records[-1]
+    assert summary["complete"] is False
+    # The batch the stop met was counted and kept in the history: it is in the report too.
+    assert summary["urls_listed"] == len(by_record(records, "url")) == 40
+    assert crawler.stats.get_value("item_scraped_count") == len(records)
