@@ -53,12 +53,12 @@ def _split(total: int, parts: int) -> list[int]:
     return [base + (1 if i < extra else 0) for i in range(parts)]
 
 
-def _write_index(root: Path, origin: str, children: list[str]) -> None:
+def _write_index(root: Path, origin: str, children: list[tuple[str, str]]) -> None:
+    """The index of ``children`` (path, newest lastmod it lists): each lastmod as a sitemap
+    generator writes it, the time the sitemap last changed."""
     lines = ['<?xml version="1.0" encoding="UTF-8"?>', f'<sitemapindex xmlns="{SITEMAP_NS}">']
-    for child in children:
-        lines.append(
-            f"  <sitemap><loc>{origin}{child}</loc><lastmod>{w3c(BASE_TIME)}</lastmod></sitemap>"
-        )
+    for child, lastmod in children:
+        lines.append(f"  <sitemap><loc>{origin}{child}</loc><lastmod>{lastmod}</lastmod></sitemap>")
     lines.append("</sitemapindex>\n")
     (root / "sitemap_index.xml").write_text("\n".join(lines), encoding="utf-8")
 
@@ -85,7 +85,7 @@ def urlset_bytes(entries: list[tuple[str, str]]) -> bytes:
 def write_inventory_site(root: Path, origin: str, urls: int, sitemaps: int) -> Site:
     """``sitemaps`` gzip sitemaps sharing ``urls`` URLs, behind /sitemap_index.xml."""
     root.mkdir(parents=True, exist_ok=True)
-    children: list[str] = []
+    children: list[tuple[str, str]] = []
     start = 0
     for k, count in enumerate(_split(urls, sitemaps)):
         entries = [
@@ -99,7 +99,7 @@ def write_inventory_site(root: Path, origin: str, urls: int, sitemaps: int) -> S
         path = f"/sitemap-{k:03d}.xml.gz"
         with gzip.open(root / path.lstrip("/"), "wb", compresslevel=5) as fh:
             fh.write(urlset_bytes(entries))
-        children.append(path)
+        children.append((path, max(lastmod for _, lastmod in entries)))
     _write_index(root, origin, children)
     _write_common(root, origin)
     html, _ = page_html(f"{origin}/catalog/page.html", origin, 9, 2_048, 700)
@@ -237,12 +237,13 @@ def write_page_site(root: Path, origin: str, pages: int, size: str) -> Site:
         sizes.append(int(facts.pop("page_bytes")))  # type: ignore[call-overload]
         heads.append(int(facts.pop("head_bytes")))  # type: ignore[call-overload]
         expected[url] = facts
-    children: list[str] = []
+    children: list[tuple[str, str]] = []
     for k in range(0, len(entries), PROTOCOL_MAX):
         path = f"/sitemap-pages-{k // PROTOCOL_MAX:03d}.xml.gz"
+        chunk = entries[k : k + PROTOCOL_MAX]
         with gzip.open(root / path.lstrip("/"), "wb", compresslevel=5) as fh:
-            fh.write(urlset_bytes(entries[k : k + PROTOCOL_MAX]))
-        children.append(path)
+            fh.write(urlset_bytes(chunk))
+        children.append((path, max(lastmod for _, lastmod in chunk)))
     _write_index(root, origin, children)
     _write_common(root, origin)
     urls_file = root.parent / f"{root.name}.urls.txt"

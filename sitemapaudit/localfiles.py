@@ -240,7 +240,7 @@ def _read_file(
         body = handle.read(config.sitemap_read_limit)
     invalid = ChildProblems()
 
-    def on_child(loc: str) -> None:
+    def on_child(loc: str, lastmod: str | None) -> None:
         # An index's child locations are judged as the crawl judges them.
         if loc_problems(loc, max_length=config.max_url_length):
             invalid.add("invalid_url", loc)

@@ -167,6 +167,15 @@ class SitemapRobotsBlocked(ProblemCheck):
     severity = Severity.ERROR
 
 
+class IndexLastmodStale(ProblemCheck):
+    """The index's `<lastmod>` for this sitemap is older than the newest `<lastmod>` the sitemap
+    lists (beyond SITEMAPAUDIT_LASTMOD_TOLERANCE): crawlers that trust it may not read the
+    sitemap again, and miss its changes."""
+
+    code = "index_lastmod_stale"
+    severity = Severity.WARNING
+
+
 STRUCTURE_CHECKS: tuple[type[SitemapCheck], ...] = (
     SitemapHttpError,
     SitemapFetchFailed,
@@ -189,4 +198,5 @@ STRUCTURE_CHECKS: tuple[type[SitemapCheck], ...] = (
     IndexTooDeep,
     SitemapLimit,
     SitemapRobotsBlocked,
+    IndexLastmodStale,
 )

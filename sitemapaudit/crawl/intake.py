@@ -25,6 +25,7 @@ from sitemapaudit.sitemap.records import (
     UrlEntry,
 )
 from sitemapaudit.validation import check_limits, iter_alternates, validate_document
+from sitemapaudit.validation.freshness import NewestLastmod
 
 # In stored listings, the lastmod format of a child sitemap of an index.
 CHILD_FORMAT = "sitemap"
@@ -58,20 +59,21 @@ def read_sitemap(
     *,
     inventory: EntrySink,
     rules: Callable[[str], tuple[str, ...]],
-    on_child: Callable[[str], None],
+    on_child: Callable[[str, str | None], None],
     read_limit: int,
     now: datetime,
     near_limit_fraction: float,
     hreflang: AlternateSink | None = None,
     on_listing: Callable[[str, str | None, str], None] | None = None,
     base_url: str | None = None,
+    newest: NewestLastmod | None = None,
 ) -> SitemapFacts:
     """Read ``body`` (as downloaded) into ``facts``; entries go to ``inventory`` as they stream.
 
     A document up to the protocol's 50 MiB is decompressed once and also validated; a larger
     one is only streamed (it is ``too_large`` whatever else is wrong with it). ``base_url`` is
     the URL the body came from, after redirects (relative Atom links are resolved against it);
-    ``None`` for a local file.
+    ``None`` for a local file. ``newest`` is fed the lastmod of every URL entry.
     """
     stream = BodyStream(body, limit=min(PROTOCOL_MAX_BYTES, read_limit) + 1)
     # BytesIO grows one buffer in place and getvalue() hands that buffer over without a copy
@@ -94,11 +96,13 @@ def read_sitemap(
             if isinstance(entry, UrlEntry):
                 if on_listing is not None:
                     on_listing(entry.loc, entry.lastmod, entry.lastmod_format)
+                if newest is not None and entry.lastmod is not None:
+                    newest.add(entry.lastmod, entry.lastmod_format)
                 yield NewEntry(entry.loc, entry.lastmod, entry.lastmod_format, rules(entry.loc))
             elif isinstance(entry, ChildEntry):
                 if on_listing is not None:
                     on_listing(entry.loc, entry.lastmod, CHILD_FORMAT)
-                on_child(entry.loc)
+                on_child(entry.loc, entry.lastmod)
 
     inventory.add_entries(facts.url, url_entries())
     facts.fetched = True

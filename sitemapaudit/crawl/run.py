@@ -46,6 +46,8 @@ from sitemapaudit.inventory import Inventory, Listing, NewEntry, audit_identity
 from sitemapaudit.sitemap.records import Problem, SitemapKind
 from sitemapaudit.urls import Origin, in_sitemap_scope, loc_problems, origin_of, url_origin
 from sitemapaudit.validation import HreflangGraph
+from sitemapaudit.validation.freshness import CODE as FRESHNESS_CODE
+from sitemapaudit.validation.freshness import NewestLastmod, index_lastmod_problem
 
 logger = logging.getLogger(__name__)
 
@@ -715,6 +717,7 @@ class AuditRun:
         skipped: list[SitemapFacts] = []
         self.inventory.sitemap_reading(ref.url)
         listings = self._listing_recorder(ref.url)
+        newest = self._newest(ref)
         facts = read_sitemap(
             body,
             SitemapFacts(
@@ -726,17 +729,21 @@ class AuditRun:
             ),
             inventory=self.inventory,
             rules=self._rules_of(ref.url, url or ref.url),
-            on_child=lambda loc: self._child(ref, loc, children, child_refs, skipped),
+            on_child=lambda loc, lastmod: self._child(
+                ref, loc, children, child_refs, skipped, lastmod=lastmod
+            ),
             read_limit=self.config.sitemap_read_limit,
             now=self.audit_time,
             near_limit_fraction=self.config.near_limit_fraction,
             hreflang=self.hreflang,
             on_listing=listings.add if listings is not None else None,
             base_url=url or ref.url,
+            newest=newest,
         )
         if listings is not None:
             listings.close()
         facts.problems.extend(children.problems())
+        facts.problems.extend(self._index_lastmod(ref, newest))
         facts.problems[:0] = moved or []
         if facts.kind in INDEX_KINDS and ref.found_via == "index":
             facts.problems.append(
@@ -804,6 +811,7 @@ class AuditRun:
         skipped: list[SitemapFacts] = []
         self.inventory.sitemap_reading(ref.url)
         listings = self._listing_recorder(ref.url)
+        newest = self._newest(ref)
         url_count = child_count = 0
 
         def entries() -> Iterator[NewEntry]:
@@ -814,9 +822,11 @@ class AuditRun:
                         listings.add(loc, lastmod, fmt)
                     if fmt == CHILD_FORMAT:
                         child_count += 1
-                        self._child(ref, loc, children, child_refs, skipped)
+                        self._child(ref, loc, children, child_refs, skipped, lastmod=lastmod)
                     else:
                         url_count += 1
+                        if newest is not None and lastmod is not None:
+                            newest.add(lastmod, fmt)
                         yield NewEntry(loc, lastmod, fmt, self._rules(loc, ref.url))
             except STORE_FAILURES as exc:
                 failures.append(exc)
@@ -841,7 +851,8 @@ class AuditRun:
         carried = [
             Problem(code, f"carried over from run {previous_run}: the sitemap is unchanged (304)")
             for code in before.get("issues", [])
-            if code not in ("http_error", "fetch_failed", "redirect")
+            # (The index's lastmod for it is judged again: the index may have changed.)
+            if code not in ("http_error", "fetch_failed", "redirect", FRESHNESS_CODE)
         ]
         facts = SitemapFacts(
             url=ref.url,
@@ -853,7 +864,12 @@ class AuditRun:
             kind=str(before.get("kind") or "unknown"),
             url_count=url_count,
             child_count=child_count,
-            problems=[*(moved or []), *carried, *children.problems()],
+            problems=[
+                *(moved or []),
+                *carried,
+                *children.problems(),
+                *self._index_lastmod(ref, newest),
+            ],
             not_modified=True,
             error=error,
         )
@@ -879,6 +895,21 @@ class AuditRun:
         skipped, self._skipped_children = self._skipped_children, []
         return skipped
 
+    def _newest(self, ref: SitemapRef) -> NewestLastmod | None:
+        """What tracks a sitemap's newest URL lastmod, when its index gave it a lastmod."""
+        if ref.lastmod is None or ref.found_via != "index":
+            return None
+        return NewestLastmod(self.audit_time)
+
+    def _index_lastmod(self, ref: SitemapRef, newest: NewestLastmod | None) -> list[Problem]:
+        """``index_lastmod_stale``, if the index's lastmod for this sitemap is too old."""
+        if newest is None:
+            return []
+        problem = index_lastmod_problem(
+            ref.lastmod, ref.parent, newest.newest(), self.config.lastmod_tolerance
+        )
+        return [] if problem is None else [problem]
+
     def _child(
         self,
         parent: SitemapRef,
@@ -886,11 +917,13 @@ class AuditRun:
         problems: ChildProblems,
         refs: list[SitemapRef],
         skipped: list[SitemapFacts],
+        *,
+        lastmod: str | None = None,
     ) -> None:
         depth = parent.depth + 1
         decision = self.tree.consider(loc, depth=depth, parent=parent.url)
         if decision is Decision.FETCH:
-            refs.append(self._pending(SitemapRef(loc, "index", parent.url, depth)))
+            refs.append(self._pending(SitemapRef(loc, "index", parent.url, depth, lastmod)))
             self._sitemaps_outstanding += 1
         elif decision is Decision.KNOWN:
             pass

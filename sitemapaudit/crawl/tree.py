@@ -32,6 +32,8 @@ class SitemapRef:
     found_via: str
     parent: str | None
     depth: int
+    # The `<lastmod>` the parent index gives for it, if any.
+    lastmod: str | None = None
 
 
 class SitemapTree:

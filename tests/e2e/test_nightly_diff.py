@@ -260,3 +260,85 @@ async def test_incremental_runs_recheck_what_changed_and_carry_the_rest(tmp_path
     assert urls["/edited"]["carried_over"] is False
     assert urls["/broken"]["issues"] == ["http_error"]
     assert second[-1]["incremental"] == {"recheck_nights": 2, "rechecked": 3, "carried_over": 1}
+
+
+@deferred_f_from_coro_f
+async def test_an_index_lastmod_older_than_its_sitemap_is_found_and_judged_again_on_a_304(
+    tmp_path: Path,
+) -> None:
+    """index_lastmod_stale compares the index's lastmod of a child with the newest lastmod the
+    child lists; when the child answers 304 its kept entries stand for it, and the index's
+    lastmod (which may have changed) is judged again."""
+    history = {"SITEMAPAUDIT_HISTORY_PATH": str(tmp_path / "history.sqlite3")}
+
+    def index_of(stale_lastmod: str) -> str:
+        return (
+            '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+            "<sitemap><loc>{base}/stale.xml</loc>"
+            f"<lastmod>{stale_lastmod}</lastmod></sitemap>"
+            "<sitemap><loc>{base}/fresh.xml</loc><lastmod>2024-05-01T00:00:00Z</lastmod>"
+            "</sitemap>"
+            "<sitemap><loc>{base}/future.xml</loc><lastmod>2024-01-01</lastmod></sitemap>"
+            "<sitemap><loc>{base}/undated.xml</loc></sitemap>"
+            "</sitemapindex>"
+        )
+
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/index.xml\n", content_type="text/plain"),
+            "/index.xml": Page(body=index_of("2024-01-01"), content_type=XML),
+            "/stale.xml": conditional(
+                urlset(
+                    url("{base}/a", "2023-12-01"),
+                    url("{base}/b", "2024-03-05T10:00:00+02:00"),
+                    url("{base}/c"),
+                ),
+                '"s1"',
+            ),
+            "/fresh.xml": Page(body=urlset(url("{base}/d", "2024-04-30")), content_type=XML),
+            # A lastmod after the audit is lastmod_future, not a newer sitemap.
+            "/future.xml": Page(
+                body=urlset(url("{base}/e", "2999-01-01"), url("{base}/f", "2023-11-01")),
+                content_type=XML,
+            ),
+            "/undated.xml": Page(body=urlset(url("{base}/g", "2024-04-01")), content_type=XML),
+        }
+    )
+    with site:
+        first, _ = await run_audit(
+            site.base, tmp_path / "1.jsonl", settings=history, fetch_urls="no"
+        )
+        second, _ = await run_audit(
+            site.base, tmp_path / "2.jsonl", settings=history, fetch_urls="no"
+        )
+        site.routes["/index.xml"] = Page(body=index_of("2024-03-05T08:00:00Z"), content_type=XML)
+        third, _ = await run_audit(
+            site.base, tmp_path / "3.jsonl", settings=history, fetch_urls="no"
+        )
+
+    def findings(records: list[dict[str, Any]]) -> dict[str, tuple[list[str], list[str]]]:
+        return {
+            r["url"].rsplit("/", 1)[-1]: (r["issues"], r["errors"])
+            for r in by_record(records, "sitemap")
+            if r["issues"]
+        }
+
+    expected = (
+        ["index_lastmod_stale"],
+        [
+            f"index_lastmod_stale: the index {site.base}/index.xml gives lastmod 2024-01-01 "
+            "for this sitemap, but it lists a URL with lastmod 2024-03-05T10:00:00+02:00: a "
+            "sitemap changes when its lastmods do, so the index tells crawlers it is unchanged "
+            "when it is not"
+        ],
+    )
+    assert findings(first) == {"stale.xml": expected}
+    stale = next(r for r in by_record(second, "sitemap") if r["url"].endswith("/stale.xml"))
+    assert stale["status"] == 304
+    assert findings(second) == {"stale.xml": expected}
+    # The index now gives 08:00Z, the instant of the newest lastmod: no finding, though the
+    # sitemap answered 304 again.
+    assert findings(third) == {}
+    assert {r["url"].rsplit("/", 1)[-1]: r["issues"] for r in by_record(first, "url")}["e"] == [
+        "lastmod_future"
+    ]

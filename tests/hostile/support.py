@@ -243,7 +243,7 @@ def intake(body: bytes, work: Path, *, read_limit: int = 104_857_600) -> Intake:
             SitemapFacts(url="http://example.com/sitemap.xml", found_via="argument"),
             inventory=inventory,
             rules=lambda loc: (),
-            on_child=children.append,
+            on_child=lambda loc, lastmod: children.append(loc),
             read_limit=read_limit,
             now=datetime(2024, 6, 1, tzinfo=UTC),
             near_limit_fraction=0.9,

@@ -1,0 +1,128 @@
+"""Whether a sitemap index's `<lastmod>` for a sitemap is as recent as what that sitemap lists.
+
+A sitemap holds a `<lastmod>` only once it has been written with it, so the time the sitemap
+was modified is at least its newest (past) URL lastmod. An index that gives an older lastmod
+for it tells crawlers the sitemap has not changed when it has: they may skip reading it again.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from sitemapaudit.page.dates import Lastmod, parse_pubdate, parse_w3c_datetime, period_end
+from sitemapaudit.sitemap.records import Problem
+
+CODE = "index_lastmod_stale"
+
+# A date-only lastmod names a calendar day somewhere on Earth, from UTC+14 to UTC-12.
+_EARLIEST_ZONE = timedelta(hours=14)
+_LATEST_ZONE = timedelta(hours=12)
+
+
+class NewestLastmod:
+    """The newest lastmod of a sitemap's URLs that is not after ``now``, fed one at a time.
+
+    Most sitemaps write every lastmod in one shape (``YYYY-MM-DD``, or
+    ``YYYY-MM-DDThh:mm:ss`` with ``Z`` or one offset): within a shape and offset, the string
+    order is the time order, so those are compared as strings and only each shape's newest is
+    parsed at the end. Other values are parsed as they come.
+    """
+
+    def __init__(self, now: datetime) -> None:
+        self.now = now.astimezone(UTC)
+        # Per shape (the zone designator, or "date"): the newest value, and the newest a value
+        # of that shape may be without being after ``now``.
+        self._newest: dict[str, str] = {}
+        self._bounds: dict[str, str] = {}
+        self._parsed: tuple[datetime, str, str] | None = None
+
+    def add(self, lastmod: str, lastmod_format: str) -> None:
+        if lastmod_format == "w3c":
+            size = len(lastmod)
+            if size < 10 or lastmod[4] != "-" or lastmod[7] != "-":
+                key = ""
+            elif size == 10:
+                key = "date"
+            elif (size == 25 or (size == 20 and lastmod[19] == "Z")) and lastmod[10] == "T":
+                key = lastmod[19:]
+            else:
+                key = ""
+            if not key:
+                self._consider(lastmod, lastmod_format)
+                return
+            bound = self._bounds.get(key)
+            if bound is None:
+                bound = self._bounds[key] = self._bound(key)
+            if bound:
+                if lastmod <= bound and lastmod > self._newest.get(key, ""):
+                    self._newest[key] = lastmod
+                return
+        self._consider(lastmod, lastmod_format)
+
+    def _bound(self, key: str) -> str:
+        """The newest string of this shape at or before ``now`` (``""``: no such shape)."""
+        if key == "date":
+            # The latest calendar day anywhere on Earth right now.
+            return f"{self.now + _EARLIEST_ZONE:%Y-%m-%d}"
+        if key == "Z":
+            return f"{self.now:%Y-%m-%dT%H:%M:%S}Z"
+        lastmod = parse_w3c_datetime(f"2000-01-01T00:00:00{key}")
+        if lastmod is None:
+            return ""
+        offset = datetime(2000, 1, 1) - lastmod.value.replace(tzinfo=None)
+        return f"{self.now + offset:%Y-%m-%dT%H:%M:%S}{key}"
+
+    def _consider(self, lastmod: str, lastmod_format: str) -> None:
+        parsed = _parse(lastmod, lastmod_format)
+        if parsed is None:
+            return
+        earliest = _earliest(parsed)
+        if earliest > self.now:
+            return
+        if self._parsed is None or earliest > self._parsed[0]:
+            self._parsed = (earliest, lastmod, lastmod_format)
+
+    def newest(self) -> tuple[datetime, str, str] | None:
+        """The newest lastmod seen: the earliest instant it may name, as listed, its format."""
+        for value in self._newest.values():
+            self._consider(value, "w3c")
+        self._newest.clear()
+        return self._parsed
+
+
+def index_lastmod_problem(
+    index_lastmod: str | None,
+    index_url: str | None,
+    newest: tuple[datetime, str, str] | None,
+    tolerance_s: float,
+) -> Problem | None:
+    """The finding when the index's lastmod for a sitemap is older than the sitemap's newest
+    URL lastmod (by more than ``tolerance_s``), or ``None``."""
+    if index_lastmod is None or newest is None:
+        return None
+    listed = parse_w3c_datetime(index_lastmod)
+    if listed is None:
+        return None  # an invalid lastmod in the index is the index's own finding
+    try:
+        latest = period_end(listed) + _LATEST_ZONE if listed.date_only else listed.value
+    except (ValueError, OverflowError):
+        return None
+    earliest, value, _ = newest
+    if (earliest - latest).total_seconds() <= tolerance_s:
+        return None
+    return Problem(
+        CODE,
+        f"the index {index_url} gives lastmod {index_lastmod} for this sitemap, but it lists "
+        f"a URL with lastmod {value}: a sitemap changes when its lastmods do, so the index "
+        "tells crawlers it is unchanged when it is not",
+    )
+
+
+def _parse(lastmod: str, lastmod_format: str) -> Lastmod | None:
+    if lastmod_format == "rfc822":
+        return parse_pubdate(lastmod)
+    return parse_w3c_datetime(lastmod)
+
+
+def _earliest(lastmod: Lastmod) -> datetime:
+    return lastmod.value - _EARLIEST_ZONE if lastmod.date_only else lastmod.value
