@@ -86,7 +86,9 @@ SETTINGS: dict[str, tuple[Any, str, str]] = {
     "SITEMAPAUDIT_LASTMOD_TOLERANCE": (
         3600.0,
         "float",
-        "Seconds a `<lastmod>` may differ from `Last-Modified` before `lastmod_mismatch`.",
+        "Seconds a `<lastmod>` may differ from `Last-Modified` before `lastmod_mismatch`, and "
+        "an index's `<lastmod>` for a sitemap may be older than the newest `<lastmod>` it lists "
+        "before `index_lastmod_stale`.",
     ),
     "SITEMAPAUDIT_GENERATED_DATE_WINDOW": (
         5.0,
