@@ -106,6 +106,14 @@ class HreflangNoSelf(ProblemCheck):
     severity = Severity.WARNING
 
 
+class HreflangConflict(ProblemCheck):
+    """A `<url>` lists several URLs for one hreflang value (compared without case: `en-GB` and
+    `en-gb`), so search engines cannot tell which is meant and may ignore the annotation."""
+
+    code = "hreflang_conflict"
+    severity = Severity.WARNING
+
+
 class HreflangNotReciprocal(UrlCheck):
     """An hreflang alternate of this URL does not list it back, in any sitemap of the audit."""
 
@@ -131,4 +139,5 @@ VALIDATION_SITEMAP_CHECKS = (
     VideoDurationInvalid,
     HreflangInvalid,
     HreflangNoSelf,
+    HreflangConflict,
 )

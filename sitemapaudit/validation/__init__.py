@@ -72,6 +72,10 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "warning",
         "A <url> lists hreflang alternates but none for the page itself.",
     ),
+    "hreflang_conflict": (
+        "warning",
+        "A <url> lists several URLs for one hreflang value (compared without case).",
+    ),
     "hreflang_not_reciprocal": (
         "warning",
         "An hreflang alternate does not list the page back as its own alternate.",

@@ -51,6 +51,7 @@ EXPECTED: dict[str, dict[str, int]] = {
     "hreflang_invalid__not_bcp47": {"hreflang_invalid": 1},
     "hreflang_invalid__missing_href": {"hreflang_invalid": 1},
     "hreflang_no_self__missing_self_link": {"hreflang_no_self": 1},
+    "hreflang_conflict__same_value_two_urls": {"hreflang_conflict": 1},
 }
 
 DETAILS: dict[str, list[tuple[str, int | None, int | None]]] = {
@@ -133,6 +134,14 @@ DETAILS: dict[str, list[tuple[str, int | None, int | None]]] = {
     "hreflang_invalid__missing_href": [('hreflang="de" has no href', 10, None)],
     "hreflang_no_self__missing_self_link": [
         ("https://www.example.com/a lists 2 hreflang alternates", 7, None)
+    ],
+    "hreflang_conflict__same_value_two_urls": [
+        (
+            "<url> https://www.example.com/uk/ lists several URLs for one hreflang value: "
+            "'en-GB' (https://www.example.com/uk/, https://www.example.com/gb/ as 'en-gb'); ",
+            12,
+            None,
+        )
     ],
 }
 
