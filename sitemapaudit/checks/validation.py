@@ -99,6 +99,14 @@ class HreflangInvalid(ProblemCheck):
     severity = Severity.ERROR
 
 
+class HreflangUnsupported(ProblemCheck):
+    """An `xhtml:link` alternate's hreflang is a valid language tag whose language has three
+    letters and no ISO 639-1 code (`fil`, `yue`): Google documents only ISO 639-1 languages."""
+
+    code = "hreflang_unsupported"
+    severity = Severity.WARNING
+
+
 class HreflangNoSelf(ProblemCheck):
     """A `<url>` lists hreflang alternates but none for the page itself."""
 
@@ -138,6 +146,7 @@ VALIDATION_SITEMAP_CHECKS = (
     VideoMissingField,
     VideoDurationInvalid,
     HreflangInvalid,
+    HreflangUnsupported,
     HreflangNoSelf,
     HreflangConflict,
 )

@@ -11,8 +11,11 @@ These go beyond what the XSDs can express:
 * ``video_duration_invalid``: a ``video:duration`` that is not a whole number of seconds from
   1 to 28800 (8 hours), Google's range; the XSD allows 0.
 * ``hreflang_invalid``: an ``xhtml:link rel="alternate"`` whose ``hreflang`` is not a valid
-  BCP 47 tag or ``x-default``, or names a language that is not ISO 639-1 or a region that is
-  not ISO 3166-1 alpha-2 (``en-UK``), or that lacks ``hreflang`` or ``href``.
+  BCP 47 tag or ``x-default``, or names a language that is not ISO 639-1 (``jp``, ``eng``,
+  ``und``, ``i-klingon``) or a region that is not ISO 3166-1 alpha-2 (``en-UK``), or that lacks
+  ``hreflang`` or ``href``.
+* ``hreflang_unsupported``: a valid ``hreflang`` whose language has three letters and no
+  ISO 639-1 code (``fil``), which Google does not document.
 * ``hreflang_no_self``: a ``<url>`` with alternates, none of which is its own ``<loc>``.
 * ``hreflang_conflict``: a ``<url>`` whose alternates give one hreflang value (compared without
   case: ``en-GB`` and ``en-gb``) several URLs.
@@ -33,7 +36,7 @@ from lxml import etree
 
 from sitemapaudit.sitemap.records import Problem
 from sitemapaudit.urls import normalize_url
-from sitemapaudit.validation.hreflang import hreflang_problem
+from sitemapaudit.validation.hreflang import hreflang_problem, hreflang_unsupported
 from sitemapaudit.validation.messages import (
     element_name,
     local_name,
@@ -250,11 +253,23 @@ def _videos(root: etree._Element, item_tag: str) -> Iterator[Problem]:
         yield from _check_durations(video)
 
 
+def _verdict(hreflang: str) -> tuple[str, str] | None:
+    """``(code, message)`` of what is wrong with a non-empty hreflang value, or ``None``."""
+    problem = hreflang_problem(hreflang)
+    if problem is not None:
+        return "hreflang_invalid", problem
+    unsupported = hreflang_unsupported(hreflang)
+    if unsupported is not None:
+        return "hreflang_unsupported", unsupported
+    return None
+
+
 def _check_link(
-    link: etree._Element, valid: set[str]
+    link: etree._Element, verdicts: dict[str, tuple[str, str] | None]
 ) -> tuple[Problem | None, str | None, str | None]:
     """Check one ``xhtml:link``; return its problem, its stripped href if usable, and its
-    hreflang if that is valid too (a usable annotation)."""
+    hreflang if that is valid too (a usable annotation). ``verdicts`` caches what
+    :func:`_verdict` said of each value."""
     rel = link.get("rel")
     if rel is None or "alternate" not in rel.lower().split():
         return None, None, None
@@ -266,15 +281,17 @@ def _check_link(
     if not hreflang.strip():
         message = 'xhtml:link rel="alternate" has an empty hreflang attribute'
         return Problem("hreflang_invalid", message, source_line(link)), None, None
-    if hreflang not in valid:
-        problem = hreflang_problem(hreflang)
-        if problem is not None:
-            return Problem("hreflang_invalid", problem, source_line(link)), href or None, None
-        valid.add(hreflang)
+    try:
+        verdict = verdicts[hreflang]
+    except KeyError:
+        verdict = verdicts[hreflang] = _verdict(hreflang)
+    if verdict is not None and verdict[0] == "hreflang_invalid":
+        return Problem(*verdict, source_line(link)), href or None, None
     if not href:
         message = f'xhtml:link rel="alternate" hreflang="{hreflang}" has no href'
         return Problem("hreflang_invalid", message, source_line(link)), None, None
-    return None, href, hreflang
+    problem = None if verdict is None else Problem(*verdict, source_line(link))
+    return problem, href, hreflang
 
 
 def _no_self(entry: etree._Element, hrefs: list[str]) -> Problem | None:
@@ -291,7 +308,7 @@ def _no_self(entry: etree._Element, hrefs: list[str]) -> Problem | None:
     )
 
 
-def _conflict(entry: etree._Element, valid: set[str]) -> Problem | None:
+def _conflict(entry: etree._Element, verdicts: dict[str, tuple[str, str] | None]) -> Problem | None:
     """``hreflang_conflict`` when one hreflang value (compared without case) of an entry's
     alternates names several URLs (compared as ``normalize_url`` makes them). One URL under
     several values (``en`` and ``x-default``) is no conflict; an invalid value is not
@@ -299,7 +316,7 @@ def _conflict(entry: etree._Element, valid: set[str]) -> Problem | None:
     urls: dict[str, dict[str, tuple[str, str]]] = {}
     line: int | None = None
     for link in entry.iterchildren(_LINK):
-        _problem, href, value = _check_link(link, valid)
+        _problem, href, value = _check_link(link, verdicts)
         if href is None or value is None:
             continue
         seen = urls.setdefault(value.lower(), {})
@@ -354,7 +371,7 @@ class _Entry:
         if value is not None and self.named.setdefault(value.lower(), href) != href:
             self.suspect = True
 
-    def problems(self, valid: set[str]) -> Iterator[Problem]:
+    def problems(self, verdicts: dict[str, tuple[str, str] | None]) -> Iterator[Problem]:
         """The findings of the entry's alternates as a whole."""
         if not self.hrefs:
             return
@@ -362,13 +379,13 @@ class _Entry:
         if problem is not None:
             yield problem
         if self.suspect:
-            problem = _conflict(self.element, valid)
+            problem = _conflict(self.element, verdicts)
             if problem is not None:
                 yield problem
 
 
 def _links(root: etree._Element, item_tag: str) -> Iterator[Problem]:
-    valid: set[str] = set()
+    verdicts: dict[str, tuple[str, str] | None] = {}
     entry: _Entry | None = None
     for link in root.iter(_LINK):
         parent = link.getparent()
@@ -376,15 +393,15 @@ def _links(root: etree._Element, item_tag: str) -> Iterator[Problem]:
             continue
         if entry is None or parent is not entry.element:
             if entry is not None:
-                yield from entry.problems(valid)
+                yield from entry.problems(verdicts)
             entry = _Entry(parent)
-        problem, href, value = _check_link(link, valid)
+        problem, href, value = _check_link(link, verdicts)
         if problem is not None:
             yield problem
         if href is not None:
             entry.add(href, value)
     if entry is not None:
-        yield from entry.problems(valid)
+        yield from entry.problems(verdicts)
 
 
 def _child_tag(entry: etree._Element, local: str) -> str:

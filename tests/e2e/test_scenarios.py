@@ -508,7 +508,12 @@ async def test_hreflang_findings_of_a_sitemap_are_in_its_record(tmp_path: Path) 
         ("en-gb", "{base}/gb"),
     )
     uk = alt_url(
-        "{base}/uk", ("en", "{base}/en"), ("x-default", "{base}/en"), ("en-GB", "{base}/uk")
+        "{base}/uk",
+        ("en", "{base}/en"),
+        ("x-default", "{base}/en"),
+        ("en-GB", "{base}/uk"),
+        ("und", "{base}/any"),
+        ("fil", "{base}/ph"),
     )
     site = TestSite(
         {
@@ -521,11 +526,17 @@ async def test_hreflang_findings_of_a_sitemap_are_in_its_record(tmp_path: Path) 
     with site:
         records = await audit(site, tmp_path)
     (sitemap,) = by_record(records, "sitemap")
-    assert sitemap["issues"] == ["hreflang_conflict"]
+    assert sitemap["issues"] == ["hreflang_invalid", "hreflang_unsupported", "hreflang_conflict"]
     assert sitemap["errors"] == [
+        "hreflang_invalid: line 3: hreflang 'und': language 'und' means \"undetermined\" and "
+        "names no language (a page for any language is 'x-default'), so Google ignores this "
+        "annotation",
+        "hreflang_unsupported: line 3: hreflang 'fil': language 'fil' has three letters and no "
+        "two-letter ISO 639-1 code; Google documents only ISO 639-1 languages for hreflang, so "
+        "it may ignore this annotation",
         f"hreflang_conflict: line 2: <url> {site.base}/en lists several URLs for one hreflang "
         f"value: 'en-GB' ({site.base}/uk, {site.base}/gb as 'en-gb'); each value must name one "
-        "URL, or search engines cannot tell which page is meant and may ignore the annotation"
+        "URL, or search engines cannot tell which page is meant and may ignore the annotation",
     ]
 
 
