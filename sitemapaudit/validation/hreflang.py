@@ -171,9 +171,10 @@ def unassigned_code(value: str) -> str | None:
     ``mis``, ``zxx``) and its local-use range ``qaa`` to ``qtz``; a language of 4-8 letters
     (RFC 5646 reserves 4 letters, and the registry has no language of 5-8); the grandfathered
     ``i-`` tags (``i-klingon``), whose ``i`` is no language; and a two-letter region that is
-    not an assigned ISO 3166-1 alpha-2 code (``UK``, ``EU``). Other three-letter languages
-    (``fil``), a script, a numeric UN M.49 region (``es-419``) and anything after the region
-    are not looked up; nor are private-use tags.
+    not an assigned ISO 3166-1 alpha-2 code (``UK``, ``EU``); a private-use tag other than
+    ``x-default`` (``x-whatever``). Other three-letter languages (``fil``), a script, a numeric
+    UN M.49 region (``es-419``) and anything after the region (``en-US-x-twain``) are not
+    looked up.
     """
     lowered = value.lower()
     if lowered in _I_TAGS:
@@ -184,7 +185,9 @@ def unassigned_code(value: str) -> str | None:
             note = f" (BCP 47 prefers '{preferred}')" if preferred else ""
         return f"a grandfathered tag, whose 'i-' names no ISO 639-1 language{note}"
     if _PRIVATE_TAG.fullmatch(value):
-        return None
+        if lowered == "x-default":
+            return None
+        return "a private-use tag, which names no language (the one Google reads is 'x-default')"
     subtags = _SUBTAGS.match(value)
     if subtags is None:
         return None

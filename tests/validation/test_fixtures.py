@@ -50,7 +50,7 @@ EXPECTED: dict[str, dict[str, int]] = {
     "hreflang_invalid__underscore": {"hreflang_invalid": 1, "schema_invalid": 1},
     "hreflang_invalid__not_bcp47": {"hreflang_invalid": 1},
     "hreflang_invalid__missing_href": {"hreflang_invalid": 1},
-    "hreflang_invalid__not_a_language": {"hreflang_invalid": 3},
+    "hreflang_invalid__not_a_language": {"hreflang_invalid": 4},
     "hreflang_unsupported__three_letters": {"hreflang_unsupported": 1},
     "hreflang_no_self__missing_self_link": {"hreflang_no_self": 1},
     "hreflang_conflict__same_value_two_urls": {"hreflang_conflict": 1},
@@ -143,6 +143,7 @@ DETAILS: dict[str, list[tuple[str, int | None, int | None]]] = {
         ("'und': language 'und' means \"undetermined\" and names no language", 11, None),
         ("'i-navajo': a grandfathered tag, whose 'i-' names no ISO 639-1 language", 12, None),
         ("(BCP 47 prefers 'nv')", 12, None),
+        ("'x-defualt': a private-use tag, which names no language", 13, None),
     ],
     "hreflang_unsupported__three_letters": [
         (

@@ -46,7 +46,6 @@ from tests.validation.conftest import NOW, url, urlset
         "x-default",
         "X-Default",
         "en-US-x-twain",
-        "x-whatever",
         "en-a-bbb-x-a-ccc",
         "sgn-BE-FR",
         "zh-min-nan",
@@ -113,6 +112,10 @@ def test_valid_hreflang(tag: str) -> None:
         "i-navajo",
         "I-Mingo",
         "fil-UK",
+        "x-whatever",
+        "x-defualt",
+        "x-default-en",
+        "X-EN",
     ],
 )
 def test_invalid_hreflang(tag: str) -> None:
@@ -182,6 +185,11 @@ def test_invalid_hreflang(tag: str) -> None:
             "hreflang 'i-mingo': a grandfathered tag, whose 'i-' names no ISO 639-1 language, "
             "so Google ignores this annotation",
         ),
+        (
+            "x-default-en",
+            "hreflang 'x-default-en': a private-use tag, which names no language (the one Google "
+            "reads is 'x-default'), so Google ignores this annotation",
+        ),
         ("en-GB", None),
         ("X-Default", None),
         ("fil", None),
@@ -225,9 +233,9 @@ def test_a_three_letter_language_without_a_two_letter_code_is_unsupported(
         "no-bok",
         "en-GB-oed",
         "x-default",
-        "x-whatever",
         "en-US-x-twain",
         # Wrong, and reported as hreflang_invalid instead.
+        "x-whatever",
         "eng",
         "und",
         "i-klingon",
