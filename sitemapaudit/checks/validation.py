@@ -99,10 +99,26 @@ class HreflangInvalid(ProblemCheck):
     severity = Severity.ERROR
 
 
+class HreflangUnsupported(ProblemCheck):
+    """An `xhtml:link` alternate's hreflang is a valid language tag whose language has three
+    letters and no ISO 639-1 code (`fil`, `yue`): Google documents only ISO 639-1 languages."""
+
+    code = "hreflang_unsupported"
+    severity = Severity.WARNING
+
+
 class HreflangNoSelf(ProblemCheck):
     """A `<url>` lists hreflang alternates but none for the page itself."""
 
     code = "hreflang_no_self"
+    severity = Severity.WARNING
+
+
+class HreflangConflict(ProblemCheck):
+    """A `<url>` lists several URLs for one hreflang value (compared without case: `en-GB` and
+    `en-gb`), so search engines cannot tell which is meant and may ignore the annotation."""
+
+    code = "hreflang_conflict"
     severity = Severity.WARNING
 
 
@@ -130,5 +146,7 @@ VALIDATION_SITEMAP_CHECKS = (
     VideoMissingField,
     VideoDurationInvalid,
     HreflangInvalid,
+    HreflangUnsupported,
     HreflangNoSelf,
+    HreflangConflict,
 )

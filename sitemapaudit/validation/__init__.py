@@ -68,9 +68,18 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "An xhtml:link alternate has a hreflang that is not BCP 47 or x-default, or whose "
         "language is not ISO 639-1 or region not ISO 3166-1 alpha-2, or no href.",
     ),
+    "hreflang_unsupported": (
+        "warning",
+        "An xhtml:link alternate's hreflang is valid, but its language has three letters and no "
+        "ISO 639-1 code, the only languages Google documents.",
+    ),
     "hreflang_no_self": (
         "warning",
         "A <url> lists hreflang alternates but none for the page itself.",
+    ),
+    "hreflang_conflict": (
+        "warning",
+        "A <url> lists several URLs for one hreflang value (compared without case).",
     ),
     "hreflang_not_reciprocal": (
         "warning",

@@ -11,9 +11,14 @@ These go beyond what the XSDs can express:
 * ``video_duration_invalid``: a ``video:duration`` that is not a whole number of seconds from
   1 to 28800 (8 hours), Google's range; the XSD allows 0.
 * ``hreflang_invalid``: an ``xhtml:link rel="alternate"`` whose ``hreflang`` is not a valid
-  BCP 47 tag or ``x-default``, or names a language that is not ISO 639-1 or a region that is
-  not ISO 3166-1 alpha-2 (``en-UK``), or that lacks ``hreflang`` or ``href``.
+  BCP 47 tag or ``x-default``, or names a language that is not ISO 639-1 (``jp``, ``eng``,
+  ``und``, ``i-klingon``) or a region that is not ISO 3166-1 alpha-2 (``en-UK``), or that lacks
+  ``hreflang`` or ``href``.
+* ``hreflang_unsupported``: a valid ``hreflang`` whose language has three letters and no
+  ISO 639-1 code (``fil``), which Google does not document.
 * ``hreflang_no_self``: a ``<url>`` with alternates, none of which is its own ``<loc>``.
+* ``hreflang_conflict``: a ``<url>`` whose alternates give one hreflang value (compared without
+  case: ``en-GB`` and ``en-gb``) several URLs.
 * ``unknown_extension``: elements from a namespace no shipped schema covers, once per
   namespace (the XSD's strict wildcards would reject them). The XSD run of
   :mod:`sitemapaudit.validation.xsd` finds these; :func:`unknown_namespaces` is the walk for
@@ -31,7 +36,7 @@ from lxml import etree
 
 from sitemapaudit.sitemap.records import Problem
 from sitemapaudit.urls import normalize_url
-from sitemapaudit.validation.hreflang import hreflang_problem
+from sitemapaudit.validation.hreflang import hreflang_problem, hreflang_unsupported
 from sitemapaudit.validation.messages import (
     element_name,
     local_name,
@@ -53,6 +58,8 @@ MAX_IMAGES_PER_URL: Final = 1000
 MAX_NEWS_PER_SITEMAP: Final = 1000
 MAX_VIDEO_DURATION: Final = 28800
 NEWS_MAX_AGE: Final = timedelta(days=2)
+# How many conflicting hreflang values, and URLs of each, a hreflang_conflict message names.
+_CONFLICTS_SHOWN: Final = 3
 
 _IMAGE: Final = f"{{{IMAGE_NS}}}image"
 _NEWS: Final = f"{{{NEWS_NS}}}news"
@@ -246,28 +253,45 @@ def _videos(root: etree._Element, item_tag: str) -> Iterator[Problem]:
         yield from _check_durations(video)
 
 
-def _check_link(link: etree._Element, valid: set[str]) -> tuple[Problem | None, str | None]:
-    """Check one ``xhtml:link``; return its problem and, if usable, its stripped href."""
+def _verdict(hreflang: str) -> tuple[str, str] | None:
+    """``(code, message)`` of what is wrong with a non-empty hreflang value, or ``None``."""
+    problem = hreflang_problem(hreflang)
+    if problem is not None:
+        return "hreflang_invalid", problem
+    unsupported = hreflang_unsupported(hreflang)
+    if unsupported is not None:
+        return "hreflang_unsupported", unsupported
+    return None
+
+
+def _check_link(
+    link: etree._Element, verdicts: dict[str, tuple[str, str] | None]
+) -> tuple[Problem | None, str | None, str | None]:
+    """Check one ``xhtml:link``; return its problem, its stripped href if usable, and its
+    hreflang if that is valid too (a usable annotation). ``verdicts`` caches what
+    :func:`_verdict` said of each value."""
     rel = link.get("rel")
     if rel is None or "alternate" not in rel.lower().split():
-        return None, None
+        return None, None, None
     hreflang = link.get("hreflang")
     if hreflang is None:
         # Not an hreflang annotation: an alternate for mobile (``media``), an app link...
-        return None, None
+        return None, None, None
     href = (link.get("href") or "").strip()
     if not hreflang.strip():
         message = 'xhtml:link rel="alternate" has an empty hreflang attribute'
-        return Problem("hreflang_invalid", message, source_line(link)), None
-    if hreflang not in valid:
-        problem = hreflang_problem(hreflang)
-        if problem is not None:
-            return Problem("hreflang_invalid", problem, source_line(link)), href or None
-        valid.add(hreflang)
+        return Problem("hreflang_invalid", message, source_line(link)), None, None
+    try:
+        verdict = verdicts[hreflang]
+    except KeyError:
+        verdict = verdicts[hreflang] = _verdict(hreflang)
+    if verdict is not None and verdict[0] == "hreflang_invalid":
+        return Problem(*verdict, source_line(link)), href or None, None
     if not href:
         message = f'xhtml:link rel="alternate" hreflang="{hreflang}" has no href'
-        return Problem("hreflang_invalid", message, source_line(link)), None
-    return None, href
+        return Problem("hreflang_invalid", message, source_line(link)), None, None
+    problem = None if verdict is None else Problem(*verdict, source_line(link))
+    return problem, href, hreflang
 
 
 def _no_self(entry: etree._Element, hrefs: list[str]) -> Problem | None:
@@ -284,29 +308,100 @@ def _no_self(entry: etree._Element, hrefs: list[str]) -> Problem | None:
     )
 
 
+def _conflict(entry: etree._Element, verdicts: dict[str, tuple[str, str] | None]) -> Problem | None:
+    """``hreflang_conflict`` when one hreflang value (compared without case) of an entry's
+    alternates names several URLs (compared as ``normalize_url`` makes them). One URL under
+    several values (``en`` and ``x-default``) is no conflict; an invalid value is not
+    compared."""
+    urls: dict[str, dict[str, tuple[str, str]]] = {}
+    line: int | None = None
+    for link in entry.iterchildren(_LINK):
+        _problem, href, value = _check_link(link, verdicts)
+        if href is None or value is None:
+            continue
+        seen = urls.setdefault(value.lower(), {})
+        key = normalize_url(href)
+        if key not in seen:
+            seen[key] = (value, href)
+            if len(seen) == 2 and line is None:
+                line = source_line(link)
+    conflicts = [list(seen.values()) for seen in urls.values() if len(seen) > 1]
+    if not conflicts:
+        return None
+    parts = [_conflict_part(alternates) for alternates in conflicts[:_CONFLICTS_SHOWN]]
+    if len(conflicts) > _CONFLICTS_SHOWN:
+        parts.append(f"and {len(conflicts) - _CONFLICTS_SHOWN} more values")
+    loc = _text(entry.find(_child_tag(entry, "loc")))
+    return Problem(
+        "hreflang_conflict",
+        f"<url> {loc} lists several URLs for one hreflang value: {', '.join(parts)}; each "
+        "value must name one URL, or search engines cannot tell which page is meant and may "
+        "ignore the annotation",
+        line,
+    )
+
+
+def _conflict_part(alternates: list[tuple[str, str]]) -> str:
+    """``'en-GB' (https://a/, https://b/ as 'en-gb')``: a value and the URLs it names."""
+    value = alternates[0][0]
+    shown = [
+        href if spelled == value else f"{href} as '{spelled}'"
+        for spelled, href in alternates[:_CONFLICTS_SHOWN]
+    ]
+    if len(alternates) > _CONFLICTS_SHOWN:
+        shown.append(f"and {len(alternates) - _CONFLICTS_SHOWN} more")
+    return f"'{value}' ({', '.join(shown)})"
+
+
+class _Entry:
+    """The alternates of one entry seen so far."""
+
+    __slots__ = ("element", "hrefs", "named", "suspect")
+
+    def __init__(self, element: etree._Element) -> None:
+        self.element = element
+        self.hrefs: list[str] = []
+        # Each value (lowercased) with the first href it names, as written: nearly every entry
+        # gives each value one href, and only when two differ are URLs normalized and compared.
+        self.named: dict[str, str] = {}
+        self.suspect = False
+
+    def add(self, href: str, value: str | None) -> None:
+        self.hrefs.append(href)
+        if value is not None and self.named.setdefault(value.lower(), href) != href:
+            self.suspect = True
+
+    def problems(self, verdicts: dict[str, tuple[str, str] | None]) -> Iterator[Problem]:
+        """The findings of the entry's alternates as a whole."""
+        if not self.hrefs:
+            return
+        problem = _no_self(self.element, self.hrefs)
+        if problem is not None:
+            yield problem
+        if self.suspect:
+            problem = _conflict(self.element, verdicts)
+            if problem is not None:
+                yield problem
+
+
 def _links(root: etree._Element, item_tag: str) -> Iterator[Problem]:
-    valid: set[str] = set()
-    entry: etree._Element | None = None
-    hrefs: list[str] = []
+    verdicts: dict[str, tuple[str, str] | None] = {}
+    entry: _Entry | None = None
     for link in root.iter(_LINK):
         parent = link.getparent()
         if parent is None or parent.tag != item_tag:
             continue
-        if parent is not entry:
-            if entry is not None and hrefs:
-                problem = _no_self(entry, hrefs)
-                if problem is not None:
-                    yield problem
-            entry, hrefs = parent, []
-        problem, href = _check_link(link, valid)
+        if entry is None or parent is not entry.element:
+            if entry is not None:
+                yield from entry.problems(verdicts)
+            entry = _Entry(parent)
+        problem, href, value = _check_link(link, verdicts)
         if problem is not None:
             yield problem
         if href is not None:
-            hrefs.append(href)
-    if entry is not None and hrefs:
-        problem = _no_self(entry, hrefs)
-        if problem is not None:
-            yield problem
+            entry.add(href, value)
+    if entry is not None:
+        yield from entry.problems(verdicts)
 
 
 def _child_tag(entry: etree._Element, local: str) -> str:

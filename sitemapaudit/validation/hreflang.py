@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Final
 from lxml import etree
 
 from sitemapaudit.urls import normalize_url
-from sitemapaudit.validation.isocodes import ISO_639_1, REGIONS, WITHDRAWN_639_1
+from sitemapaudit.validation.isocodes import ISO_639_1, ISO_639_2_TO_1, REGIONS, WITHDRAWN_639_1
 from sitemapaudit.validation.schemas import XHTML_NS, EmptyResolver
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ _GRANDFATHERED = (
     "no-nyn|zh-guoyu|zh-hakka|zh-min|zh-min-nan|zh-xiang"
 )
 _BCP47: Final = re.compile(rf"(?:{_LANGTAG}|{_PRIVATE}|{_GRANDFATHERED})", re.IGNORECASE)
-_IRREGULAR: Final = re.compile(rf"(?:{_PRIVATE}|{_GRANDFATHERED})", re.IGNORECASE)
+_PRIVATE_TAG: Final = re.compile(_PRIVATE, re.IGNORECASE)
 # The language and region subtags at the start of a valid language tag (extended language
 # subtags go with the language, a script sits between them).
 _SUBTAGS: Final = re.compile(
@@ -72,6 +72,33 @@ _LANGUAGE_MEANT: Final = {
     "us": "English is 'en'",
     "vn": "Vietnamese is 'vi'",
 }
+# ISO 639-2's codes for no language in particular (BCP 47 lists them as languages), and its
+# range for local use.
+_NO_LANGUAGE: Final = {
+    "und": "undetermined",
+    "mul": "multiple languages",
+    "mis": "uncoded languages",
+    "zxx": "no linguistic content",
+}
+_LOCAL_LANGUAGE: Final = re.compile("q[a-t][a-z]", re.IGNORECASE)
+# The grandfathered tags of RFC 1766's "i-" form, with the tag the language subtag registry
+# prefers where it names one.
+_I_TAGS: Final[dict[str, str | None]] = {
+    "i-ami": "ami",
+    "i-bnn": "bnn",
+    "i-default": None,
+    "i-enochian": None,
+    "i-hak": "hak",
+    "i-klingon": "tlh",
+    "i-lux": "lb",
+    "i-mingo": None,
+    "i-navajo": "nv",
+    "i-pwn": "pwn",
+    "i-tao": "tao",
+    "i-tay": "tay",
+    "i-tsu": "tsu",
+}
+
 _REGION_MEANT: Final = {
     "uk": "the United Kingdom is 'GB'",
     "eu": "it is reserved for the European Union, which is no country: list one alternate "
@@ -90,7 +117,8 @@ def is_valid_hreflang(value: str) -> bool:
     script, an optional region of 2 letters or 3 digits, variants, extensions and a private
     use part, plus the grandfathered tags. Then, as Google reads hreflang (an ISO 639-1
     language, an optional ISO 3166-1 alpha-2 region), :func:`unassigned_code` must find
-    nothing to say.
+    nothing to say. A valid tag may still name a language Google does not document
+    (:func:`hreflang_unsupported`).
     """
     return hreflang_problem(value) is None
 
@@ -111,35 +139,94 @@ def hreflang_problem(value: str) -> str | None:
     return None
 
 
+def hreflang_unsupported(value: str) -> str | None:
+    """Why Google may not read a valid hreflang value, as a message, or ``None``.
+
+    Google documents hreflang languages as ISO 639-1 codes. A language of three letters that
+    is valid in a language tag has no ISO 639-1 code (``fil``, Filipino; ``yue``, Cantonese):
+    the tag is right by BCP 47, but Google says nothing of reading it. ``None`` for a value
+    :func:`hreflang_problem` finds wrong, which is reported as that.
+    """
+    if _PRIVATE_TAG.fullmatch(value) or value.lower() in _I_TAGS:
+        return None
+    if _BCP47.fullmatch(value) is None or unassigned_code(value) is not None:
+        return None
+    subtags = _SUBTAGS.match(value)
+    if subtags is None or len(subtags["language"]) != 3:
+        return None
+    return (
+        f"hreflang {value!r}: language '{subtags['language']}' has three letters and no "
+        "two-letter ISO 639-1 code; Google documents only ISO 639-1 languages for hreflang, "
+        "so it may ignore this annotation"
+    )
+
+
 def unassigned_code(value: str) -> str | None:
     """Why a syntactically valid language tag names no language or region Google reads, or
     ``None``.
 
-    Reported: a two-letter language that is not ISO 639-1 (``jp``), a language of 4-8 letters
-    (RFC 5646 reserves 4 letters, and the registry has no language of 5-8), and a two-letter
-    region that is not an assigned ISO 3166-1 alpha-2 code (``UK``, ``EU``). A language of 3
-    letters, a script, a numeric UN M.49 region (``es-419``) and anything after the region
-    are not looked up; nor are private-use and grandfathered tags.
+    Reported: a two-letter language that is not ISO 639-1 (``jp``); a three-letter language
+    that is the ISO 639-2 code of one that has an ISO 639-1 code (``eng`` for ``en``, which a
+    language tag must use); ISO 639-2's codes for no particular language (``und``, ``mul``,
+    ``mis``, ``zxx``) and its local-use range ``qaa`` to ``qtz``; a language of 4-8 letters
+    (RFC 5646 reserves 4 letters, and the registry has no language of 5-8); the grandfathered
+    ``i-`` tags (``i-klingon``), whose ``i`` is no language; and a two-letter region that is
+    not an assigned ISO 3166-1 alpha-2 code (``UK``, ``EU``); a private-use tag other than
+    ``x-default`` (``x-whatever``). Other three-letter languages (``fil``), a script, a numeric
+    UN M.49 region (``es-419``) and anything after the region (``en-US-x-twain``) are not
+    looked up.
     """
-    if _IRREGULAR.fullmatch(value):
-        return None
+    lowered = value.lower()
+    if lowered in _I_TAGS:
+        preferred = _I_TAGS[lowered]
+        if lowered == "i-default":
+            note = " (the fallback value is written 'x-default')"
+        else:
+            note = f" (BCP 47 prefers '{preferred}')" if preferred else ""
+        return f"a grandfathered tag, whose 'i-' names no ISO 639-1 language{note}"
+    if _PRIVATE_TAG.fullmatch(value):
+        if lowered == "x-default":
+            return None
+        return "a private-use tag, which names no language (the one Google reads is 'x-default')"
     subtags = _SUBTAGS.match(value)
     if subtags is None:
         return None
-    language = subtags["language"].lower()
-    if len(language) >= 4 or (
+    written = subtags["language"]
+    language = written.lower()
+    if len(language) == 3:
+        problem = _three_letter_problem(written)
+        if problem is not None:
+            return problem
+    elif len(language) >= 4 or (
         len(language) == 2 and language not in ISO_639_1 and language not in WITHDRAWN_639_1
     ):
         meant = _LANGUAGE_MEANT.get(language)
-        return f"language '{subtags['language']}' is not an ISO 639-1 code" + (
-            f" ({meant})" if meant else ""
-        )
+        return f"language '{written}' is not an ISO 639-1 code" + (f" ({meant})" if meant else "")
     region = subtags["region"]
     if region is not None and region.lower() not in REGIONS:
         meant = _REGION_MEANT.get(region.lower())
         return f"region '{region}' is not an ISO 3166-1 alpha-2 country code" + (
             f" ({meant})" if meant else ""
         )
+    return None
+
+
+def _three_letter_problem(written: str) -> str | None:
+    """What names no language in a three-letter language subtag, as written; ``None`` for a
+    language without an ISO 639-1 code (:func:`hreflang_unsupported`)."""
+    language = written.lower()
+    two = ISO_639_2_TO_1.get(language)
+    if two is not None:
+        return (
+            f"language '{written}' is not an ISO 639-1 code (a language tag writes it '{two}', "
+            "its two-letter code)"
+        )
+    meaning = _NO_LANGUAGE.get(language)
+    if meaning is not None:
+        anywhere = " (a page for any language is 'x-default')" if language in {"und", "mul"} else ""
+        return f"language '{written}' means \"{meaning}\" and names no language{anywhere}"
+    if _LOCAL_LANGUAGE.fullmatch(language):
+        return f"language '{written}' is reserved for local use and names no language"
     return None
 
 

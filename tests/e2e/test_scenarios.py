@@ -499,6 +499,48 @@ async def test_hreflang_reciprocity_is_checked_across_sitemaps(tmp_path: Path) -
 
 
 @deferred_f_from_coro_f
+async def test_hreflang_findings_of_a_sitemap_are_in_its_record(tmp_path: Path) -> None:
+    en = alt_url(
+        "{base}/en",
+        ("en", "{base}/en"),
+        ("x-default", "{base}/en"),
+        ("en-GB", "{base}/uk"),
+        ("en-gb", "{base}/gb"),
+    )
+    uk = alt_url(
+        "{base}/uk",
+        ("en", "{base}/en"),
+        ("x-default", "{base}/en"),
+        ("en-GB", "{base}/uk"),
+        ("und", "{base}/any"),
+        ("fil", "{base}/ph"),
+    )
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+            "/s.xml": Page(body=f"<urlset {HREFLANG_NS}>\n{en}\n{uk}\n</urlset>", content_type=XML),
+            "/en": page(),
+            "/uk": page(),
+        }
+    )
+    with site:
+        records = await audit(site, tmp_path)
+    (sitemap,) = by_record(records, "sitemap")
+    assert sitemap["issues"] == ["hreflang_invalid", "hreflang_unsupported", "hreflang_conflict"]
+    assert sitemap["errors"] == [
+        "hreflang_invalid: line 3: hreflang 'und': language 'und' means \"undetermined\" and "
+        "names no language (a page for any language is 'x-default'), so Google ignores this "
+        "annotation",
+        "hreflang_unsupported: line 3: hreflang 'fil': language 'fil' has three letters and no "
+        "two-letter ISO 639-1 code; Google documents only ISO 639-1 languages for hreflang, so "
+        "it may ignore this annotation",
+        f"hreflang_conflict: line 2: <url> {site.base}/en lists several URLs for one hreflang "
+        f"value: 'en-GB' ({site.base}/uk, {site.base}/gb as 'en-gb'); each value must name one "
+        "URL, or search engines cannot tell which page is meant and may ignore the annotation",
+    ]
+
+
+@deferred_f_from_coro_f
 async def test_redirect_to_a_very_long_url_keeps_its_record(tmp_path: Path) -> None:
     """Scrapy's UrlLengthMiddleware would drop the hop (over 2,083 characters) without a
     callback, and the listed URL would be missing from the report."""

@@ -276,6 +276,77 @@ def test_an_alternate_without_hreflang_is_no_hreflang_annotation() -> None:
     ]
 
 
+def _alternates(*pairs: tuple[str, str]) -> str:
+    return "".join(
+        f'<xhtml:link rel="alternate" hreflang="{value}" href="https://www.example.com/{path}"/>'
+        for value, path in pairs
+    )
+
+
+def test_one_hreflang_value_for_two_urls_is_a_conflict() -> None:
+    links = _alternates(("en", "en"), ("x-default", "en"), ("de", "de"), ("X-DEFAULT", "int"))
+    problems = validate_document(urlset(url("https://www.example.com/en", links)), now=NOW)
+    assert [(p.code, p.message) for p in problems] == [
+        (
+            "hreflang_conflict",
+            "<url> https://www.example.com/en lists several URLs for one hreflang value: "
+            "'x-default' (https://www.example.com/en, https://www.example.com/int as "
+            "'X-DEFAULT'); each value must name one URL, or search engines cannot tell which "
+            "page is meant and may ignore the annotation",
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    "pairs",
+    [
+        # One URL under several values: a generic and a regional version, the fallback.
+        (("en", "en"), ("en-GB", "en"), ("x-default", "en"), ("de", "de")),
+        # The same value and URL twice, in other spellings of both.
+        (("de", "de"), ("DE", "de#top"), ("en", "en")),
+        # The same value on two <url> entries (two clusters) is not one entry's conflict.
+        (("en", "en"),),
+    ],
+)
+def test_no_hreflang_conflict(pairs: tuple[tuple[str, str], ...]) -> None:
+    data = urlset(
+        url("https://www.example.com/en", _alternates(*pairs)),
+        url("https://www.example.com/other", _alternates(("en", "other"))),
+    )
+    assert validate_document(data, now=NOW) == []
+
+
+def test_hreflang_conflicts_are_one_finding_per_entry() -> None:
+    regions = ("DE", "AT", "CH", "LU", "BE")
+    twice = [(f"de-{region}", f"{region}-{n}") for region in regions for n in (1, 2)]
+    crowded = [("fr", f"fr-{n}") for n in range(6)]
+    data = urlset(
+        url("https://www.example.com/DE-1", _alternates(*twice)),
+        url("https://www.example.com/fr-0", _alternates(*crowded)),
+    )
+    problems = validate_document(data, now=NOW)
+    assert [(p.code, p.line) for p in problems] == [
+        ("hreflang_conflict", 3),
+        ("hreflang_conflict", 4),
+    ]
+    assert (
+        ": 'de-DE' (https://www.example.com/DE-1, https://www.example.com/DE-2), 'de-AT' "
+        "(https://www.example.com/AT-1, https://www.example.com/AT-2), 'de-CH' "
+        "(https://www.example.com/CH-1, https://www.example.com/CH-2), and 2 more values; "
+    ) in problems[0].message
+    assert (
+        ": 'fr' (https://www.example.com/fr-0, https://www.example.com/fr-1, "
+        "https://www.example.com/fr-2, and 3 more); "
+    ) in problems[1].message
+
+
+def test_an_invalid_hreflang_is_not_compared() -> None:
+    # Google ignores an annotation it cannot read: only hreflang_invalid is said of it.
+    links = _alternates(("en", "en"), ("en-UK", "uk"), ("en-uk", "gb"), ("jp", "ja"), ("jp", "jp"))
+    data = urlset(url("https://www.example.com/en", links))
+    assert [p.code for p in validate_document(data, now=NOW)] == ["hreflang_invalid"] * 4
+
+
 # --- schema problems: cap, speed, structure -----------------------------------------------
 
 

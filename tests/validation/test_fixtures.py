@@ -50,7 +50,10 @@ EXPECTED: dict[str, dict[str, int]] = {
     "hreflang_invalid__underscore": {"hreflang_invalid": 1, "schema_invalid": 1},
     "hreflang_invalid__not_bcp47": {"hreflang_invalid": 1},
     "hreflang_invalid__missing_href": {"hreflang_invalid": 1},
+    "hreflang_invalid__not_a_language": {"hreflang_invalid": 4},
+    "hreflang_unsupported__three_letters": {"hreflang_unsupported": 1},
     "hreflang_no_self__missing_self_link": {"hreflang_no_self": 1},
+    "hreflang_conflict__same_value_two_urls": {"hreflang_conflict": 1},
 }
 
 DETAILS: dict[str, list[tuple[str, int | None, int | None]]] = {
@@ -131,8 +134,35 @@ DETAILS: dict[str, list[tuple[str, int | None, int | None]]] = {
     "hreflang_invalid__underscore": [("'en_US'", 9, None), ("separate subtags with '-'", 9, None)],
     "hreflang_invalid__not_bcp47": [("'zh-Hans-x' is not a valid BCP 47 language tag", 10, None)],
     "hreflang_invalid__missing_href": [('hreflang="de" has no href', 10, None)],
+    "hreflang_invalid__not_a_language": [
+        (
+            "'eng-GB': language 'eng' is not an ISO 639-1 code (a language tag writes it 'en'",
+            10,
+            None,
+        ),
+        ("'und': language 'und' means \"undetermined\" and names no language", 11, None),
+        ("'i-navajo': a grandfathered tag, whose 'i-' names no ISO 639-1 language", 12, None),
+        ("(BCP 47 prefers 'nv')", 12, None),
+        ("'x-defualt': a private-use tag, which names no language", 13, None),
+    ],
+    "hreflang_unsupported__three_letters": [
+        (
+            "hreflang 'fil-PH': language 'fil' has three letters and no two-letter ISO 639-1 "
+            "code; Google documents only ISO 639-1 languages for hreflang",
+            10,
+            None,
+        )
+    ],
     "hreflang_no_self__missing_self_link": [
         ("https://www.example.com/a lists 2 hreflang alternates", 7, None)
+    ],
+    "hreflang_conflict__same_value_two_urls": [
+        (
+            "<url> https://www.example.com/uk/ lists several URLs for one hreflang value: "
+            "'en-GB' (https://www.example.com/uk/, https://www.example.com/gb/ as 'en-gb'); ",
+            12,
+            None,
+        )
     ],
 }
 

@@ -14,8 +14,8 @@ from sitemapaudit.validation import (
     iter_alternates,
     validate_document,
 )
-from sitemapaudit.validation.hreflang import hreflang_hint, hreflang_problem
-from sitemapaudit.validation.isocodes import ISO_639_1, ISO_3166_1_ALPHA_2, REGIONS
+from sitemapaudit.validation.hreflang import hreflang_hint, hreflang_problem, hreflang_unsupported
+from sitemapaudit.validation.isocodes import ISO_639_1, ISO_639_2_TO_1, ISO_3166_1_ALPHA_2, REGIONS
 from tests.validation.conftest import NOW, url, urlset
 
 
@@ -46,11 +46,14 @@ from tests.validation.conftest import NOW, url, urlset
         "x-default",
         "X-Default",
         "en-US-x-twain",
-        "x-whatever",
         "en-a-bbb-x-a-ccc",
-        "i-klingon",
         "sgn-BE-FR",
         "zh-min-nan",
+        "no-bok",
+        "art-lojban",
+        "fil",
+        "fil-PH",
+        "tlh",
     ],
 )
 def test_valid_hreflang(tag: str) -> None:
@@ -91,6 +94,28 @@ def test_valid_hreflang(tag: str) -> None:
         "xx-GB",
         "abcd",
         "english",
+        "eng",
+        "ENG-GB",
+        "ger",
+        "deu-DE",
+        "fre",
+        "zho-Hant",
+        "und",
+        "und-US",
+        "mul",
+        "mis",
+        "zxx",
+        "qaa",
+        "qtz-x-klingon",
+        "i-klingon",
+        "i-default",
+        "i-navajo",
+        "I-Mingo",
+        "fil-UK",
+        "x-whatever",
+        "x-defualt",
+        "x-default-en",
+        "X-EN",
     ],
 )
 def test_invalid_hreflang(tag: str) -> None:
@@ -120,12 +145,139 @@ def test_invalid_hreflang(tag: str) -> None:
             "hreflang 'en_GB' is not a valid BCP 47 language tag or 'x-default': separate "
             "subtags with '-', not '_'",
         ),
+        (
+            "eng",
+            "hreflang 'eng': language 'eng' is not an ISO 639-1 code (a language tag writes it "
+            "'en', its two-letter code), so Google ignores this annotation",
+        ),
+        (
+            "Ger-DE",
+            "hreflang 'Ger-DE': language 'Ger' is not an ISO 639-1 code (a language tag writes "
+            "it 'de', its two-letter code), so Google ignores this annotation",
+        ),
+        (
+            "und",
+            "hreflang 'und': language 'und' means \"undetermined\" and names no language (a "
+            "page for any language is 'x-default'), so Google ignores this annotation",
+        ),
+        (
+            "zxx",
+            "hreflang 'zxx': language 'zxx' means \"no linguistic content\" and names no "
+            "language, so Google ignores this annotation",
+        ),
+        (
+            "qab",
+            "hreflang 'qab': language 'qab' is reserved for local use and names no language, so "
+            "Google ignores this annotation",
+        ),
+        (
+            "i-klingon",
+            "hreflang 'i-klingon': a grandfathered tag, whose 'i-' names no ISO 639-1 language "
+            "(BCP 47 prefers 'tlh'), so Google ignores this annotation",
+        ),
+        (
+            "i-default",
+            "hreflang 'i-default': a grandfathered tag, whose 'i-' names no ISO 639-1 language "
+            "(the fallback value is written 'x-default'), so Google ignores this annotation",
+        ),
+        (
+            "i-mingo",
+            "hreflang 'i-mingo': a grandfathered tag, whose 'i-' names no ISO 639-1 language, "
+            "so Google ignores this annotation",
+        ),
+        (
+            "x-default-en",
+            "hreflang 'x-default-en': a private-use tag, which names no language (the one Google "
+            "reads is 'x-default'), so Google ignores this annotation",
+        ),
         ("en-GB", None),
         ("X-Default", None),
+        ("fil", None),
     ],
 )
 def test_hreflang_problem_messages(tag: str, message: str | None) -> None:
     assert hreflang_problem(tag) == message
+
+
+@pytest.mark.parametrize(
+    ("tag", "language"),
+    [
+        ("fil", "fil"),
+        ("fil-PH", "fil"),
+        ("yue-Hant-HK", "yue"),
+        ("gsw", "gsw"),
+        ("tlh", "tlh"),
+        ("sgn-BE-FR", "sgn"),
+        ("art-lojban", "art"),
+        ("abc", "abc"),
+    ],
+)
+def test_a_three_letter_language_without_a_two_letter_code_is_unsupported(
+    tag: str, language: str
+) -> None:
+    assert hreflang_unsupported(tag) == (
+        f"hreflang {tag!r}: language '{language}' has three letters and no two-letter ISO 639-1 "
+        "code; Google documents only ISO 639-1 languages for hreflang, so it may ignore this "
+        "annotation"
+    )
+
+
+@pytest.mark.parametrize(
+    "tag",
+    [
+        "en",
+        "en-GB",
+        "zh-yue-HK",
+        "ar-afb",
+        "zh-min-nan",
+        "no-bok",
+        "en-GB-oed",
+        "x-default",
+        "en-US-x-twain",
+        # Wrong, and reported as hreflang_invalid instead.
+        "x-whatever",
+        "eng",
+        "und",
+        "i-klingon",
+        "fil-UK",
+        "fil_PH",
+        "",
+    ],
+)
+def test_what_is_not_unsupported(tag: str) -> None:
+    assert hreflang_unsupported(tag) is None
+
+
+def test_the_three_letter_codes_of_iso_639_1_languages() -> None:
+    assert len(ISO_639_2_TO_1) == 204
+    assert set(ISO_639_2_TO_1.values()) == ISO_639_1
+    assert all(re.fullmatch("[a-z]{3}", code) for code in ISO_639_2_TO_1)
+    assert {
+        "eng": "en",
+        "deu": "de",
+        "ger": "de",
+        "fra": "fr",
+        "fre": "fr",
+        "tgl": "tl",
+    }.items() <= (ISO_639_2_TO_1.items())
+    assert not {"fil", "yue", "gsw", "tlh", "und", "mul"} & set(ISO_639_2_TO_1)
+
+
+def test_three_letter_languages_in_a_sitemap() -> None:
+    links = "".join(
+        f'<xhtml:link rel="alternate" hreflang="{tag}" href="https://www.example.com/{tag}/"/>'
+        for tag in ("en", "fil", "eng", "yue-HK", "und", "i-klingon", "zh-yue-HK", "fil")
+    )
+    data = urlset(url("https://www.example.com/en/", links))
+    problems = validate_document(data, now=NOW)
+    assert [(p.code, p.message.split(":")[0]) for p in problems] == [
+        ("hreflang_unsupported", "hreflang 'fil'"),
+        ("hreflang_invalid", "hreflang 'eng'"),
+        ("hreflang_unsupported", "hreflang 'yue-HK'"),
+        ("hreflang_invalid", "hreflang 'und'"),
+        ("hreflang_invalid", "hreflang 'i-klingon'"),
+        ("hreflang_unsupported", "hreflang 'fil'"),
+    ]
 
 
 def test_unassigned_region_in_a_sitemap_is_hreflang_invalid() -> None:

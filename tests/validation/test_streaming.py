@@ -118,6 +118,7 @@ def test_extensions(monkeypatch: pytest.MonkeyPatch) -> None:
     links = (
         '<xhtml:link rel="alternate" hreflang="en_US" href="https://e.com/en"/>'
         '<xhtml:link rel="alternate" hreflang="de" href="https://e.com/de"/>'
+        '<xhtml:link rel="alternate" hreflang="DE" href="https://e.com/de-de"/>'
     )
     body = [entry(0, images)]
     body += [entry(i, news) for i in range(1, 1100)]
@@ -126,6 +127,7 @@ def test_extensions(monkeypatch: pytest.MonkeyPatch) -> None:
     problems = assert_same(urlset("\n".join(body)), monkeypatch)
     codes = {p.code for p in problems}
     assert {"too_many_images", "news_too_many", "news_too_old", "video_missing_field"} <= codes
+    assert {"hreflang_invalid", "hreflang_no_self", "hreflang_conflict"} <= codes
 
 
 def test_wrong_and_missing_namespace(monkeypatch: pytest.MonkeyPatch) -> None:
