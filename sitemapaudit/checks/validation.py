@@ -76,6 +76,14 @@ class NewsTooOld(ProblemCheck):
     severity = Severity.WARNING
 
 
+class NewsDateInvalid(ProblemCheck):
+    """A `news:publication_date` is a time without a time zone, or a date with one: the XSD
+    accepts both, W3C Datetime (which Google asks for) neither."""
+
+    code = "news_date_invalid"
+    severity = Severity.WARNING
+
+
 class VideoMissingField(ProblemCheck):
     """A `video:video` lacks thumbnail_loc, title, description, or content_loc/player_loc."""
 
@@ -127,6 +135,7 @@ VALIDATION_SITEMAP_CHECKS = (
     TooManyImages,
     NewsTooMany,
     NewsTooOld,
+    NewsDateInvalid,
     VideoMissingField,
     VideoDurationInvalid,
     HreflangInvalid,

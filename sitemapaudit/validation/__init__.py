@@ -55,6 +55,11 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "warning",
         "A news:publication_date is more than two days old.",
     ),
+    "news_date_invalid": (
+        "warning",
+        "A news:publication_date is a time without a time zone, or a date with one: the XSD "
+        "accepts both, W3C Datetime neither.",
+    ),
     "video_missing_field": (
         "error",
         "A video:video lacks thumbnail_loc, title, description, or content_loc/player_loc.",

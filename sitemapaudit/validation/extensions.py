@@ -5,7 +5,10 @@ These go beyond what the XSDs can express:
 * ``too_many_images``: more than 1,000 ``image:image`` in one ``<url>``.
 * ``news_too_many``: more than 1,000 ``news:news`` in one sitemap.
 * ``news_too_old``: a ``news:publication_date`` more than two days before ``now`` (a date
-  without a time from the end of that day in UTC-12:00).
+  without a time from the end of that day in UTC-12:00, a time without a time zone as in
+  UTC-12:00).
+* ``news_date_invalid``: a ``news:publication_date`` that the XSD accepts but W3C Datetime
+  does not: a time without a time zone, or a date with one.
 * ``video_missing_field``: a ``video:video`` without ``thumbnail_loc``, ``title``,
   ``description``, or both of ``content_loc`` and ``player_loc`` (absent or empty).
 * ``video_duration_invalid``: a ``video:duration`` that is not a whole number of seconds from
@@ -29,6 +32,7 @@ from typing import Final
 
 from lxml import etree
 
+from sitemapaudit.page.dates import DATE_WITH_TIME_ZONE, NO_TIME_ZONE
 from sitemapaudit.sitemap.records import Problem
 from sitemapaudit.urls import normalize_url
 from sitemapaudit.validation.hreflang import hreflang_problem
@@ -77,7 +81,8 @@ _MAX_OFFSET: Final = timedelta(hours=14)
 
 # A date without a time names a day, published at any moment of it; without a time zone, in
 # any of those in use (UTC-12:00 to UTC+14:00). Its latest moment, the end of the day in
-# UTC-12:00, is 36 hours after its 00:00 UTC.
+# UTC-12:00, is 36 hours after its 00:00 UTC. A time without a time zone is at the latest
+# that time in UTC-12:00, 12 hours after the same time in UTC.
 _DAY: Final = timedelta(days=1)
 _LATEST_ZONE: Final = timedelta(hours=12)
 
@@ -171,31 +176,65 @@ def _check_durations(video: etree._Element) -> Iterator[Problem]:
         )
 
 
-def _check_news(news: etree._Element, now: datetime) -> Problem | None:
-    date_element = news.find(_NEWS_DATE)
-    value = _text(date_element)
-    published = parse_w3c_datetime(value) if value else None
-    if published is None or date_element is None:
-        return None
+def _latest(value: str) -> tuple[datetime, str] | None:
+    """The latest moment a date value can name, and how it was read when the value leaves the
+    moment open (``""`` when it names one); ``None`` when it is no date."""
+    moment = parse_w3c_datetime(value)
     form = _W3C_DATE.match(value)
-    date_only = form is not None and form["h"] is None
-    note = ""
-    if date_only:
+    if moment is None or form is None:
+        return None
+    if form["h"] is None:
         # The benefit of the doubt: the article may be from the last moment of that day.
-        published += _DAY
-        if form is not None and form["tz"] is None:
-            published += _LATEST_ZONE
-            note = " (a date without a time counts from the end of that day in UTC-12:00)"
-        else:
-            note = " (a date without a time counts from the end of that day)"
-    age = now - published
-    if age <= NEWS_MAX_AGE:
+        moment += _DAY
+        if form["tz"] is None:
+            note = "a date without a time counts from the end of that day in UTC-12:00"
+            return moment + _LATEST_ZONE, note
+        return moment, "a date without a time counts from the end of that day"
+    if form["tz"] is None:
+        note = "a time without a time zone counts as UTC-12:00, the latest it can be"
+        return moment + _LATEST_ZONE, note
+    return moment, ""
+
+
+def _check_news_date(value: str, element: etree._Element) -> Problem | None:
+    """news_date_invalid: a date the XSD accepts in a form W3C Datetime does not have (a date
+    the XSD refuses is schema_invalid, which says why)."""
+    form = _W3C_DATE.match(value)
+    if form is None or parse_w3c_datetime(value) is None:
+        return None
+    if form["h"] is not None and form["tz"] is None:
+        reason = NO_TIME_ZONE
+    elif form["h"] is None and form["tz"] is not None:
+        reason = DATE_WITH_TIME_ZONE
+    else:
         return None
     return Problem(
+        "news_date_invalid",
+        f"news:publication_date {value!r} is not a valid date: {reason}",
+        source_line(element),
+    )
+
+
+def _check_news(news: etree._Element, now: datetime) -> Iterator[Problem]:
+    date_element = news.find(_NEWS_DATE)
+    value = _text(date_element)
+    if date_element is None or not value:
+        return
+    invalid = _check_news_date(value, date_element)
+    if invalid is not None:
+        yield invalid
+    latest = _latest(value)
+    if latest is None:
+        return
+    published, how = latest
+    age = now - published
+    if age <= NEWS_MAX_AGE:
+        return
+    yield Problem(
         "news_too_old",
-        f"news:publication_date {value} is {'at least ' if date_only else ''}{_age(age)} "
-        f"old{note}; Google News sitemaps should only list articles published in the last "
-        "2 days",
+        f"news:publication_date {value} is {'at least ' if how else ''}{_age(age)} "
+        f"old{f' ({how})' if how else ''}; Google News sitemaps should only list articles "
+        "published in the last 2 days",
         source_line(date_element),
     )
 
@@ -222,7 +261,8 @@ def _images(root: etree._Element, item_tag: str) -> Iterator[Problem]:
 def _news(
     root: etree._Element, item_tag: str, now: datetime, seen: list[int | None]
 ) -> Iterator[Problem]:
-    """news_too_old findings; ``seen`` is [count, first line] so far, updated in place."""
+    """news_date_invalid and news_too_old findings; ``seen`` is [count, first line] so far,
+    updated in place."""
     for news in root.iter(_NEWS):
         parent = news.getparent()
         if parent is None or parent.tag != item_tag:
@@ -230,9 +270,7 @@ def _news(
         seen[0] = (seen[0] or 0) + 1
         if seen[1] is None:
             seen[1] = source_line(news)
-        problem = _check_news(news, now)
-        if problem is not None:
-            yield problem
+        yield from _check_news(news, now)
 
 
 def _videos(root: etree._Element, item_tag: str) -> Iterator[Problem]:

@@ -179,6 +179,70 @@ def test_news_date_with_an_impossible_offset_is_a_schema_finding_not_a_crash(
     assert _codes(data) == ["schema_invalid"]
 
 
+@pytest.mark.parametrize(
+    ("date", "codes"),
+    [
+        ("2024-06-05T08:00:00Z", []),
+        ("2024-06-05T08:00:00.250+02:00", []),
+        ("2024-06-05", []),
+        ("2024-06-05T08:00:00", ["news_date_invalid"]),
+        ("2024-06-05T08:00:00.250", ["news_date_invalid"]),
+        ("2024-06-05+02:00", ["news_date_invalid"]),
+        ("2024-06-05Z", ["news_date_invalid"]),
+        # Each fault once: no seconds (the XSD's), no time zone (W3C Datetime's).
+        ("2024-06-05T08:00", ["news_date_invalid", "schema_invalid"]),
+        ("2024-06-05T08:00+02:00", ["schema_invalid"]),
+        # A date the XSD refuses is schema_invalid alone, which says why.
+        ("2024-06-31T08:00:00", ["schema_invalid"]),
+        ("2024-06-05T08:00:00+0200", ["schema_invalid"]),
+        ("yesterday", ["schema_invalid"]),
+    ],
+)
+def test_news_date_is_a_w3c_datetime(date: str, codes: list[str]) -> None:
+    assert _codes(urlset(url("https://www.example.com/a", _news(date)))) == codes
+
+
+def test_news_date_without_a_time_zone_message() -> None:
+    data = urlset(url("https://www.example.com/a", _news("2024-06-05T08:00:00")))
+    (problem,) = validate_document(data, now=NOW)
+    assert problem.message == (
+        "news:publication_date '2024-06-05T08:00:00' is not a valid date: a time needs a time "
+        "zone (Z or +hh:mm) in W3C Datetime, or its instant is unknown (the XSD accepts it "
+        "without one)"
+    )
+    assert problem.line == 3
+    (problem,) = validate_document(
+        urlset(url("https://www.example.com/a", _news("2024-06-05+02:00"))), now=NOW
+    )
+    assert problem.message.endswith(
+        "is not a valid date: a date with a time zone is no W3C Datetime form (the XSD "
+        "accepts it); give the date alone, or a time with its zone"
+    )
+
+
+@pytest.mark.parametrize(
+    ("date", "old"),
+    [
+        # As in UTC-12:00, the latest it can be: 2024-06-03T12:00:00Z, two days before NOW.
+        ("2024-06-03T00:00:00", False),
+        ("2024-06-02T23:59:59", True),
+    ],
+)
+def test_news_age_of_a_time_without_a_time_zone(date: str, old: bool) -> None:
+    codes = _codes(urlset(url("https://www.example.com/a", _news(date))))
+    assert codes == (["news_date_invalid", "news_too_old"] if old else ["news_date_invalid"])
+
+
+def test_news_age_message_of_a_time_without_a_time_zone() -> None:
+    data = urlset(url("https://www.example.com/a", _news("2024-06-01T10:00:00")))
+    messages = [p.message for p in validate_document(data, now=NOW) if p.code == "news_too_old"]
+    assert messages == [
+        "news:publication_date 2024-06-01T10:00:00 is at least 3 days old (a time without a "
+        "time zone counts as UTC-12:00, the latest it can be); Google News sitemaps should "
+        "only list articles published in the last 2 days"
+    ]
+
+
 def test_news_too_old_per_article_is_capped() -> None:
     old = [url(f"https://www.example.com/{n}", _news("2020-01-01")) for n in range(1005)]
     problems = validate_document(urlset(*old), now=NOW)
