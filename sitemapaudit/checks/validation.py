@@ -99,6 +99,14 @@ class VideoDurationInvalid(ProblemCheck):
     severity = Severity.WARNING
 
 
+class VideoExpired(ProblemCheck):
+    """A `video:expiration_date` has passed at the time of the audit: Google does not show the
+    video after that date."""
+
+    code = "video_expired"
+    severity = Severity.WARNING
+
+
 class HreflangInvalid(ProblemCheck):
     """An `xhtml:link` alternate has a hreflang that is not BCP 47 or `x-default`, or names a
     language that is not ISO 639-1 or a region that is not ISO 3166-1 alpha-2, or no href."""
@@ -138,6 +146,7 @@ VALIDATION_SITEMAP_CHECKS = (
     NewsDateInvalid,
     VideoMissingField,
     VideoDurationInvalid,
+    VideoExpired,
     HreflangInvalid,
     HreflangNoSelf,
 )

@@ -68,6 +68,10 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "warning",
         "A video:duration is not a whole number of seconds from 1 to 28800, Google's range.",
     ),
+    "video_expired": (
+        "warning",
+        "A video:expiration_date has passed: Google no longer shows the video.",
+    ),
     "hreflang_invalid": (
         "error",
         "An xhtml:link alternate has a hreflang that is not BCP 47 or x-default, or whose "

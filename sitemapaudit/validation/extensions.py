@@ -13,6 +13,8 @@ These go beyond what the XSDs can express:
   ``description``, or both of ``content_loc`` and ``player_loc`` (absent or empty).
 * ``video_duration_invalid``: a ``video:duration`` that is not a whole number of seconds from
   1 to 28800 (8 hours), Google's range; the XSD allows 0.
+* ``video_expired``: a ``video:expiration_date`` before ``now``, read as ``news_too_old`` reads
+  dates (a date without a time ends with that day in UTC-12:00).
 * ``hreflang_invalid``: an ``xhtml:link rel="alternate"`` whose ``hreflang`` is not a valid
   BCP 47 tag or ``x-default``, or names a language that is not ISO 639-1 or a region that is
   not ISO 3166-1 alpha-2 (``en-UK``), or that lacks ``hreflang`` or ``href``.
@@ -65,6 +67,7 @@ _VIDEO: Final = f"{{{VIDEO_NS}}}video"
 _LINK: Final = f"{{{XHTML_NS}}}link"
 _VIDEO_REQUIRED: Final = ("thumbnail_loc", "title", "description")
 _VIDEO_DURATION: Final = f"{{{VIDEO_NS}}}duration"
+_VIDEO_EXPIRATION: Final = f"{{{VIDEO_NS}}}expiration_date"
 # An xsd:nonNegativeInteger as written (a sign, then digits); longer than 5 digits once leading
 # zeros are gone, it is above 28800 whatever it says.
 _WHOLE_NUMBER: Final = re.compile(r"\+?0*(?P<digits>[0-9]{1,5})")
@@ -79,10 +82,10 @@ _W3C_DATE: Final = re.compile(
 # xsd:dateTime's time zones run from -14:00 to +14:00.
 _MAX_OFFSET: Final = timedelta(hours=14)
 
-# A date without a time names a day, published at any moment of it; without a time zone, in
-# any of those in use (UTC-12:00 to UTC+14:00). Its latest moment, the end of the day in
-# UTC-12:00, is 36 hours after its 00:00 UTC. A time without a time zone is at the latest
-# that time in UTC-12:00, 12 hours after the same time in UTC.
+# A date without a time names a day, any moment of it; without a time zone, in any of those in
+# use (UTC-12:00 to UTC+14:00). Its latest moment, the end of the day in UTC-12:00, is 36 hours
+# after its 00:00 UTC. A time without a time zone is at the latest that time in UTC-12:00, 12
+# hours after the same time in UTC.
 _DAY: Final = timedelta(days=1)
 _LATEST_ZONE: Final = timedelta(hours=12)
 
@@ -134,7 +137,9 @@ def _age(delta: timedelta) -> str:
     if days >= 2:
         return f"{days} days"
     hours = int(delta.total_seconds() // 3600)
-    return f"{hours} hours"
+    if hours >= 2:
+        return f"{hours} hours"
+    return "1 hour" if hours == 1 else "less than an hour"
 
 
 def _text(element: etree._Element | None) -> str:
@@ -184,7 +189,8 @@ def _latest(value: str) -> tuple[datetime, str] | None:
     if moment is None or form is None:
         return None
     if form["h"] is None:
-        # The benefit of the doubt: the article may be from the last moment of that day.
+        # The benefit of the doubt: an article may be from the last moment of that day, a
+        # video may be available until then.
         moment += _DAY
         if form["tz"] is None:
             note = "a date without a time counts from the end of that day in UTC-12:00"
@@ -194,6 +200,24 @@ def _latest(value: str) -> tuple[datetime, str] | None:
         note = "a time without a time zone counts as UTC-12:00, the latest it can be"
         return moment + _LATEST_ZONE, note
     return moment, ""
+
+
+def _check_expiration(video: etree._Element, now: datetime) -> Problem | None:
+    element = video.find(_VIDEO_EXPIRATION)
+    value = _text(element)
+    latest = _latest(value) if value else None
+    if element is None or latest is None:
+        return None
+    expired, how = latest
+    if expired >= now:
+        return None
+    return Problem(
+        "video_expired",
+        f"video:expiration_date {value} passed {'at least ' if how else ''}{_age(now - expired)} "
+        f"ago{f' ({how})' if how else ''}; Google does not show a video after its expiration "
+        "date: remove the video:video, or its expiration_date if the video is still available",
+        source_line(element),
+    )
 
 
 def _check_news_date(value: str, element: etree._Element) -> Problem | None:
@@ -273,7 +297,7 @@ def _news(
         yield from _check_news(news, now)
 
 
-def _videos(root: etree._Element, item_tag: str) -> Iterator[Problem]:
+def _videos(root: etree._Element, item_tag: str, now: datetime) -> Iterator[Problem]:
     for video in root.iter(_VIDEO):
         parent = video.getparent()
         if parent is None or parent.tag != item_tag:
@@ -282,6 +306,9 @@ def _videos(root: etree._Element, item_tag: str) -> Iterator[Problem]:
         if problem is not None:
             yield problem
         yield from _check_durations(video)
+        expired = _check_expiration(video, now)
+        if expired is not None:
+            yield expired
 
 
 def _check_link(link: etree._Element, valid: set[str]) -> tuple[Problem | None, str | None]:
@@ -376,7 +403,7 @@ class ExtensionScan:
         item_tag = self._item_tag
         self._images.extend(_images(container, item_tag))
         self._news.extend(_news(container, item_tag, self._now, self._news_seen))
-        self._videos.extend(_videos(container, item_tag))
+        self._videos.extend(_videos(container, item_tag, self._now))
         self._links.extend(_links(container, item_tag))
 
     def finish(self) -> list[Problem]:

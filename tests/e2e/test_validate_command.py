@@ -279,30 +279,39 @@ def test_a_local_atom_feed_resolves_links_only_against_an_absolute_xml_base(
 
 EXTENSIONS = (
     'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
-    'xmlns:news="http://www.google.com/schemas/sitemap-news/0.9"'
+    'xmlns:news="http://www.google.com/schemas/sitemap-news/0.9" '
+    'xmlns:video="http://www.google.com/schemas/sitemap-video/1.1"'
 )
 
 
 def test_findings_of_the_sitemap_extensions_are_in_the_sitemap_record(tmp_path: Path) -> None:
     now = datetime.now(UTC)
-    path = tmp_path / "news.xml"
+    path = tmp_path / "extensions.xml"
     path.write_text(
         f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset {EXTENSIONS}>\n'
         "<url><loc>https://e.com/a</loc><news:news><news:publication>"
         "<news:name>The Example Times</news:name><news:language>en</news:language>"
         f"</news:publication><news:publication_date>{now:%Y-%m-%dT%H:%M:%S}"
         "</news:publication_date><news:title>Headline</news:title></news:news></url>\n"
+        "<url><loc>https://e.com/b</loc><video:video>"
+        "<video:thumbnail_loc>https://e.com/t.jpg</video:thumbnail_loc>"
+        "<video:title>Title</video:title><video:description>About</video:description>"
+        "<video:content_loc>https://e.com/v.mp4</video:content_loc>"
+        "<video:expiration_date>2020-01-01</video:expiration_date></video:video></url>\n"
         "</urlset>\n"
     )
     code, records, stderr = validate(str(path))
     assert code == 0, stderr  # warnings only
     sitemap = records[0]
-    assert sitemap["issues"] == ["news_date_invalid"]
-    assert sitemap["errors"] == [
+    assert sitemap["issues"] == ["news_date_invalid", "video_expired"]
+    assert sitemap["errors"][0] == (
         f"news_date_invalid: line 3: news:publication_date '{now:%Y-%m-%dT%H:%M:%S}' is not a "
         "valid date: a time needs a time zone (Z or +hh:mm) in W3C Datetime, or its instant is "
         "unknown (the XSD accepts it without one)"
-    ]
+    )
+    assert sitemap["errors"][1].startswith(
+        "video_expired: line 4: video:expiration_date 2020-01-01 passed at least "
+    )
 
 
 def test_a_text_sitemap_near_the_entry_limit_is_warned(tmp_path: Path) -> None:

@@ -292,6 +292,81 @@ def test_video_duration_message() -> None:
     assert problem.line == 3
 
 
+def _expiring(date: str) -> str:
+    return _video("600").replace(
+        "</video:video>", f"<video:expiration_date>{date}</video:expiration_date></video:video>"
+    )
+
+
+@pytest.mark.parametrize(
+    ("date", "expired"),
+    [
+        # NOW is 2024-06-05T12:00Z; the video is no longer available after the date.
+        ("2024-06-05T12:00:01Z", False),
+        ("2024-06-05T12:00:00Z", False),
+        ("2024-06-05T11:59:59Z", True),
+        ("2024-06-05T14:00:00+02:00", False),
+        ("2024-06-05T13:59:59+02:00", True),
+        # A date alone ends with that day in UTC-12:00 (2024-06-04: at 2024-06-05T12:00Z).
+        ("2024-06-05", False),
+        ("2024-06-04", False),
+        ("2024-06-03", True),
+        ("2024-06-04-12:00", False),
+        ("2024-06-04+14:00", True),
+        # A time without a time zone, as in UTC-12:00.
+        ("2024-06-05T00:00:00", False),
+        ("2024-06-04T23:59:59", True),
+        ("2020-01-01T00:00:00.5Z", True),
+    ],
+)
+def test_video_expiration_date_in_the_past(date: str, expired: bool) -> None:
+    codes = _codes(urlset(url("https://www.example.com/", _expiring(date))))
+    assert codes == (["video_expired"] if expired else [])
+
+
+@pytest.mark.parametrize(
+    ("date", "message"),
+    [
+        (
+            "2024-06-01T10:00:00+02:00",
+            "video:expiration_date 2024-06-01T10:00:00+02:00 passed 4 days ago; Google does not "
+            "show a video after its expiration date: remove the video:video, or its "
+            "expiration_date if the video is still available",
+        ),
+        ("2024-06-04T09:00:00Z", "passed 27 hours ago;"),
+        ("2024-06-05T10:30:00Z", "passed 1 hour ago;"),
+        ("2024-06-05T11:30:00Z", "passed less than an hour ago;"),
+        (
+            "2024-06-01",
+            "passed at least 3 days ago (a date without a time counts from the end of that day "
+            "in UTC-12:00);",
+        ),
+        (
+            "2024-06-01T10:00:00",
+            "passed at least 3 days ago (a time without a time zone counts as UTC-12:00, the "
+            "latest it can be);",
+        ),
+    ],
+)
+def test_video_expired_message(date: str, message: str) -> None:
+    data = urlset(url("https://www.example.com/", _expiring(date)))
+    (problem,) = validate_document(data, now=NOW)
+    assert message in problem.message
+    assert problem.line == 3
+
+
+def test_video_expired_for_each_video_and_dated_by_now() -> None:
+    videos = _expiring("2024-06-01") + _expiring("2024-06-10") + _expiring("2024-06-02")
+    data = urlset(url("https://www.example.com/", videos))
+    problems = validate_document(data, now=NOW)
+    assert [(p.code, p.message.split(" passed")[0]) for p in problems] == [
+        ("video_expired", "video:expiration_date 2024-06-01"),
+        ("video_expired", "video:expiration_date 2024-06-02"),
+    ]
+    assert validate_document(data, now=NOW - timedelta(days=10)) == []
+    assert [p.code for p in validate_document(data)] == ["video_expired"] * 3
+
+
 def test_video_fields_reported_by_name() -> None:
     video = (
         "<video:video><video:thumbnail_loc>https://www.example.com/t.jpg</video:thumbnail_loc>"

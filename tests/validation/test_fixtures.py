@@ -48,6 +48,7 @@ EXPECTED: dict[str, dict[str, int]] = {
     "news_date_invalid__no_time_zone": {"news_date_invalid": 1},
     "video_missing_field__no_content_or_player": {"video_missing_field": 1},
     "video_duration_invalid__zero": {"video_duration_invalid": 1},
+    "video_expired__past_date": {"video_expired": 1},
     "hreflang_invalid__underscore": {"hreflang_invalid": 1, "schema_invalid": 1},
     "hreflang_invalid__not_bcp47": {"hreflang_invalid": 1},
     "hreflang_invalid__missing_href": {"hreflang_invalid": 1},
@@ -137,6 +138,9 @@ DETAILS: dict[str, list[tuple[str, int | None, int | None]]] = {
         ("one of video:content_loc / video:player_loc", 9, None)
     ],
     "video_duration_invalid__zero": [("video:duration '0' is not a whole number", 14, None)],
+    "video_expired__past_date": [
+        ("video:expiration_date 2024-06-01T10:00:00+02:00 passed 4 days ago", 15, None)
+    ],
     "hreflang_invalid__underscore": [("'en_US'", 9, None), ("separate subtags with '-'", 9, None)],
     "hreflang_invalid__not_bcp47": [("'zh-Hans-x' is not a valid BCP 47 language tag", 10, None)],
     "hreflang_invalid__missing_href": [('hreflang="de" has no href', 10, None)],
