@@ -84,6 +84,14 @@ class NewsDateInvalid(ProblemCheck):
     severity = Severity.WARNING
 
 
+class NewsMissingField(ProblemCheck):
+    """A `news:name` or `news:title` is empty: Google requires the publication's name and the
+    article's title (one left out is `schema_invalid`)."""
+
+    code = "news_missing_field"
+    severity = Severity.ERROR
+
+
 class VideoMissingField(ProblemCheck):
     """A `video:video` lacks thumbnail_loc, title, description, or content_loc/player_loc."""
 
@@ -144,6 +152,7 @@ VALIDATION_SITEMAP_CHECKS = (
     NewsTooMany,
     NewsTooOld,
     NewsDateInvalid,
+    NewsMissingField,
     VideoMissingField,
     VideoDurationInvalid,
     VideoExpired,

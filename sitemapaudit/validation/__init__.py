@@ -60,6 +60,15 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "A news:publication_date is a time without a time zone, or a date with one: the XSD "
         "accepts both, W3C Datetime neither.",
     ),
+    "news_missing_field": (
+        "error",
+        "A news:name or news:title is empty: Google requires both.",
+    ),
+    "invalid_url": (
+        "error",
+        "An image:loc, video:thumbnail_loc, video:content_loc or video:player_loc is not an "
+        "absolute http(s) URL (or is empty).",
+    ),
     "video_missing_field": (
         "error",
         "A video:video lacks thumbnail_loc, title, description, or content_loc/player_loc.",

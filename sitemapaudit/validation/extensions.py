@@ -9,10 +9,16 @@ These go beyond what the XSDs can express:
   UTC-12:00).
 * ``news_date_invalid``: a ``news:publication_date`` that the XSD accepts but W3C Datetime
   does not: a time without a time zone, or a date with one.
+* ``news_missing_field``: a ``news:name`` or ``news:title`` that is empty (the XSD's
+  ``xsd:string`` accepts that; one left out is ``schema_invalid``).
 * ``video_missing_field``: a ``video:video`` without ``thumbnail_loc``, ``title``,
   ``description``, or both of ``content_loc`` and ``player_loc`` (absent or empty).
 * ``video_duration_invalid``: a ``video:duration`` that is not a whole number of seconds from
   1 to 28800 (8 hours), Google's range; the XSD allows 0.
+* ``invalid_url``: an ``image:loc``, ``video:thumbnail_loc``, ``video:content_loc`` or
+  ``video:player_loc`` that is not an absolute http(s) URL by the rules of ``<loc>``, empty
+  included (the XSD's ``xsd:anyURI`` accepts an empty value), unless ``video_missing_field``
+  reports the empty field already.
 * ``video_expired``: a ``video:expiration_date`` before ``now``, read as ``news_too_old`` reads
   dates (a date without a time ends with that day in UTC-12:00).
 * ``hreflang_invalid``: an ``xhtml:link rel="alternate"`` whose ``hreflang`` is not a valid
@@ -36,7 +42,7 @@ from lxml import etree
 
 from sitemapaudit.page.dates import DATE_WITH_TIME_ZONE, NO_TIME_ZONE
 from sitemapaudit.sitemap.records import Problem
-from sitemapaudit.urls import normalize_url
+from sitemapaudit.urls import invalid_url_reason, loc_problems, normalize_url
 from sitemapaudit.validation.hreflang import hreflang_problem
 from sitemapaudit.validation.messages import (
     element_name,
@@ -61,11 +67,21 @@ MAX_VIDEO_DURATION: Final = 28800
 NEWS_MAX_AGE: Final = timedelta(days=2)
 
 _IMAGE: Final = f"{{{IMAGE_NS}}}image"
+_IMAGE_LOC: Final = f"{{{IMAGE_NS}}}loc"
 _NEWS: Final = f"{{{NEWS_NS}}}news"
 _NEWS_DATE: Final = f"{{{NEWS_NS}}}publication_date"
+_NEWS_PUBLICATION: Final = f"{{{NEWS_NS}}}publication"
+_NEWS_NAME: Final = f"{{{NEWS_NS}}}name"
+_NEWS_TITLE: Final = f"{{{NEWS_NS}}}title"
+# What Google needs each of, in its news sitemap documentation.
+_NEWS_NEEDS: Final = {"name": "the publication's name", "title": "the article's title"}
 _VIDEO: Final = f"{{{VIDEO_NS}}}video"
+_VIDEO_PREFIX: Final = f"{{{VIDEO_NS}}}"
 _LINK: Final = f"{{{XHTML_NS}}}link"
 _VIDEO_REQUIRED: Final = ("thumbnail_loc", "title", "description")
+_VIDEO_PLAYABLE: Final = frozenset({"content_loc", "player_loc"})
+_VIDEO_URLS: Final = frozenset({"thumbnail_loc", *_VIDEO_PLAYABLE})
+_URL_SHOWN: Final = 100
 _VIDEO_DURATION: Final = f"{{{VIDEO_NS}}}duration"
 _VIDEO_EXPIRATION: Final = f"{{{VIDEO_NS}}}expiration_date"
 # An xsd:nonNegativeInteger as written (a sign, then digits); longer than 5 digits once leading
@@ -148,21 +164,44 @@ def _text(element: etree._Element | None) -> str:
     return (element.text or "").strip()
 
 
-def _check_video(video: etree._Element) -> Problem | None:
+def _check_video(video: etree._Element) -> Iterator[Problem]:
+    """video_missing_field, and invalid_url for its URLs but a required one left empty."""
     present: dict[str, str] = {}
+    urls: list[tuple[str, str, etree._Element]] = []
     for child in video:
         tag = child.tag
-        if isinstance(tag, str) and tag.startswith("{" + VIDEO_NS + "}"):
-            present.setdefault(local_name(tag), _text(child))
+        if isinstance(tag, str) and tag.startswith(_VIDEO_PREFIX):
+            name, value = tag[len(_VIDEO_PREFIX) :], _text(child)
+            present.setdefault(name, value)
+            if name in _VIDEO_URLS:
+                urls.append((name, value, child))
     missing = [f"video:{name}" for name in _VIDEO_REQUIRED if not present.get(name)]
-    if not present.get("content_loc") and not present.get("player_loc"):
+    playable = bool(present.get("content_loc") or present.get("player_loc"))
+    if not playable:
         missing.append("one of video:content_loc / video:player_loc")
-    if not missing:
+    if missing:
+        yield Problem(
+            "video_missing_field",
+            f"video:video is missing {', '.join(missing)} (required by Google for video results)",
+            source_line(video),
+        )
+    for name, value, element in urls:
+        if not value and (name not in _VIDEO_PLAYABLE or not playable):
+            continue  # video_missing_field says so
+        problem = _url_problem(f"video:{name}", value, element)
+        if problem is not None:
+            yield problem
+
+
+def _url_problem(name: str, value: str, element: etree._Element) -> Problem | None:
+    """invalid_url when ``value`` (stripped) is not an absolute http(s) URL."""
+    if "invalid_url" not in loc_problems(value):
         return None
+    shown = value if len(value) <= _URL_SHOWN else value[: _URL_SHOWN - 3] + "..."
     return Problem(
-        "video_missing_field",
-        f"video:video is missing {', '.join(missing)} (required by Google for video results)",
-        source_line(video),
+        "invalid_url",
+        f"{name} {shown!r} is not a valid http(s) URL: {invalid_url_reason(value)}",
+        source_line(element),
     )
 
 
@@ -239,6 +278,25 @@ def _check_news_date(value: str, element: etree._Element) -> Problem | None:
     )
 
 
+def _check_news_fields(news: etree._Element) -> Problem | None:
+    """news_missing_field: a news:name or news:title given empty (one left out is
+    schema_invalid, which says Google requires it)."""
+    publication = news.find(_NEWS_PUBLICATION)
+    fields = {
+        "name": None if publication is None else publication.find(_NEWS_NAME),
+        "title": news.find(_NEWS_TITLE),
+    }
+    empty = [name for name, element in fields.items() if element is not None and not _text(element)]
+    if not empty:
+        return None
+    return Problem(
+        "news_missing_field",
+        f"news:news has an empty {' and '.join(f'news:{name}' for name in empty)} (Google "
+        f"requires {' and '.join(_NEWS_NEEDS[name] for name in empty)})",
+        source_line(news),
+    )
+
+
 def _check_news(news: etree._Element, now: datetime) -> Iterator[Problem]:
     date_element = news.find(_NEWS_DATE)
     value = _text(date_element)
@@ -264,14 +322,22 @@ def _check_news(news: etree._Element, now: datetime) -> Iterator[Problem]:
 
 
 def _images(root: etree._Element, item_tag: str) -> Iterator[Problem]:
-    images = list(root.iter(_IMAGE))
-    if len(images) <= MAX_IMAGES_PER_URL:
+    """invalid_url for each image:loc, then too_many_images."""
+    entries: list[etree._Element] = []
+    for image in root.iter(_IMAGE):
+        parent = image.getparent()
+        if parent is None or parent.tag != item_tag:
+            continue
+        entries.append(parent)
+        for loc in image.iterchildren(_IMAGE_LOC):
+            problem = _url_problem("image:loc", _text(loc), loc)
+            if problem is not None:
+                yield problem
+    if len(entries) <= MAX_IMAGES_PER_URL:
         return
     counts: dict[etree._Element, int] = {}
-    for image in images:
-        parent = image.getparent()
-        if parent is not None and parent.tag == item_tag:
-            counts[parent] = counts.get(parent, 0) + 1
+    for entry in entries:
+        counts[entry] = counts.get(entry, 0) + 1
     for entry, count in counts.items():
         if count > MAX_IMAGES_PER_URL:
             yield Problem(
@@ -285,8 +351,8 @@ def _images(root: etree._Element, item_tag: str) -> Iterator[Problem]:
 def _news(
     root: etree._Element, item_tag: str, now: datetime, seen: list[int | None]
 ) -> Iterator[Problem]:
-    """news_date_invalid and news_too_old findings; ``seen`` is [count, first line] so far,
-    updated in place."""
+    """news_missing_field, news_date_invalid and news_too_old findings; ``seen`` is [count,
+    first line] so far, updated in place."""
     for news in root.iter(_NEWS):
         parent = news.getparent()
         if parent is None or parent.tag != item_tag:
@@ -294,6 +360,9 @@ def _news(
         seen[0] = (seen[0] or 0) + 1
         if seen[1] is None:
             seen[1] = source_line(news)
+        fields = _check_news_fields(news)
+        if fields is not None:
+            yield fields
         yield from _check_news(news, now)
 
 
@@ -302,9 +371,7 @@ def _videos(root: etree._Element, item_tag: str, now: datetime) -> Iterator[Prob
         parent = video.getparent()
         if parent is None or parent.tag != item_tag:
             continue
-        problem = _check_video(video)
-        if problem is not None:
-            yield problem
+        yield from _check_video(video)
         yield from _check_durations(video)
         expired = _check_expiration(video, now)
         if expired is not None:

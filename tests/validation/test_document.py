@@ -378,6 +378,141 @@ def test_video_fields_reported_by_name() -> None:
     assert "video:title" in problems[0].message
 
 
+@pytest.mark.parametrize(
+    ("loc", "codes"),
+    [
+        ("https://www.example.com/i.jpg", []),
+        ("  https://cdn.example.net/i.jpg\n  ", []),
+        ("<![CDATA[https://www.example.com/i.jpg?a=1&b=2]]>", []),
+        ("https://www.example.com/caf\u00e9.jpg", []),
+        ("", ["invalid_url"]),
+        ("   ", ["invalid_url"]),
+        ("<![CDATA[ ]]>", ["invalid_url"]),
+        ("/images/i.jpg", ["invalid_url"]),
+        ("None", ["invalid_url"]),
+        ("ftp://www.example.com/i.jpg", ["invalid_url"]),
+        ("https://www.example.com/a b.jpg", ["invalid_url"]),
+    ],
+)
+def test_image_loc_is_an_http_url(loc: str, codes: list[str]) -> None:
+    image = f"<image:image><image:loc>{loc}</image:loc></image:image>"
+    assert _codes(urlset(url("https://www.example.com/", image))) == codes
+
+
+def test_image_loc_messages() -> None:
+    images = "".join(
+        f"<image:image><image:loc>{loc}</image:loc></image:image>\n"
+        for loc in ("", "/i.jpg", "https://www.example.com/" + "x" * 200)
+    )
+    problems = validate_document(urlset(url("https://www.example.com/", images)), now=NOW)
+    assert [(p.code, p.message, p.line) for p in problems] == [
+        ("invalid_url", "image:loc '' is not a valid http(s) URL: it is empty", 3),
+        (
+            "invalid_url",
+            "image:loc '/i.jpg' is not a valid http(s) URL: it is relative: it has no scheme "
+            "(http:// or https://)",
+            4,
+        ),
+    ]
+
+
+def _urls_of_video(thumbnail: str | None, content: str | None, player: str | None) -> str:
+    fields = [
+        f"<video:thumbnail_loc>{thumbnail}</video:thumbnail_loc>" if thumbnail is not None else "",
+        "<video:title>t</video:title><video:description>d</video:description>",
+        f"<video:content_loc>{content}</video:content_loc>" if content is not None else "",
+        f"<video:player_loc>{player}</video:player_loc>" if player is not None else "",
+    ]
+    return f"<video:video>{''.join(fields)}</video:video>"
+
+
+T = "https://www.example.com/t.jpg"
+V = "https://www.example.com/v.mp4"
+P = "https://www.example.com/player?v=1"
+
+
+@pytest.mark.parametrize(
+    ("thumbnail", "content", "player", "codes"),
+    [
+        (T, V, None, []),
+        (T, None, P, []),
+        (T, V, P, []),
+        # An empty field Google requires is video_missing_field, once.
+        (" ", V, None, ["video_missing_field"]),
+        (T, "", None, ["video_missing_field"]),
+        (T, "", " ", ["video_missing_field"]),
+        # An empty or broken URL beside a good one is invalid_url.
+        (T, "", P, ["invalid_url"]),
+        (T, V, "", ["invalid_url"]),
+        (T, "None", None, ["invalid_url"]),
+        (T, V, "//www.example.com/player", ["invalid_url"]),
+        ("thumbs/1.jpg", V, None, ["invalid_url"]),
+        ("", "None", "", ["video_missing_field", "invalid_url", "invalid_url"]),
+    ],
+)
+def test_video_urls_are_http_urls(
+    thumbnail: str | None, content: str | None, player: str | None, codes: list[str]
+) -> None:
+    video = _urls_of_video(thumbnail, content, player)
+    assert _codes(urlset(url("https://www.example.com/", video))) == codes
+
+
+def test_video_url_message() -> None:
+    video = _urls_of_video(T, "None", "")
+    problems = validate_document(urlset(url("https://www.example.com/", video)), now=NOW)
+    assert [p.message for p in problems] == [
+        "video:content_loc 'None' is not a valid http(s) URL: it is relative: it has no scheme "
+        "(http:// or https://)",
+        "video:player_loc '' is not a valid http(s) URL: it is empty",
+    ]
+
+
+def _news_named(name: str, title: str) -> str:
+    return (
+        f"<news:news><news:publication><news:name>{name}</news:name>"
+        "<news:language>en</news:language></news:publication>"
+        "<news:publication_date>2024-06-05T08:00:00Z</news:publication_date>"
+        f"<news:title>{title}</news:title></news:news>"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "title", "message"),
+    [
+        ("Example", "Headline", None),
+        ("<![CDATA[Example]]>", " Headline ", None),
+        (
+            "",
+            "Headline",
+            "news:news has an empty news:name (Google requires the publication's name)",
+        ),
+        (
+            "Example",
+            " \n ",
+            "news:news has an empty news:title (Google requires the article's title)",
+        ),
+        (
+            "<![CDATA[ ]]>",
+            "",
+            "news:news has an empty news:name and news:title (Google requires the publication's "
+            "name and the article's title)",
+        ),
+    ],
+)
+def test_news_name_and_title_are_not_empty(name: str, title: str, message: str | None) -> None:
+    problems = validate_document(
+        urlset(url("https://www.example.com/a", _news_named(name, title))), now=NOW
+    )
+    assert [(p.code, p.message, p.line) for p in problems] == (
+        [] if message is None else [("news_missing_field", message, 3)]
+    )
+
+
+def test_news_name_or_title_left_out_is_a_schema_finding_only() -> None:
+    news = _news_named("Example", "Headline").replace("<news:title>Headline</news:title>", "")
+    assert _codes(urlset(url("https://www.example.com/a", news))) == ["schema_invalid"]
+
+
 def test_hreflang_rel_must_be_alternate() -> None:
     link = '<xhtml:link rel="canonical" hreflang="e" href="https://www.example.com/b"/>'
     assert validate_document(urlset(url("https://www.example.com/a", link)), now=NOW) == []

@@ -46,6 +46,8 @@ EXPECTED: dict[str, dict[str, int]] = {
     "unknown_extension__mobile_and_pagemap": {"unknown_extension": 2},
     "news_too_old__three_days": {"news_too_old": 1},
     "news_date_invalid__no_time_zone": {"news_date_invalid": 1},
+    "news_missing_field__empty_title": {"news_missing_field": 1},
+    "invalid_url__empty_image_loc": {"invalid_url": 1},
     "video_missing_field__no_content_or_player": {"video_missing_field": 1},
     "video_duration_invalid__zero": {"video_duration_invalid": 1},
     "video_expired__past_date": {"video_expired": 1},
@@ -133,6 +135,12 @@ DETAILS: dict[str, list[tuple[str, int | None, int | None]]] = {
             14,
             None,
         )
+    ],
+    "news_missing_field__empty_title": [
+        ("news:news has an empty news:title (Google requires the article's title)", 9, None)
+    ],
+    "invalid_url__empty_image_loc": [
+        ("image:loc '' is not a valid http(s) URL: it is empty", 13, None)
     ],
     "video_missing_field__no_content_or_player": [
         ("one of video:content_loc / video:player_loc", 9, None)
