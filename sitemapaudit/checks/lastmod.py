@@ -9,6 +9,8 @@ from datetime import UTC, datetime, timedelta
 from sitemapaudit.checks.base import CheckContext, Severity, UrlCheck
 from sitemapaudit.facts import FetchOutcome, UrlFacts
 from sitemapaudit.page.dates import (
+    DATE_WITH_TIME_ZONE,
+    NO_TIME_ZONE,
     Lastmod,
     lastmod_delta,
     lastmod_matches,
@@ -117,20 +119,14 @@ def _why_invalid(lastmod: str) -> str:
     """What is wrong with a refused lastmod, when its shape tells."""
     dated = _DATE_ZONE_RE.fullmatch(lastmod)
     if dated is not None:
-        return _offset_beyond(dated) or (
-            ": a date with a time zone is no W3C Datetime form (the XSD accepts it); give "
-            "the date alone, or a time with its zone"
-        )
+        return _offset_beyond(dated) or f": {DATE_WITH_TIME_ZONE}"
     if _DATE_RE.fullmatch(lastmod):
         return ": no such day"
     time = _TIME_RE.fullmatch(lastmod)
     if time is None:
         return ""
     if time["tzd"] is None:
-        return (
-            ": a time needs a time zone (Z or +hh:mm) in W3C Datetime, or its instant is "
-            "unknown (the XSD accepts it without one)"
-        )
+        return f": {NO_TIME_ZONE}"
     return _offset_beyond(time) or (
         ": no such time, or one outside the range of dates (years 1 to 9999 in UTC)"
     )

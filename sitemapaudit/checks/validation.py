@@ -76,6 +76,22 @@ class NewsTooOld(ProblemCheck):
     severity = Severity.WARNING
 
 
+class NewsDateInvalid(ProblemCheck):
+    """A `news:publication_date` is a time without a time zone, or a date with one: the XSD
+    accepts both, W3C Datetime (which Google asks for) neither."""
+
+    code = "news_date_invalid"
+    severity = Severity.WARNING
+
+
+class NewsMissingField(ProblemCheck):
+    """A `news:name` or `news:title` is empty: Google requires the publication's name and the
+    article's title (one left out is `schema_invalid`)."""
+
+    code = "news_missing_field"
+    severity = Severity.ERROR
+
+
 class VideoMissingField(ProblemCheck):
     """A `video:video` lacks thumbnail_loc, title, description, or content_loc/player_loc."""
 
@@ -88,6 +104,14 @@ class VideoDurationInvalid(ProblemCheck):
     Google accepts (the XSD also allows 0)."""
 
     code = "video_duration_invalid"
+    severity = Severity.WARNING
+
+
+class VideoExpired(ProblemCheck):
+    """A `video:expiration_date` has passed at the time of the audit: Google does not show the
+    video after that date."""
+
+    code = "video_expired"
     severity = Severity.WARNING
 
 
@@ -143,8 +167,11 @@ VALIDATION_SITEMAP_CHECKS = (
     TooManyImages,
     NewsTooMany,
     NewsTooOld,
+    NewsDateInvalid,
+    NewsMissingField,
     VideoMissingField,
     VideoDurationInvalid,
+    VideoExpired,
     HreflangInvalid,
     HreflangUnsupported,
     HreflangNoSelf,

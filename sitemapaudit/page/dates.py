@@ -37,6 +37,17 @@ _LATEST_OFFSET = timedelta(hours=12)
 # time zones run from -14:00 to +14:00 (XML Schema 1.0, 3.2.7.3).
 _MAX_XSD_OFFSET = timedelta(hours=14)
 
+# Why a value of those XSD types is no W3C Datetime, for the two forms the XSD accepts and W3C
+# Datetime does not.
+NO_TIME_ZONE = (
+    "a time needs a time zone (Z or +hh:mm) in W3C Datetime, or its instant is unknown "
+    "(the XSD accepts it without one)"
+)
+DATE_WITH_TIME_ZONE = (
+    "a date with a time zone is no W3C Datetime form (the XSD accepts it); give the date "
+    "alone, or a time with its zone"
+)
+
 
 @dataclass(frozen=True, slots=True)
 class Lastmod:

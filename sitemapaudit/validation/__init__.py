@@ -55,6 +55,20 @@ CODES: Final[dict[str, tuple[str, str]]] = {
         "warning",
         "A news:publication_date is more than two days old.",
     ),
+    "news_date_invalid": (
+        "warning",
+        "A news:publication_date is a time without a time zone, or a date with one: the XSD "
+        "accepts both, W3C Datetime neither.",
+    ),
+    "news_missing_field": (
+        "error",
+        "A news:name or news:title is empty: Google requires both.",
+    ),
+    "invalid_url": (
+        "error",
+        "An image:loc, video:thumbnail_loc, video:content_loc or video:player_loc is not an "
+        "absolute http(s) URL (or is empty).",
+    ),
     "video_missing_field": (
         "error",
         "A video:video lacks thumbnail_loc, title, description, or content_loc/player_loc.",
@@ -62,6 +76,10 @@ CODES: Final[dict[str, tuple[str, str]]] = {
     "video_duration_invalid": (
         "warning",
         "A video:duration is not a whole number of seconds from 1 to 28800, Google's range.",
+    ),
+    "video_expired": (
+        "warning",
+        "A video:expiration_date has passed: Google no longer shows the video.",
     ),
     "hreflang_invalid": (
         "error",

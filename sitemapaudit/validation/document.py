@@ -488,9 +488,9 @@ def validate_document(
     Well-formedness errors themselves are not reported here (the reader does that); for a
     document that is not well-formed this reports the encoding, namespace, size and
     unescaped-character findings only. ``now`` (default: the current time, UTC) dates the
-    news freshness rule; a naive ``now`` is taken as UTC. ``near_limit_fraction`` sets how
-    close to the 50,000-entry and 50 MiB limits a document must be to get ``near_limit``.
-    Lines and columns are 1-based.
+    news freshness and video expiration rules; a naive ``now`` is taken as UTC.
+    ``near_limit_fraction`` sets how close to the 50,000-entry and 50 MiB limits a document
+    must be to get ``near_limit``. Lines and columns are 1-based.
     """
     if not 0 < near_limit_fraction <= 1:
         raise ValueError(f"near_limit_fraction must be in (0, 1], got {near_limit_fraction!r}")

@@ -5,11 +5,22 @@ These go beyond what the XSDs can express:
 * ``too_many_images``: more than 1,000 ``image:image`` in one ``<url>``.
 * ``news_too_many``: more than 1,000 ``news:news`` in one sitemap.
 * ``news_too_old``: a ``news:publication_date`` more than two days before ``now`` (a date
-  without a time from the end of that day in UTC-12:00).
+  without a time from the end of that day in UTC-12:00, a time without a time zone as in
+  UTC-12:00).
+* ``news_date_invalid``: a ``news:publication_date`` that the XSD accepts but W3C Datetime
+  does not: a time without a time zone, or a date with one.
+* ``news_missing_field``: a ``news:name`` or ``news:title`` that is empty (the XSD's
+  ``xsd:string`` accepts that; one left out is ``schema_invalid``).
 * ``video_missing_field``: a ``video:video`` without ``thumbnail_loc``, ``title``,
   ``description``, or both of ``content_loc`` and ``player_loc`` (absent or empty).
 * ``video_duration_invalid``: a ``video:duration`` that is not a whole number of seconds from
   1 to 28800 (8 hours), Google's range; the XSD allows 0.
+* ``invalid_url``: an ``image:loc``, ``video:thumbnail_loc``, ``video:content_loc`` or
+  ``video:player_loc`` that is not an absolute http(s) URL by the rules of ``<loc>``, empty
+  included (the XSD's ``xsd:anyURI`` accepts an empty value), unless ``video_missing_field``
+  reports the empty field already.
+* ``video_expired``: a ``video:expiration_date`` before ``now``, read as ``news_too_old`` reads
+  dates (a date without a time ends with that day in UTC-12:00).
 * ``hreflang_invalid``: an ``xhtml:link rel="alternate"`` whose ``hreflang`` is not a valid
   BCP 47 tag or ``x-default``, or names a language that is not ISO 639-1 (``jp``, ``eng``,
   ``und``, ``i-klingon``) or a region that is not ISO 3166-1 alpha-2 (``en-UK``), or that lacks
@@ -34,8 +45,9 @@ from typing import Final
 
 from lxml import etree
 
+from sitemapaudit.page.dates import DATE_WITH_TIME_ZONE, NO_TIME_ZONE
 from sitemapaudit.sitemap.records import Problem
-from sitemapaudit.urls import normalize_url
+from sitemapaudit.urls import invalid_url_reason, loc_problems, normalize_url
 from sitemapaudit.validation.hreflang import hreflang_problem, hreflang_unsupported
 from sitemapaudit.validation.messages import (
     element_name,
@@ -62,12 +74,23 @@ NEWS_MAX_AGE: Final = timedelta(days=2)
 _CONFLICTS_SHOWN: Final = 3
 
 _IMAGE: Final = f"{{{IMAGE_NS}}}image"
+_IMAGE_LOC: Final = f"{{{IMAGE_NS}}}loc"
 _NEWS: Final = f"{{{NEWS_NS}}}news"
 _NEWS_DATE: Final = f"{{{NEWS_NS}}}publication_date"
+_NEWS_PUBLICATION: Final = f"{{{NEWS_NS}}}publication"
+_NEWS_NAME: Final = f"{{{NEWS_NS}}}name"
+_NEWS_TITLE: Final = f"{{{NEWS_NS}}}title"
+# What Google needs each of, in its news sitemap documentation.
+_NEWS_NEEDS: Final = {"name": "the publication's name", "title": "the article's title"}
 _VIDEO: Final = f"{{{VIDEO_NS}}}video"
+_VIDEO_PREFIX: Final = f"{{{VIDEO_NS}}}"
 _LINK: Final = f"{{{XHTML_NS}}}link"
 _VIDEO_REQUIRED: Final = ("thumbnail_loc", "title", "description")
+_VIDEO_PLAYABLE: Final = frozenset({"content_loc", "player_loc"})
+_VIDEO_URLS: Final = frozenset({"thumbnail_loc", *_VIDEO_PLAYABLE})
+_URL_SHOWN: Final = 100
 _VIDEO_DURATION: Final = f"{{{VIDEO_NS}}}duration"
+_VIDEO_EXPIRATION: Final = f"{{{VIDEO_NS}}}expiration_date"
 # An xsd:nonNegativeInteger as written (a sign, then digits); longer than 5 digits once leading
 # zeros are gone, it is above 28800 whatever it says.
 _WHOLE_NUMBER: Final = re.compile(r"\+?0*(?P<digits>[0-9]{1,5})")
@@ -82,9 +105,10 @@ _W3C_DATE: Final = re.compile(
 # xsd:dateTime's time zones run from -14:00 to +14:00.
 _MAX_OFFSET: Final = timedelta(hours=14)
 
-# A date without a time names a day, published at any moment of it; without a time zone, in
-# any of those in use (UTC-12:00 to UTC+14:00). Its latest moment, the end of the day in
-# UTC-12:00, is 36 hours after its 00:00 UTC.
+# A date without a time names a day, any moment of it; without a time zone, in any of those in
+# use (UTC-12:00 to UTC+14:00). Its latest moment, the end of the day in UTC-12:00, is 36 hours
+# after its 00:00 UTC. A time without a time zone is at the latest that time in UTC-12:00, 12
+# hours after the same time in UTC.
 _DAY: Final = timedelta(days=1)
 _LATEST_ZONE: Final = timedelta(hours=12)
 
@@ -136,7 +160,9 @@ def _age(delta: timedelta) -> str:
     if days >= 2:
         return f"{days} days"
     hours = int(delta.total_seconds() // 3600)
-    return f"{hours} hours"
+    if hours >= 2:
+        return f"{hours} hours"
+    return "1 hour" if hours == 1 else "less than an hour"
 
 
 def _text(element: etree._Element | None) -> str:
@@ -145,21 +171,44 @@ def _text(element: etree._Element | None) -> str:
     return (element.text or "").strip()
 
 
-def _check_video(video: etree._Element) -> Problem | None:
+def _check_video(video: etree._Element) -> Iterator[Problem]:
+    """video_missing_field, and invalid_url for its URLs but a required one left empty."""
     present: dict[str, str] = {}
+    urls: list[tuple[str, str, etree._Element]] = []
     for child in video:
         tag = child.tag
-        if isinstance(tag, str) and tag.startswith("{" + VIDEO_NS + "}"):
-            present.setdefault(local_name(tag), _text(child))
+        if isinstance(tag, str) and tag.startswith(_VIDEO_PREFIX):
+            name, value = tag[len(_VIDEO_PREFIX) :], _text(child)
+            present.setdefault(name, value)
+            if name in _VIDEO_URLS:
+                urls.append((name, value, child))
     missing = [f"video:{name}" for name in _VIDEO_REQUIRED if not present.get(name)]
-    if not present.get("content_loc") and not present.get("player_loc"):
+    playable = bool(present.get("content_loc") or present.get("player_loc"))
+    if not playable:
         missing.append("one of video:content_loc / video:player_loc")
-    if not missing:
+    if missing:
+        yield Problem(
+            "video_missing_field",
+            f"video:video is missing {', '.join(missing)} (required by Google for video results)",
+            source_line(video),
+        )
+    for name, value, element in urls:
+        if not value and (name not in _VIDEO_PLAYABLE or not playable):
+            continue  # video_missing_field says so
+        problem = _url_problem(f"video:{name}", value, element)
+        if problem is not None:
+            yield problem
+
+
+def _url_problem(name: str, value: str, element: etree._Element) -> Problem | None:
+    """invalid_url when ``value`` (stripped) is not an absolute http(s) URL."""
+    if "invalid_url" not in loc_problems(value):
         return None
+    shown = value if len(value) <= _URL_SHOWN else value[: _URL_SHOWN - 3] + "..."
     return Problem(
-        "video_missing_field",
-        f"video:video is missing {', '.join(missing)} (required by Google for video results)",
-        source_line(video),
+        "invalid_url",
+        f"{name} {shown!r} is not a valid http(s) URL: {invalid_url_reason(value)}",
+        source_line(element),
     )
 
 
@@ -178,44 +227,124 @@ def _check_durations(video: etree._Element) -> Iterator[Problem]:
         )
 
 
-def _check_news(news: etree._Element, now: datetime) -> Problem | None:
-    date_element = news.find(_NEWS_DATE)
-    value = _text(date_element)
-    published = parse_w3c_datetime(value) if value else None
-    if published is None or date_element is None:
-        return None
+def _latest(value: str) -> tuple[datetime, str] | None:
+    """The latest moment a date value can name, and how it was read when the value leaves the
+    moment open (``""`` when it names one); ``None`` when it is no date."""
+    moment = parse_w3c_datetime(value)
     form = _W3C_DATE.match(value)
-    date_only = form is not None and form["h"] is None
-    note = ""
-    if date_only:
-        # The benefit of the doubt: the article may be from the last moment of that day.
-        published += _DAY
-        if form is not None and form["tz"] is None:
-            published += _LATEST_ZONE
-            note = " (a date without a time counts from the end of that day in UTC-12:00)"
-        else:
-            note = " (a date without a time counts from the end of that day)"
-    age = now - published
-    if age <= NEWS_MAX_AGE:
+    if moment is None or form is None:
+        return None
+    if form["h"] is None:
+        # The benefit of the doubt: an article may be from the last moment of that day, a
+        # video may be available until then.
+        moment += _DAY
+        if form["tz"] is None:
+            note = "a date without a time counts from the end of that day in UTC-12:00"
+            return moment + _LATEST_ZONE, note
+        return moment, "a date without a time counts from the end of that day"
+    if form["tz"] is None:
+        note = "a time without a time zone counts as UTC-12:00, the latest it can be"
+        return moment + _LATEST_ZONE, note
+    return moment, ""
+
+
+def _check_expiration(video: etree._Element, now: datetime) -> Problem | None:
+    element = video.find(_VIDEO_EXPIRATION)
+    value = _text(element)
+    latest = _latest(value) if value else None
+    if element is None or latest is None:
+        return None
+    expired, how = latest
+    if expired >= now:
         return None
     return Problem(
+        "video_expired",
+        f"video:expiration_date {value} passed {'at least ' if how else ''}{_age(now - expired)} "
+        f"ago{f' ({how})' if how else ''}; Google does not show a video after its expiration "
+        "date: remove the video:video, or its expiration_date if the video is still available",
+        source_line(element),
+    )
+
+
+def _check_news_date(value: str, element: etree._Element) -> Problem | None:
+    """news_date_invalid: a date the XSD accepts in a form W3C Datetime does not have (a date
+    the XSD refuses is schema_invalid, which says why)."""
+    form = _W3C_DATE.match(value)
+    if form is None or parse_w3c_datetime(value) is None:
+        return None
+    if form["h"] is not None and form["tz"] is None:
+        reason = NO_TIME_ZONE
+    elif form["h"] is None and form["tz"] is not None:
+        reason = DATE_WITH_TIME_ZONE
+    else:
+        return None
+    return Problem(
+        "news_date_invalid",
+        f"news:publication_date {value!r} is not a valid date: {reason}",
+        source_line(element),
+    )
+
+
+def _check_news_fields(news: etree._Element) -> Problem | None:
+    """news_missing_field: a news:name or news:title given empty (one left out is
+    schema_invalid, which says Google requires it)."""
+    publication = news.find(_NEWS_PUBLICATION)
+    fields = {
+        "name": None if publication is None else publication.find(_NEWS_NAME),
+        "title": news.find(_NEWS_TITLE),
+    }
+    empty = [name for name, element in fields.items() if element is not None and not _text(element)]
+    if not empty:
+        return None
+    return Problem(
+        "news_missing_field",
+        f"news:news has an empty {' and '.join(f'news:{name}' for name in empty)} (Google "
+        f"requires {' and '.join(_NEWS_NEEDS[name] for name in empty)})",
+        source_line(news),
+    )
+
+
+def _check_news(news: etree._Element, now: datetime) -> Iterator[Problem]:
+    date_element = news.find(_NEWS_DATE)
+    value = _text(date_element)
+    if date_element is None or not value:
+        return
+    invalid = _check_news_date(value, date_element)
+    if invalid is not None:
+        yield invalid
+    latest = _latest(value)
+    if latest is None:
+        return
+    published, how = latest
+    age = now - published
+    if age <= NEWS_MAX_AGE:
+        return
+    yield Problem(
         "news_too_old",
-        f"news:publication_date {value} is {'at least ' if date_only else ''}{_age(age)} "
-        f"old{note}; Google News sitemaps should only list articles published in the last "
-        "2 days",
+        f"news:publication_date {value} is {'at least ' if how else ''}{_age(age)} "
+        f"old{f' ({how})' if how else ''}; Google News sitemaps should only list articles "
+        "published in the last 2 days",
         source_line(date_element),
     )
 
 
 def _images(root: etree._Element, item_tag: str) -> Iterator[Problem]:
-    images = list(root.iter(_IMAGE))
-    if len(images) <= MAX_IMAGES_PER_URL:
+    """invalid_url for each image:loc, then too_many_images."""
+    entries: list[etree._Element] = []
+    for image in root.iter(_IMAGE):
+        parent = image.getparent()
+        if parent is None or parent.tag != item_tag:
+            continue
+        entries.append(parent)
+        for loc in image.iterchildren(_IMAGE_LOC):
+            problem = _url_problem("image:loc", _text(loc), loc)
+            if problem is not None:
+                yield problem
+    if len(entries) <= MAX_IMAGES_PER_URL:
         return
     counts: dict[etree._Element, int] = {}
-    for image in images:
-        parent = image.getparent()
-        if parent is not None and parent.tag == item_tag:
-            counts[parent] = counts.get(parent, 0) + 1
+    for entry in entries:
+        counts[entry] = counts.get(entry, 0) + 1
     for entry, count in counts.items():
         if count > MAX_IMAGES_PER_URL:
             yield Problem(
@@ -229,7 +358,8 @@ def _images(root: etree._Element, item_tag: str) -> Iterator[Problem]:
 def _news(
     root: etree._Element, item_tag: str, now: datetime, seen: list[int | None]
 ) -> Iterator[Problem]:
-    """news_too_old findings; ``seen`` is [count, first line] so far, updated in place."""
+    """news_missing_field, news_date_invalid and news_too_old findings; ``seen`` is [count,
+    first line] so far, updated in place."""
     for news in root.iter(_NEWS):
         parent = news.getparent()
         if parent is None or parent.tag != item_tag:
@@ -237,20 +367,22 @@ def _news(
         seen[0] = (seen[0] or 0) + 1
         if seen[1] is None:
             seen[1] = source_line(news)
-        problem = _check_news(news, now)
-        if problem is not None:
-            yield problem
+        fields = _check_news_fields(news)
+        if fields is not None:
+            yield fields
+        yield from _check_news(news, now)
 
 
-def _videos(root: etree._Element, item_tag: str) -> Iterator[Problem]:
+def _videos(root: etree._Element, item_tag: str, now: datetime) -> Iterator[Problem]:
     for video in root.iter(_VIDEO):
         parent = video.getparent()
         if parent is None or parent.tag != item_tag:
             continue
-        problem = _check_video(video)
-        if problem is not None:
-            yield problem
+        yield from _check_video(video)
         yield from _check_durations(video)
+        expired = _check_expiration(video, now)
+        if expired is not None:
+            yield expired
 
 
 def _verdict(hreflang: str) -> tuple[str, str] | None:
@@ -433,7 +565,7 @@ class ExtensionScan:
         item_tag = self._item_tag
         self._images.extend(_images(container, item_tag))
         self._news.extend(_news(container, item_tag, self._now, self._news_seen))
-        self._videos.extend(_videos(container, item_tag))
+        self._videos.extend(_videos(container, item_tag, self._now))
         self._links.extend(_links(container, item_tag))
 
     def finish(self) -> list[Problem]:

@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -274,6 +275,60 @@ def test_a_local_atom_feed_resolves_links_only_against_an_absolute_xml_base(
     assert code == 1, stderr
     issues = {r["url"]: r["issues"] for r in records if r["record"] == "url"}
     assert issues == {"/post/1": ["invalid_url"], "https://e.com/blog/post/2": []}
+
+
+EXTENSIONS = (
+    'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+    'xmlns:news="http://www.google.com/schemas/sitemap-news/0.9" '
+    'xmlns:video="http://www.google.com/schemas/sitemap-video/1.1" '
+    'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"'
+)
+
+
+def test_findings_of_the_sitemap_extensions_are_in_the_sitemap_record(tmp_path: Path) -> None:
+    now = datetime.now(UTC)
+    path = tmp_path / "extensions.xml"
+    path.write_text(
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset {EXTENSIONS}>\n'
+        "<url><loc>https://e.com/a</loc><news:news><news:publication>"
+        "<news:name>The Example Times</news:name><news:language>en</news:language>"
+        f"</news:publication><news:publication_date>{now:%Y-%m-%dT%H:%M:%S}"
+        "</news:publication_date><news:title>Headline</news:title></news:news></url>\n"
+        "<url><loc>https://e.com/b</loc><video:video>"
+        "<video:thumbnail_loc>https://e.com/t.jpg</video:thumbnail_loc>"
+        "<video:title>Title</video:title><video:description>About</video:description>"
+        "<video:content_loc>https://e.com/v.mp4</video:content_loc>"
+        "<video:expiration_date>2020-01-01</video:expiration_date></video:video></url>\n"
+        "<url><loc>https://e.com/c</loc><image:image><image:loc> </image:loc></image:image>"
+        "<news:news><news:publication><news:name>The Example Times</news:name>"
+        f"<news:language>en</news:language></news:publication><news:publication_date>{now:%F}"
+        "</news:publication_date><news:title></news:title></news:news></url>\n"
+        "</urlset>\n"
+    )
+    code, records, stderr = validate(str(path))
+    assert code == 1, stderr
+    sitemap = records[0]
+    assert sitemap["issues"] == [
+        "invalid_url",
+        "news_date_invalid",
+        "news_missing_field",
+        "video_expired",
+    ]
+    errors = sitemap["errors"]
+    assert errors[0] == "invalid_url: line 5: image:loc '' is not a valid http(s) URL: it is empty"
+    assert errors[1] == (
+        f"news_date_invalid: line 3: news:publication_date '{now:%Y-%m-%dT%H:%M:%S}' is not a "
+        "valid date: a time needs a time zone (Z or +hh:mm) in W3C Datetime, or its instant is "
+        "unknown (the XSD accepts it without one)"
+    )
+    assert errors[2] == (
+        "news_missing_field: line 5: news:news has an empty news:title (Google requires the "
+        "article's title)"
+    )
+    assert errors[3].startswith(
+        "video_expired: line 4: video:expiration_date 2020-01-01 passed at least "
+    )
+    assert [r["url"] for r in records[1:]] == [f"https://e.com/{p}" for p in "abc"]
 
 
 def test_a_text_sitemap_near_the_entry_limit_is_warned(tmp_path: Path) -> None:

@@ -179,6 +179,70 @@ def test_news_date_with_an_impossible_offset_is_a_schema_finding_not_a_crash(
     assert _codes(data) == ["schema_invalid"]
 
 
+@pytest.mark.parametrize(
+    ("date", "codes"),
+    [
+        ("2024-06-05T08:00:00Z", []),
+        ("2024-06-05T08:00:00.250+02:00", []),
+        ("2024-06-05", []),
+        ("2024-06-05T08:00:00", ["news_date_invalid"]),
+        ("2024-06-05T08:00:00.250", ["news_date_invalid"]),
+        ("2024-06-05+02:00", ["news_date_invalid"]),
+        ("2024-06-05Z", ["news_date_invalid"]),
+        # Each fault once: no seconds (the XSD's), no time zone (W3C Datetime's).
+        ("2024-06-05T08:00", ["news_date_invalid", "schema_invalid"]),
+        ("2024-06-05T08:00+02:00", ["schema_invalid"]),
+        # A date the XSD refuses is schema_invalid alone, which says why.
+        ("2024-06-31T08:00:00", ["schema_invalid"]),
+        ("2024-06-05T08:00:00+0200", ["schema_invalid"]),
+        ("yesterday", ["schema_invalid"]),
+    ],
+)
+def test_news_date_is_a_w3c_datetime(date: str, codes: list[str]) -> None:
+    assert _codes(urlset(url("https://www.example.com/a", _news(date)))) == codes
+
+
+def test_news_date_without_a_time_zone_message() -> None:
+    data = urlset(url("https://www.example.com/a", _news("2024-06-05T08:00:00")))
+    (problem,) = validate_document(data, now=NOW)
+    assert problem.message == (
+        "news:publication_date '2024-06-05T08:00:00' is not a valid date: a time needs a time "
+        "zone (Z or +hh:mm) in W3C Datetime, or its instant is unknown (the XSD accepts it "
+        "without one)"
+    )
+    assert problem.line == 3
+    (problem,) = validate_document(
+        urlset(url("https://www.example.com/a", _news("2024-06-05+02:00"))), now=NOW
+    )
+    assert problem.message.endswith(
+        "is not a valid date: a date with a time zone is no W3C Datetime form (the XSD "
+        "accepts it); give the date alone, or a time with its zone"
+    )
+
+
+@pytest.mark.parametrize(
+    ("date", "old"),
+    [
+        # As in UTC-12:00, the latest it can be: 2024-06-03T12:00:00Z, two days before NOW.
+        ("2024-06-03T00:00:00", False),
+        ("2024-06-02T23:59:59", True),
+    ],
+)
+def test_news_age_of_a_time_without_a_time_zone(date: str, old: bool) -> None:
+    codes = _codes(urlset(url("https://www.example.com/a", _news(date))))
+    assert codes == (["news_date_invalid", "news_too_old"] if old else ["news_date_invalid"])
+
+
+def test_news_age_message_of_a_time_without_a_time_zone() -> None:
+    data = urlset(url("https://www.example.com/a", _news("2024-06-01T10:00:00")))
+    messages = [p.message for p in validate_document(data, now=NOW) if p.code == "news_too_old"]
+    assert messages == [
+        "news:publication_date 2024-06-01T10:00:00 is at least 3 days old (a time without a "
+        "time zone counts as UTC-12:00, the latest it can be); Google News sitemaps should "
+        "only list articles published in the last 2 days"
+    ]
+
+
 def test_news_too_old_per_article_is_capped() -> None:
     old = [url(f"https://www.example.com/{n}", _news("2020-01-01")) for n in range(1005)]
     problems = validate_document(urlset(*old), now=NOW)
@@ -228,6 +292,81 @@ def test_video_duration_message() -> None:
     assert problem.line == 3
 
 
+def _expiring(date: str) -> str:
+    return _video("600").replace(
+        "</video:video>", f"<video:expiration_date>{date}</video:expiration_date></video:video>"
+    )
+
+
+@pytest.mark.parametrize(
+    ("date", "expired"),
+    [
+        # NOW is 2024-06-05T12:00Z; the video is no longer available after the date.
+        ("2024-06-05T12:00:01Z", False),
+        ("2024-06-05T12:00:00Z", False),
+        ("2024-06-05T11:59:59Z", True),
+        ("2024-06-05T14:00:00+02:00", False),
+        ("2024-06-05T13:59:59+02:00", True),
+        # A date alone ends with that day in UTC-12:00 (2024-06-04: at 2024-06-05T12:00Z).
+        ("2024-06-05", False),
+        ("2024-06-04", False),
+        ("2024-06-03", True),
+        ("2024-06-04-12:00", False),
+        ("2024-06-04+14:00", True),
+        # A time without a time zone, as in UTC-12:00.
+        ("2024-06-05T00:00:00", False),
+        ("2024-06-04T23:59:59", True),
+        ("2020-01-01T00:00:00.5Z", True),
+    ],
+)
+def test_video_expiration_date_in_the_past(date: str, expired: bool) -> None:
+    codes = _codes(urlset(url("https://www.example.com/", _expiring(date))))
+    assert codes == (["video_expired"] if expired else [])
+
+
+@pytest.mark.parametrize(
+    ("date", "message"),
+    [
+        (
+            "2024-06-01T10:00:00+02:00",
+            "video:expiration_date 2024-06-01T10:00:00+02:00 passed 4 days ago; Google does not "
+            "show a video after its expiration date: remove the video:video, or its "
+            "expiration_date if the video is still available",
+        ),
+        ("2024-06-04T09:00:00Z", "passed 27 hours ago;"),
+        ("2024-06-05T10:30:00Z", "passed 1 hour ago;"),
+        ("2024-06-05T11:30:00Z", "passed less than an hour ago;"),
+        (
+            "2024-06-01",
+            "passed at least 3 days ago (a date without a time counts from the end of that day "
+            "in UTC-12:00);",
+        ),
+        (
+            "2024-06-01T10:00:00",
+            "passed at least 3 days ago (a time without a time zone counts as UTC-12:00, the "
+            "latest it can be);",
+        ),
+    ],
+)
+def test_video_expired_message(date: str, message: str) -> None:
+    data = urlset(url("https://www.example.com/", _expiring(date)))
+    (problem,) = validate_document(data, now=NOW)
+    assert message in problem.message
+    assert problem.line == 3
+
+
+def test_video_expired_for_each_video_and_dated_by_now() -> None:
+    videos = _expiring("2024-06-01") + _expiring("2024-06-10") + _expiring("2024-06-02")
+    data = urlset(url("https://www.example.com/", videos))
+    problems = validate_document(data, now=NOW)
+    assert [(p.code, p.message.split(" passed")[0]) for p in problems] == [
+        ("video_expired", "video:expiration_date 2024-06-01"),
+        ("video_expired", "video:expiration_date 2024-06-02"),
+    ]
+    assert validate_document(data, now=NOW - timedelta(days=10)) == []
+    assert [p.code for p in validate_document(data)] == ["video_expired"] * 3
+
+
 def test_video_fields_reported_by_name() -> None:
     video = (
         "<video:video><video:thumbnail_loc>https://www.example.com/t.jpg</video:thumbnail_loc>"
@@ -237,6 +376,141 @@ def test_video_fields_reported_by_name() -> None:
     problems = validate_document(urlset(url("https://www.example.com/", video)), now=NOW)
     assert [p.code for p in problems] == ["video_missing_field"]
     assert "video:title" in problems[0].message
+
+
+@pytest.mark.parametrize(
+    ("loc", "codes"),
+    [
+        ("https://www.example.com/i.jpg", []),
+        ("  https://cdn.example.net/i.jpg\n  ", []),
+        ("<![CDATA[https://www.example.com/i.jpg?a=1&b=2]]>", []),
+        ("https://www.example.com/caf\u00e9.jpg", []),
+        ("", ["invalid_url"]),
+        ("   ", ["invalid_url"]),
+        ("<![CDATA[ ]]>", ["invalid_url"]),
+        ("/images/i.jpg", ["invalid_url"]),
+        ("None", ["invalid_url"]),
+        ("ftp://www.example.com/i.jpg", ["invalid_url"]),
+        ("https://www.example.com/a b.jpg", ["invalid_url"]),
+    ],
+)
+def test_image_loc_is_an_http_url(loc: str, codes: list[str]) -> None:
+    image = f"<image:image><image:loc>{loc}</image:loc></image:image>"
+    assert _codes(urlset(url("https://www.example.com/", image))) == codes
+
+
+def test_image_loc_messages() -> None:
+    images = "".join(
+        f"<image:image><image:loc>{loc}</image:loc></image:image>\n"
+        for loc in ("", "/i.jpg", "https://www.example.com/" + "x" * 200)
+    )
+    problems = validate_document(urlset(url("https://www.example.com/", images)), now=NOW)
+    assert [(p.code, p.message, p.line) for p in problems] == [
+        ("invalid_url", "image:loc '' is not a valid http(s) URL: it is empty", 3),
+        (
+            "invalid_url",
+            "image:loc '/i.jpg' is not a valid http(s) URL: it is relative: it has no scheme "
+            "(http:// or https://)",
+            4,
+        ),
+    ]
+
+
+def _urls_of_video(thumbnail: str | None, content: str | None, player: str | None) -> str:
+    fields = [
+        f"<video:thumbnail_loc>{thumbnail}</video:thumbnail_loc>" if thumbnail is not None else "",
+        "<video:title>t</video:title><video:description>d</video:description>",
+        f"<video:content_loc>{content}</video:content_loc>" if content is not None else "",
+        f"<video:player_loc>{player}</video:player_loc>" if player is not None else "",
+    ]
+    return f"<video:video>{''.join(fields)}</video:video>"
+
+
+T = "https://www.example.com/t.jpg"
+V = "https://www.example.com/v.mp4"
+P = "https://www.example.com/player?v=1"
+
+
+@pytest.mark.parametrize(
+    ("thumbnail", "content", "player", "codes"),
+    [
+        (T, V, None, []),
+        (T, None, P, []),
+        (T, V, P, []),
+        # An empty field Google requires is video_missing_field, once.
+        (" ", V, None, ["video_missing_field"]),
+        (T, "", None, ["video_missing_field"]),
+        (T, "", " ", ["video_missing_field"]),
+        # An empty or broken URL beside a good one is invalid_url.
+        (T, "", P, ["invalid_url"]),
+        (T, V, "", ["invalid_url"]),
+        (T, "None", None, ["invalid_url"]),
+        (T, V, "//www.example.com/player", ["invalid_url"]),
+        ("thumbs/1.jpg", V, None, ["invalid_url"]),
+        ("", "None", "", ["video_missing_field", "invalid_url", "invalid_url"]),
+    ],
+)
+def test_video_urls_are_http_urls(
+    thumbnail: str | None, content: str | None, player: str | None, codes: list[str]
+) -> None:
+    video = _urls_of_video(thumbnail, content, player)
+    assert _codes(urlset(url("https://www.example.com/", video))) == codes
+
+
+def test_video_url_message() -> None:
+    video = _urls_of_video(T, "None", "")
+    problems = validate_document(urlset(url("https://www.example.com/", video)), now=NOW)
+    assert [p.message for p in problems] == [
+        "video:content_loc 'None' is not a valid http(s) URL: it is relative: it has no scheme "
+        "(http:// or https://)",
+        "video:player_loc '' is not a valid http(s) URL: it is empty",
+    ]
+
+
+def _news_named(name: str, title: str) -> str:
+    return (
+        f"<news:news><news:publication><news:name>{name}</news:name>"
+        "<news:language>en</news:language></news:publication>"
+        "<news:publication_date>2024-06-05T08:00:00Z</news:publication_date>"
+        f"<news:title>{title}</news:title></news:news>"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "title", "message"),
+    [
+        ("Example", "Headline", None),
+        ("<![CDATA[Example]]>", " Headline ", None),
+        (
+            "",
+            "Headline",
+            "news:news has an empty news:name (Google requires the publication's name)",
+        ),
+        (
+            "Example",
+            " \n ",
+            "news:news has an empty news:title (Google requires the article's title)",
+        ),
+        (
+            "<![CDATA[ ]]>",
+            "",
+            "news:news has an empty news:name and news:title (Google requires the publication's "
+            "name and the article's title)",
+        ),
+    ],
+)
+def test_news_name_and_title_are_not_empty(name: str, title: str, message: str | None) -> None:
+    problems = validate_document(
+        urlset(url("https://www.example.com/a", _news_named(name, title))), now=NOW
+    )
+    assert [(p.code, p.message, p.line) for p in problems] == (
+        [] if message is None else [("news_missing_field", message, 3)]
+    )
+
+
+def test_news_name_or_title_left_out_is_a_schema_finding_only() -> None:
+    news = _news_named("Example", "Headline").replace("<news:title>Headline</news:title>", "")
+    assert _codes(urlset(url("https://www.example.com/a", news))) == ["schema_invalid"]
 
 
 def test_hreflang_rel_must_be_alternate() -> None:

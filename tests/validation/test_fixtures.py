@@ -45,8 +45,12 @@ EXPECTED: dict[str, dict[str, int]] = {
     "entity_reference__internal_entity": {"entity_reference": 1},
     "unknown_extension__mobile_and_pagemap": {"unknown_extension": 2},
     "news_too_old__three_days": {"news_too_old": 1},
+    "news_date_invalid__no_time_zone": {"news_date_invalid": 1},
+    "news_missing_field__empty_title": {"news_missing_field": 1},
+    "invalid_url__empty_image_loc": {"invalid_url": 1},
     "video_missing_field__no_content_or_player": {"video_missing_field": 1},
     "video_duration_invalid__zero": {"video_duration_invalid": 1},
+    "video_expired__past_date": {"video_expired": 1},
     "hreflang_invalid__underscore": {"hreflang_invalid": 1, "schema_invalid": 1},
     "hreflang_invalid__not_bcp47": {"hreflang_invalid": 1},
     "hreflang_invalid__missing_href": {"hreflang_invalid": 1},
@@ -127,10 +131,27 @@ DETAILS: dict[str, list[tuple[str, int | None, int | None]]] = {
         ("http://www.google.com/schemas/sitemap-pagemap/1.0", 14, None),
     ],
     "news_too_old__three_days": [("2024-06-02T10:00:00+02:00 is 3 days old", 14, None)],
+    "news_date_invalid__no_time_zone": [
+        (
+            "news:publication_date '2024-06-05T08:00:00' is not a valid date: a time needs a time "
+            "zone (Z or +hh:mm) in W3C Datetime",
+            14,
+            None,
+        )
+    ],
+    "news_missing_field__empty_title": [
+        ("news:news has an empty news:title (Google requires the article's title)", 9, None)
+    ],
+    "invalid_url__empty_image_loc": [
+        ("image:loc '' is not a valid http(s) URL: it is empty", 13, None)
+    ],
     "video_missing_field__no_content_or_player": [
         ("one of video:content_loc / video:player_loc", 9, None)
     ],
     "video_duration_invalid__zero": [("video:duration '0' is not a whole number", 14, None)],
+    "video_expired__past_date": [
+        ("video:expiration_date 2024-06-01T10:00:00+02:00 passed 4 days ago", 15, None)
+    ],
     "hreflang_invalid__underscore": [("'en_US'", 9, None), ("separate subtags with '-'", 9, None)],
     "hreflang_invalid__not_bcp47": [("'zh-Hans-x' is not a valid BCP 47 language tag", 10, None)],
     "hreflang_invalid__missing_href": [('hreflang="de" has no href', 10, None)],
