@@ -2,9 +2,11 @@
 
 The checks need a page's headers and ``<head>`` only. For large HTML pages the download stops at
 the end of ``<head>``, and for pages of unknown length (chunked) at the end of ``<head>`` once
-``SITEMAPAUDIT_HEAD_ONLY_MIN_BYTES`` have arrived; non-HTML responses are judged by their headers
-and not downloaded at all. Small pages are read whole: on HTTP/1.1 a stopped download closes the
-connection, which costs more than the bytes it saves.
+``SITEMAPAUDIT_HEAD_ONLY_MIN_BYTES`` have arrived; the head of an XHTML page ends by XML's
+rules, and an ``application/xml`` or ``text/xml`` response stops as soon as its root element
+shows it is not XHTML; other responses are judged by their headers and not downloaded at all.
+Small pages are read whole: on HTTP/1.1 a stopped download closes the connection, which costs
+more than the bytes it saves.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from scrapy.exceptions import NotConfigured, StopDownload
 from scrapy.http import Headers
 
 from sitemapaudit.config import AuditConfig
-from sitemapaudit.page import HTML_MEDIA_TYPES, media_type
+from sitemapaudit.page import HTML_MEDIA_TYPES, XML_MEDIA_TYPES, XML_PAGE_TYPES, media_type
 from sitemapaudit.page.coding import body_coding
 from sitemapaudit.page.stream import HeadWatcher
 
@@ -56,7 +58,7 @@ class HeadOnlyDownloads:
         ):
             return
         kind = media_type((headers.get(b"Content-Type") or b"").decode("latin-1"))
-        if kind is not None and kind not in HTML_MEDIA_TYPES:
+        if kind is not None and kind not in HTML_MEDIA_TYPES and kind not in XML_MEDIA_TYPES:
             self._stopped("headers")
             raise StopDownload(fail=False)
         encoding = (headers.get(b"Content-Encoding") or b"").decode("latin-1").strip().lower()
@@ -64,6 +66,8 @@ class HeadOnlyDownloads:
             gzip=encoding in ("gzip", "x-gzip"),
             coding=body_coding([encoding]),
             min_bytes=0 if known else self.min_bytes,
+            xml=kind in XML_PAGE_TYPES,
+            xhtml_root=kind in XML_MEDIA_TYPES,
         )
         if not self._watching:
             # Connected on the first watched download only: every handler of bytes_received

@@ -78,8 +78,9 @@ class CanonicalConflict(UrlCheck):
 
 class HeadBroken(UrlCheck):
     """The `<head>` ends early, at an element that does not belong there (an `<img>`, a
-    `<div>`, text): the robots metas, canonical links, refresh metas or hreflang links after it
-    are read as the body, where search engines ignore them."""
+    `<div>`, text), or, in a page read as XHTML, at its first XML well-formedness error: the
+    robots metas, canonical links, refresh metas or hreflang links after it are read as the
+    body, or not at all, and search engines ignore them."""
 
     code = "head_broken"
     severity = Severity.WARNING

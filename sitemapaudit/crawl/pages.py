@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from sitemapaudit.facts import FetchOutcome
-from sitemapaudit.page import page_facts
+from sitemapaudit.page import XML_PAGE_TYPES, media_type, page_facts
 from sitemapaudit.page.coding import CodingError, body_coding
 from sitemapaudit.page.coding import decoder as coding_decoder
 from sitemapaudit.page.head import HeadEnd
+from sitemapaudit.page.xhtml import XmlHeadEnd
 from sitemapaudit.sitemap.body import GZIP_MAGIC, BodyStream
 
 # Bytes of a (decompressed) page read when looking for the end of <head>.
@@ -30,7 +31,7 @@ def _format_second(second: int) -> str:
 
 
 def page_head_bytes(
-    body: bytes, *, whole: bool = True, coding: str | None = None
+    body: bytes, *, whole: bool = True, coding: str | None = None, xml: bool = False
 ) -> tuple[bytes, str | None]:
     """The start of a page, decompressed if gzip, up to the end of <head> (bounded); and what
     is wrong with its gzip data when that shows on the way: corrupt data, or (for a ``whole``
@@ -38,13 +39,14 @@ def page_head_bytes(
 
     A body that is not gzip data is decoded from ``coding`` (from
     :func:`sitemapaudit.page.coding.body_coding`) when that is given; a coding the audit
-    cannot decode is what is wrong then, and no bytes are returned."""
+    cannot decode is what is wrong then, and no bytes are returned. ``xml``: the page is read
+    as XML (XHTML), whose head ends by XML's rules."""
     if not body.startswith(GZIP_MAGIC):
         if coding is not None:
-            return _decoded_head(body, coding, whole=whole)
+            return _decoded_head(body, coding, whole=whole, xml=xml)
         return body[:HEAD_READ_LIMIT], None
     parts: list[bytes] = []
-    head_end = HeadEnd()
+    head_end = XmlHeadEnd() if xml else HeadEnd()
     stream = BodyStream(body, limit=HEAD_READ_LIMIT)
     for chunk in stream:
         parts.append(chunk)
@@ -60,12 +62,12 @@ def page_head_bytes(
 _CHUNK = 65536
 
 
-def _decoded_head(body: bytes, coding: str, *, whole: bool) -> tuple[bytes, str | None]:
+def _decoded_head(body: bytes, coding: str, *, whole: bool, xml: bool) -> tuple[bytes, str | None]:
     decoder = coding_decoder(coding)
     if decoder is None:
         return b"", f"Content-Encoding {coding!r} is not supported"
     parts: list[bytes] = []
-    head_end = HeadEnd()
+    head_end = XmlHeadEnd() if xml else HeadEnd()
     seen = 0
     view = memoryview(body)
     start = 0
@@ -108,7 +110,10 @@ def outcome_from_response(
     outcome.content_type = _first(headers, "content-type")
     if 200 <= status < 300:
         coding = body_coding(headers.get("content-encoding"))
-        head, corrupt = page_head_bytes(body, whole=not stopped, coding=coding)
+        xml = (
+            outcome.content_type is not None and media_type(outcome.content_type) in XML_PAGE_TYPES
+        )
+        head, corrupt = page_head_bytes(body, whole=not stopped, coding=coding, xml=xml)
         if corrupt is not None:
             # Browsers refuse such a page (a decoding error), and search engines cannot read it.
             kind = "gzip" if body.startswith(GZIP_MAGIC) else (coding or "gzip")

@@ -26,10 +26,18 @@ from sitemapaudit.page.robots_directives import (
     unavailable_after,
     x_robots_tag_noindex,
 )
+from sitemapaudit.page.xhtml import (
+    XHTML_MEDIA_TYPE,
+    XML_MEDIA_TYPES,
+    XML_PAGE_TYPES,
+    parse_xhtml_head,
+)
 from sitemapaudit.urls import normalize_url, resolve_href
 
 __all__ = [
     "HTML_MEDIA_TYPES",
+    "XML_MEDIA_TYPES",
+    "XML_PAGE_TYPES",
     "HeadFacts",
     "Lastmod",
     "PageFacts",
@@ -125,6 +133,10 @@ def is_html(content_type: str | None, body: bytes) -> bool:
     kind = media_type(content_type)
     if kind is not None:
         return kind in HTML_MEDIA_TYPES
+    return _sniffs_html(body)
+
+
+def _sniffs_html(body: bytes) -> bool:
     start = body[:512].lstrip(b"\xef\xbb\xbf \t\r\n\x0c")
     return _HTML_SNIFF_RE.match(start) is not None
 
@@ -139,8 +151,11 @@ def page_facts(
     """Collect the indexing facts of the response for ``url``.
 
     ``headers`` maps lowercase header names to their values. The body is parsed only when the
-    response is HTML (``text/html``, ``application/xhtml+xml``, or no Content-Type and a body
-    that sniffs as HTML); PDFs, images, JSON, XML and the rest are judged by headers alone.
+    response is HTML (``text/html``, or no Content-Type and a body that sniffs as HTML) or
+    XHTML (``application/xhtml+xml``, or ``application/xml`` and ``text/xml`` whose root element
+    is XHTML's ``<html>``), the latter as an XML parser reads it (see
+    :func:`~sitemapaudit.page.xhtml.parse_xhtml_head`); PDFs, images, JSON, other XML and the
+    rest are judged by headers alone.
     """
     content_type = _first(headers, "content-type")
     noindex: list[str] = []
@@ -150,8 +165,19 @@ def page_facts(
     canonicals: list[str] = []
     refresh: tuple[str, int, str] | None = None
     head_broken: tuple[str, tuple[str, ...]] | None = None
-    if is_html(content_type, body):
+    kind = media_type(content_type)
+    head: HeadFacts | None = None
+    if kind in XML_PAGE_TYPES:
+        head = parse_xhtml_head(
+            body,
+            url,
+            user_agent=user_agent,
+            encoding=charset(content_type),
+            xhtml=kind == XHTML_MEDIA_TYPE,
+        )
+    elif kind == "text/html" or (kind is None and _sniffs_html(body)):
         head = parse_head(body, url, user_agent=user_agent, encoding=charset(content_type))
+    if head is not None:
         noindex.extend(head.noindex)
         expiries.extend(head.unavailable_after)
         canonicals.extend(head.canonicals)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import codecs
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -113,7 +113,8 @@ class HeadFacts:
     one a browser obeys) when it names a URL. ``broken`` is set when the head ends early, at
     an element that does not belong in it (an ``<img>``, a ``<div>``, text), before its
     ``</head>`` or ``<body>``, and signals come after it that a parser then reads as body
-    content, where search engines ignore them: (what ended it, those signals).
+    content, where search engines ignore them: (what ended it, those signals). In a page read
+    as XML (:mod:`sitemapaudit.page.xhtml`) it is the first fatal error that ends it.
     """
 
     noindex: tuple[str, ...]
@@ -176,6 +177,9 @@ class HeadEnd:
     :func:`head_end_offset`). Each byte is scanned about once: only the start of a tag cut
     short is read again, and only the tail of a long open script, style or comment is kept."""
 
+    # ``(bytes, start) -> (end of the head, where to go on, closer)``, as _scan_head_end.
+    _scan = staticmethod(_scan_head_end)
+
     def __init__(self) -> None:
         self._pending = b""
         self._dropped = 0
@@ -191,7 +195,7 @@ class HeadEnd:
                 self._keep(pending, max(0, len(pending) - _CLOSER_OVERLAP))
                 return None
             position, self._closer = closed.end(), None
-        end, resume, self._closer = _scan_head_end(pending, position)
+        end, resume, self._closer = self._scan(pending, position)
         if end is not None:
             return self._dropped + end
         if self._closer is not None:
@@ -373,20 +377,9 @@ def _early_body(root: lxml.html.HtmlElement, agent: str) -> tuple[str, tuple[str
     body = next((child for child in root if child.tag == "body"), None)
     if body is None:
         return None
-    ignored: dict[str, None] = {}
-    for element in body.iter("meta", "link"):
-        if element.tag == "meta":
-            name = (element.get("name") or "").strip().lower()
-            if name in ("robots", agent):
-                ignored[f"a {name} meta"] = None
-            elif _is_refresh(element):
-                ignored["a refresh meta"] = None
-        else:
-            rels = rel_tokens(element.get("rel"))
-            if "canonical" in rels:
-                ignored["a canonical link"] = None
-            elif "alternate" in rels and element.get("hreflang") is not None:
-                ignored["hreflang links"] = None
+    ignored = signals_named(
+        ((str(element.tag), element) for element in body.iter("meta", "link")), agent
+    )
     if not ignored:
         return None
     text = (body.text or "").strip()
@@ -395,7 +388,28 @@ def _early_body(root: lxml.html.HtmlElement, agent: str) -> tuple[str, tuple[str
     else:
         first = next((child for child in body if isinstance(child.tag, str)), None)
         start = "an element" if first is None else f"<{first.tag}>"
-    return start, tuple(ignored)
+    return start, ignored
+
+
+def signals_named(tags: Iterable[tuple[str, _Attributes]], agent: str) -> tuple[str, ...]:
+    """What the ``meta`` and ``link`` tags among ``tags`` (name, attributes) say that matters to
+    the checks, each named once, in document order: ``"a robots meta"``, ``"a <agent> meta"``,
+    ``"a refresh meta"``, ``"a canonical link"``, ``"hreflang links"``."""
+    named: dict[str, None] = {}
+    for tag, attributes in tags:
+        if tag == "meta":
+            name = (attributes.get("name") or "").strip().lower()
+            if name in ("robots", agent):
+                named[f"a {name} meta"] = None
+            elif _is_refresh(attributes):
+                named["a refresh meta"] = None
+        elif tag == "link":
+            rels = rel_tokens(attributes.get("rel"))
+            if "canonical" in rels:
+                named["a canonical link"] = None
+            elif "alternate" in rels and attributes.get("hreflang") is not None:
+                named["hreflang links"] = None
+    return tuple(named)
 
 
 def _in_noscript(element: lxml.html.HtmlElement) -> bool:
@@ -439,11 +453,6 @@ def parse_head(
     end = head_end_offset(body)
     portion = body if end is None else body[:end]
     agent = user_agent.strip().lower()
-    noindex: list[str] = []
-    expiries: dict[str, datetime] = {}
-    base_href: str | None = None
-    canonical_hrefs: list[str] = []
-    first_refresh: Refresh | None = None
     text, codec = _decode_html(portion, encoding)
     # Browsers percent-encode the query of a URL in the page's encoding (UTF-8 for UTF-16).
     query_encoding = "utf-8" if codec.startswith("utf-16") else codec
@@ -453,6 +462,35 @@ def parse_head(
         tags, broken = _parsed_head_tags(text, agent, ended=end is not None)
     else:
         tags = _scanned_head_tags(scanned, agent)
+    return head_facts(
+        tags,
+        base_url,
+        user_agent=user_agent,
+        agent=agent,
+        query_encoding=query_encoding,
+        head_complete=end is not None,
+        broken=broken,
+    )
+
+
+def head_facts(
+    tags: Iterable[tuple[str, _Attributes]],
+    base_url: str,
+    *,
+    user_agent: str,
+    agent: str,
+    query_encoding: str,
+    head_complete: bool,
+    broken: tuple[str, tuple[str, ...]] | None,
+) -> HeadFacts:
+    """The facts of a head from its ``meta``, ``link`` and ``base`` tags (name, attributes) in
+    document order. ``agent`` is ``user_agent`` stripped and lowercased; ``query_encoding`` is
+    the one in which the queries of its URLs are percent-encoded (the page's)."""
+    noindex: list[str] = []
+    expiries: dict[str, datetime] = {}
+    base_href: str | None = None
+    canonical_hrefs: list[str] = []
+    first_refresh: Refresh | None = None
     for tag, attributes in tags:
         if tag == "meta":
             name = (attributes.get("name") or "").strip().lower()
@@ -492,7 +530,7 @@ def parse_head(
     return HeadFacts(
         noindex=tuple(noindex),
         canonical=canonicals[0] if canonicals else None,
-        head_complete=end is not None,
+        head_complete=head_complete,
         unavailable_after=tuple(expiries.items()),
         canonicals=canonicals,
         refresh=refresh,
