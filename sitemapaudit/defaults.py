@@ -145,7 +145,8 @@ SETTINGS: dict[str, tuple[Any, str, str]] = {
         "reports",
         "str",
         "Where the report goes when no `-o`/`-O`/`FEEDS` is given "
-        "(`<dir>/<host>-<UTC time>.jsonl`); empty for none.",
+        "(`<dir>/<host>-<UTC time>.jsonl`), and also, beside those, when this setting is "
+        "itself given with `-s` (as scrapyd passes `-d setting=`); empty for none.",
     ),
     "SITEMAPAUDIT_HISTORY_PATH": (
         "reports/history.sqlite3",

@@ -23,6 +23,7 @@ from sitemapaudit.crawl.run import configured_work_dir
 from sitemapaudit.errors import ConfigError
 from sitemapaudit.history.store import check_history_path
 from sitemapaudit.inventory import audit_identity, check_resumable
+from sitemapaudit.spiders.audit import default_report_dir
 
 
 class Command(ScrapyCrawlCommand):
@@ -62,7 +63,7 @@ class Command(ScrapyCrawlCommand):
                 from sitemapaudit.distributed.state import connect  # noqa: PLC0415 (Redis)
 
                 connect(config.distributed).close()
-            check_report_paths(self.settings.getdict("FEEDS"), config.report_dir)
+            check_report_paths(self.settings.getdict("FEEDS"), default_report_dir(self.settings))
             check_appends(
                 self.settings.getdict("FEEDS"), self.settings.getwithbase("FEED_EXPORTERS")
             )
@@ -139,13 +140,11 @@ def check_directory(path: str, what: str) -> None:
 
 
 def check_report_paths(feeds: Mapping[str, Any], report_dir: str) -> None:
-    """The directories of the local files the report goes to (``-o``/``-O``/``FEEDS``, else
-    SITEMAPAUDIT_REPORT_DIR) must be usable: a report that cannot be written fails at start,
-    not after the audit."""
-    if not feeds:
-        if report_dir:
-            check_directory(report_dir, f"SITEMAPAUDIT_REPORT_DIR={report_dir!r}")
-        return
+    """The directories of the local files the report goes to (``-o``/``-O``/``FEEDS``, and
+    ``report_dir``, the default report's, see :func:`default_report_dir`) must be usable: a
+    report that cannot be written fails at start, not after the audit."""
+    if report_dir:
+        check_directory(report_dir, f"SITEMAPAUDIT_REPORT_DIR={report_dir!r}")
     for uri in feeds:
         path = _local_path(str(uri))
         if path is None:

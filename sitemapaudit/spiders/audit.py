@@ -16,7 +16,7 @@ from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider, DownloadCancelledError, ResponseDataLossError
 from scrapy.http import Headers, Response
-from scrapy.settings import BaseSettings
+from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
 from scrapy.statscollectors import StatsCollector
 from scrapy.utils.defer import deferred_from_coro
 from twisted.python.failure import Failure
@@ -129,11 +129,16 @@ class AuditSpider(Spider):
         if settings.get("SITEMAPAUDIT_DISTRIBUTED"):
             settings.setdict(DISTRIBUTED, priority="spider")
             settings.set("REDIS_URL", settings.get("SITEMAPAUDIT_DISTRIBUTED"), priority="spider")
-        report_dir = settings.get("SITEMAPAUDIT_REPORT_DIR", "reports")
-        if not settings.getdict("FEEDS") and report_dir:
+        report_dir = default_report_dir(settings)
+        if report_dir:
             uri = f"{report_dir}/%(report_name)s.jsonl"
             feed = {"format": "jsonlines", "uri_params": f"{__name__}.default_report_params"}
-            settings.set("FEEDS", {uri: feed}, priority="spider")
+            # Beside the feeds given, one priority above them: Scrapy applies the command
+            # line's settings to a crawler again when it starts it (CrawlerProcess.crawl),
+            # which would put their FEEDS back without the report.
+            given = settings.getpriority("FEEDS") or 0
+            priority = max(given + 1, SETTINGS_PRIORITIES["spider"])
+            settings.set("FEEDS", {**settings.getdict("FEEDS"), uri: feed}, priority=priority)
             settings.set("SITEMAPAUDIT_DEFAULT_REPORT", uri, priority="spider")
 
     @classmethod
@@ -862,6 +867,21 @@ def _tune_collector() -> None:
         _TUNED.append(True)
         gc.freeze()
         gc.set_threshold(*GC_THRESHOLDS)
+
+
+def default_report_dir(settings: BaseSettings) -> str:
+    """The directory of the default report, or ``""`` when the audit writes none.
+
+    The report goes to ``SITEMAPAUDIT_REPORT_DIR`` when no feed is given (``-o``, ``-O``,
+    ``FEEDS``), and also beside the feeds given when that setting is itself given on the
+    command line (``-s``): scrapyd passes settings that way (``-d setting=``), and when its
+    ``items_dir`` is set it gives every job a ``FEEDS`` setting of its own, which would
+    otherwise take the report from the directory asked for."""
+    report_dir = str(settings.get("SITEMAPAUDIT_REPORT_DIR", "reports") or "")
+    given = (settings.getpriority("SITEMAPAUDIT_REPORT_DIR") or 0) >= SETTINGS_PRIORITIES["cmdline"]
+    if settings.getdict("FEEDS") and not given:
+        return ""
+    return report_dir
 
 
 def default_report_params(params: dict[str, Any], spider: Spider) -> dict[str, Any]:

@@ -83,6 +83,42 @@ def test_without_O_the_report_goes_to_a_dated_path_that_is_printed(tmp_path: Pat
     assert json.loads(reports[0].read_text().splitlines()[-1])["record"] == "summary"
 
 
+def test_a_report_dir_given_with_s_gets_the_report_beside_the_feeds_given(tmp_path: Path) -> None:
+    """As scrapyd runs a job when its items_dir is set: it gives the job a FEEDS setting of its
+    own, and a SITEMAPAUDIT_REPORT_DIR given with -s (scrapyd's -d setting=) still gets the
+    report. Without it, the feeds given are the only outputs, as with -O."""
+    items = tmp_path / "items" / "sitemapaudit" / "audit"
+
+    def scrapyd_feeds(job: str) -> str:
+        return json.dumps({(items / f"{job}.jl").as_uri(): {"format": "jsonlines"}})
+
+    reports = tmp_path / "var" / "reports"
+    with small_site() as site:
+        both = crawl(
+            "-a",
+            f"domain={site.base}",
+            "-s",
+            f"FEEDS={scrapyd_feeds('job1')}",
+            "-s",
+            f"SITEMAPAUDIT_REPORT_DIR={reports}",
+            cwd=tmp_path,
+        )
+        feeds_only = crawl(
+            "-a", f"domain={site.base}", "-s", f"FEEDS={scrapyd_feeds('job2')}", cwd=tmp_path
+        )
+    assert both.returncode == 0, both.stderr[-2000:]
+    (report,) = reports.glob("*.jsonl")
+    assert report.name.startswith(f"127.0.0.1_{site.port}-")
+    assert f"sitemapaudit: report written to {report}" in both.stdout
+    assert report.read_text() == (items / "job1.jl").read_text()
+    assert json.loads(report.read_text().splitlines()[-1])["record"] == "summary"
+    assert feeds_only.returncode == 0, feeds_only.stderr[-2000:]
+    assert json.loads((items / "job2.jl").read_text().splitlines()[-1])["record"] == "summary"
+    assert not list(tmp_path.glob("reports/*.jsonl"))  # (reports/ holds the history)
+    assert "report written to" not in feeds_only.stdout
+    assert len(list(reports.iterdir())) == 1
+
+
 def test_bad_arguments_fail_before_any_request(tmp_path: Path) -> None:
     with small_site() as site:
         bad_domain = crawl("-a", "domain=example.com/path", cwd=tmp_path)
@@ -108,6 +144,10 @@ def test_bad_arguments_fail_before_any_request(tmp_path: Path) -> None:
     ("options", "named"),
     [
         (["-s", "SITEMAPAUDIT_REPORT_DIR=a-file"], "SITEMAPAUDIT_REPORT_DIR='a-file'"),
+        (
+            ["-O", "r.jsonl", "-s", "SITEMAPAUDIT_REPORT_DIR=a-file/reports"],
+            "SITEMAPAUDIT_REPORT_DIR='a-file/reports'",
+        ),
         (["-O", "a-file/report.jsonl"], "the output file 'a-file/report.jsonl'"),
         (["-O", "a-dir.jsonl"], "the output file 'a-dir.jsonl' cannot be used: it is a directory"),
         # Writable by its mode bits for root, yet no file can be made there.

@@ -1,4 +1,5 @@
-"""The shipped XSDs are found from a wheel, from a zipped egg and from the source tree.
+"""The shipped XSDs are found from a wheel, from a zipped egg and from the source tree, and
+both artefacts carry every data file of the package (the HTML report's assets included).
 
 Both builds run offline on a copy of the project (so the checkout gets no build/ or
 egg-info directories): the wheel with ``pip wheel --no-deps --no-build-isolation --no-index``,
@@ -25,12 +26,15 @@ pytestmark = pytest.mark.packaging
 SHIPPED = sorted([WRAPPER_FILE, *SCHEMA_FILES])
 
 PROBE = r"""
-import json, sys
+import io, json, sys
 sys.path.insert(0, sys.argv[1])
 import sitemapaudit
+from sitemapaudit.report.html import HtmlReport
 from sitemapaudit.validation import validate_document
 from sitemapaudit.validation.schemas import schema_files
 found = schema_files()
+page = io.StringIO()
+HtmlReport().write(page)
 problems = validate_document(
     b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
     b'xmlns:video="http://www.google.com/schemas/sitemap-video/1.1">'
@@ -43,8 +47,20 @@ print(json.dumps({
     "location": found.location,
     "files": sorted(found.files),
     "messages": [p.message for p in problems if p.code == "schema_invalid"],
+    "page": page.getvalue(),
 }))
 """
+
+
+def _package_data() -> set[str]:
+    """Every file of the package that is not Python source, by its path in a built artefact:
+    ``sitemapaudit/...``, and the top-level ``schemas/`` as ``sitemapaudit/schemas/``."""
+    names = set()
+    for top, prefix in (("sitemapaudit", "sitemapaudit/"), ("schemas", "sitemapaudit/schemas/")):
+        for path in (REPO / top).rglob("*"):
+            if path.is_file() and path.suffix not in (".py", ".pyc"):
+                names.add(prefix + path.relative_to(REPO / top).as_posix())
+    return names
 
 
 def _project_copy(tmp_path: Path) -> Path:
@@ -82,6 +98,21 @@ def _check(output: dict[str, object], inside: Path) -> None:
     assert isinstance(messages, list)
     assert any("changefreq 'Daily'" in str(m) for m in messages)
     assert any("/urlset/url/video:video/video:title" in str(m) for m in messages)
+    # The HTML report inlines its stylesheet and script, read from the package.
+    page = str(output["page"])
+    for asset in ("report.css", "report.js"):
+        text = (REPO / "sitemapaudit" / "report" / "assets" / asset).read_text(encoding="utf-8")
+        assert text in page, asset
+
+
+def test_the_package_data_is_what_the_artefacts_are_checked_for() -> None:
+    assert {
+        "sitemapaudit/py.typed",
+        "sitemapaudit/report/assets/report.css",
+        "sitemapaudit/report/assets/report.js",
+        "sitemapaudit/schemas/PROVENANCE.md",
+        *(f"sitemapaudit/schemas/{name}" for name in SHIPPED),
+    } <= _package_data()
 
 
 def test_source_tree_fallback() -> None:
@@ -128,6 +159,8 @@ def test_wheel_ships_and_loads_the_schemas(tmp_path: Path) -> None:
         )
         assert [name for name in shipped if name.endswith(".xsd")] == SHIPPED
         assert "PROVENANCE.md" in shipped
+        missing = _package_data() - set(names)
+        assert not missing, f"the wheel lacks {sorted(missing)}"
         site = tmp_path / "site-packages"
         archive.extractall(site)
     _check(_probe(site, tmp_path), site)
@@ -149,6 +182,8 @@ def test_egg_ships_and_loads_the_schemas_from_the_zip(tmp_path: Path) -> None:
     with zipfile.ZipFile(egg) as archive:
         names = set(archive.namelist())
     assert {f"sitemapaudit/schemas/{name}" for name in SHIPPED} <= names
+    missing = _package_data() - names
+    assert not missing, f"the egg lacks {sorted(missing)}"
     output = _probe(egg, tmp_path)
     _check(output, egg)
     assert ".egg/sitemapaudit/schemas" in str(output["location"])
