@@ -166,9 +166,13 @@ def _age(delta: timedelta) -> str:
 
 
 def _text(element: etree._Element | None) -> str:
+    """An element's text content, as the XSD reads it: comments and processing instructions
+    inside it are left out, the text around them is not."""
     if element is None:
         return ""
-    return (element.text or "").strip()
+    if len(element) == 0:
+        return (element.text or "").strip()
+    return "".join(element.itertext()).strip()
 
 
 def _check_video(video: etree._Element) -> Iterator[Problem]:

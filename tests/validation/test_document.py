@@ -481,6 +481,13 @@ def _news_named(name: str, title: str) -> str:
     [
         ("Example", "Headline", None),
         ("<![CDATA[Example]]>", " Headline ", None),
+        # A comment or processing instruction inside is no text, the text around it is.
+        ("<!-- the name -->Example", "Head<?pi x?>line", None),
+        (
+            "<!-- no name -->",
+            "Headline",
+            "news:news has an empty news:name (Google requires the publication's name)",
+        ),
         (
             "",
             "Headline",
