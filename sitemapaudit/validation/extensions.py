@@ -172,7 +172,7 @@ def _text(element: etree._Element | None) -> str:
         return ""
     if len(element) == 0:
         return (element.text or "").strip()
-    return "".join(element.itertext()).strip()
+    return "".join(str(text) for text in element.itertext()).strip()
 
 
 def _check_video(video: etree._Element) -> Iterator[Problem]:
