@@ -9,8 +9,6 @@ from datetime import UTC, datetime, timedelta
 from sitemapaudit.checks.base import CheckContext, Severity, UrlCheck
 from sitemapaudit.facts import FetchOutcome, UrlFacts
 from sitemapaudit.page.dates import (
-    DATE_WITH_TIME_ZONE,
-    NO_TIME_ZONE,
     Lastmod,
     lastmod_delta,
     lastmod_matches,
@@ -18,6 +16,7 @@ from sitemapaudit.page.dates import (
     parse_pubdate,
     parse_w3c_datetime,
     rfc822_date_problem,
+    w3c_refusal,
 )
 
 # A date-only lastmod names a calendar day somewhere on Earth: up to UTC+14.
@@ -29,18 +28,6 @@ _EARLIEST_ZONE = timedelta(hours=14)
 _SECONDS_RE = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
     r"(?:Z|[+-](?:(?:0[0-9]|1[0-3]):[0-5][0-9]|14:00))"
-)
-
-# A date, and a date with a time zone (an xsd:date form W3C Datetime lacks), for saying why
-# one was refused.
-_DATE_RE = re.compile(r"\s*[0-9]{4}(?:-[0-9]{2}(?:-[0-9]{2})?)?\s*")
-_DATE_ZONE_RE = re.compile(
-    r"\s*[0-9]{4}-[0-9]{2}-[0-9]{2}(?P<tzd>Z|[+-](?P<hours>[0-9]{2}):(?P<minutes>[0-9]{2}))\s*"
-)
-# A time of day as W3C Datetime writes it, for saying why one was refused.
-_TIME_RE = re.compile(
-    r"\s*[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?"
-    r"(?P<tzd>Z|[+-](?P<hours>[0-9]{2}):(?P<minutes>[0-9]{2}))?\s*"
 )
 
 
@@ -112,31 +99,7 @@ class LastmodInvalid(UrlCheck):
             return None if problem is None else [problem]
         if listed_lastmod(facts.lastmod, facts.lastmod_format):
             return None
-        return [f"lastmod {facts.lastmod!r} is not a valid date{_why_invalid(facts.lastmod)}"]
-
-
-def _why_invalid(lastmod: str) -> str:
-    """What is wrong with a refused lastmod, when its shape tells."""
-    dated = _DATE_ZONE_RE.fullmatch(lastmod)
-    if dated is not None:
-        return _offset_beyond(dated) or f": {DATE_WITH_TIME_ZONE}"
-    if _DATE_RE.fullmatch(lastmod):
-        return ": no such day"
-    time = _TIME_RE.fullmatch(lastmod)
-    if time is None:
-        return ""
-    if time["tzd"] is None:
-        return f": {NO_TIME_ZONE}"
-    return _offset_beyond(time) or (
-        ": no such time, or one outside the range of dates (years 1 to 9999 in UTC)"
-    )
-
-
-def _offset_beyond(match: re.Match[str]) -> str:
-    """What is wrong with a time zone offset past the XSD's -14:00..+14:00, or ``""``."""
-    if match["hours"] is not None and (int(match["hours"]), int(match["minutes"])) > (14, 0):
-        return f": its time zone offset {match['tzd']} is outside -14:00 to +14:00"
-    return ""
+        return [f"lastmod {facts.lastmod!r} is not a valid date{w3c_refusal(facts.lastmod)}"]
 
 
 @functools.lru_cache(maxsize=4096)

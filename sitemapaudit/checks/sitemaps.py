@@ -178,6 +178,21 @@ class IndexLastmodStale(ProblemCheck):
     severity = Severity.WARNING
 
 
+class IndexLastmodInvalid(ProblemCheck):
+    """The index's `<lastmod>` for this sitemap is not a valid W3C Datetime (as for a URL's
+    `<lastmod>`: a time without a time zone, which the XSD accepts, included)."""
+
+    code = "lastmod_invalid"
+    severity = Severity.WARNING
+
+
+class IndexLastmodFuture(ProblemCheck):
+    """The index's `<lastmod>` for this sitemap is later than the time of the audit."""
+
+    code = "lastmod_future"
+    severity = Severity.WARNING
+
+
 STRUCTURE_CHECKS: tuple[type[SitemapCheck], ...] = (
     SitemapHttpError,
     SitemapFetchFailed,
@@ -201,4 +216,6 @@ STRUCTURE_CHECKS: tuple[type[SitemapCheck], ...] = (
     SitemapLimit,
     SitemapRobotsBlocked,
     IndexLastmodStale,
+    IndexLastmodInvalid,
+    IndexLastmodFuture,
 )

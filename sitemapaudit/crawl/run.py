@@ -46,8 +46,8 @@ from sitemapaudit.inventory import Inventory, Listing, NewEntry, audit_identity
 from sitemapaudit.sitemap.records import Problem, SitemapKind
 from sitemapaudit.urls import Origin, in_sitemap_scope, loc_problems, origin_of, url_origin
 from sitemapaudit.validation import HreflangGraph
-from sitemapaudit.validation.freshness import CODE as FRESHNESS_CODE
-from sitemapaudit.validation.freshness import NewestLastmod, index_lastmod_problem
+from sitemapaudit.validation.freshness import CODES as INDEX_LASTMOD_CODES
+from sitemapaudit.validation.freshness import NewestLastmod, index_lastmod_problems
 
 logger = logging.getLogger(__name__)
 
@@ -852,7 +852,7 @@ class AuditRun:
             Problem(code, f"carried over from run {previous_run}: the sitemap is unchanged (304)")
             for code in before.get("issues", [])
             # (The index's lastmod for it is judged again: the index may have changed.)
-            if code not in ("http_error", "fetch_failed", "redirect", FRESHNESS_CODE)
+            if code not in ("http_error", "fetch_failed", "redirect", *INDEX_LASTMOD_CODES)
         ]
         facts = SitemapFacts(
             url=ref.url,
@@ -902,13 +902,16 @@ class AuditRun:
         return NewestLastmod(self.audit_time)
 
     def _index_lastmod(self, ref: SitemapRef, newest: NewestLastmod | None) -> list[Problem]:
-        """``index_lastmod_stale``, if the index's lastmod for this sitemap is too old."""
-        if newest is None:
+        """The findings of the lastmod the index gave this sitemap (none without one)."""
+        if ref.lastmod is None or newest is None:
             return []
-        problem = index_lastmod_problem(
-            ref.lastmod, ref.parent, newest.newest(), self.config.lastmod_tolerance
+        return index_lastmod_problems(
+            ref.lastmod,
+            ref.parent,
+            newest.newest(),
+            now=self.audit_time,
+            tolerance_s=self.config.lastmod_tolerance,
         )
-        return [] if problem is None else [problem]
 
     def _child(
         self,

@@ -49,6 +49,44 @@ DATE_WITH_TIME_ZONE = (
 )
 
 
+# A date, and a date with a time zone (an xsd:date form W3C Datetime lacks), for saying why
+# one was refused.
+_DATE_RE = re.compile(r"\s*[0-9]{4}(?:-[0-9]{2}(?:-[0-9]{2})?)?\s*")
+_DATE_ZONE_RE = re.compile(
+    r"\s*[0-9]{4}-[0-9]{2}-[0-9]{2}(?P<tzd>Z|[+-](?P<hours>[0-9]{2}):(?P<minutes>[0-9]{2}))\s*"
+)
+# A time of day as W3C Datetime writes it, for saying why one was refused.
+_TIME_RE = re.compile(
+    r"\s*[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?"
+    r"(?P<tzd>Z|[+-](?P<hours>[0-9]{2}):(?P<minutes>[0-9]{2}))?\s*"
+)
+
+
+def w3c_refusal(lastmod: str) -> str:
+    """Why a value that is no W3C Datetime is refused, when its shape tells: ``": "`` and the
+    reason, or ``""``."""
+    dated = _DATE_ZONE_RE.fullmatch(lastmod)
+    if dated is not None:
+        return _offset_beyond(dated) or f": {DATE_WITH_TIME_ZONE}"
+    if _DATE_RE.fullmatch(lastmod):
+        return ": no such day"
+    time = _TIME_RE.fullmatch(lastmod)
+    if time is None:
+        return ""
+    if time["tzd"] is None:
+        return f": {NO_TIME_ZONE}"
+    return _offset_beyond(time) or (
+        ": no such time, or one outside the range of dates (years 1 to 9999 in UTC)"
+    )
+
+
+def _offset_beyond(match: re.Match[str]) -> str:
+    """What is wrong with a time zone offset past the XSD's -14:00..+14:00, or ``""``."""
+    if match["hours"] is not None and (int(match["hours"]), int(match["minutes"])) > (14, 0):
+        return f": its time zone offset {match['tzd']} is outside -14:00 to +14:00"
+    return ""
+
+
 @dataclass(frozen=True, slots=True)
 class Lastmod:
     """A parsed W3C Datetime.

@@ -1,4 +1,5 @@
-"""Whether a sitemap index's `<lastmod>` for a sitemap is as recent as what that sitemap lists.
+"""What a sitemap index's `<lastmod>` for a sitemap says: a date (W3C Datetime), not after the
+audit, and as recent as what that sitemap lists.
 
 A sitemap holds a `<lastmod>` only once it has been written with it, so the time the sitemap
 was modified is at least its newest (past) URL lastmod. An index that gives an older lastmod
@@ -9,10 +10,17 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from sitemapaudit.page.dates import Lastmod, parse_pubdate, parse_w3c_datetime, period_end
+from sitemapaudit.page.dates import (
+    Lastmod,
+    parse_pubdate,
+    parse_w3c_datetime,
+    period_end,
+    w3c_refusal,
+)
 from sitemapaudit.sitemap.records import Problem
 
-CODE = "index_lastmod_stale"
+# The codes of a sitemap record that its index's lastmod gives it.
+CODES = frozenset({"index_lastmod_stale", "lastmod_invalid", "lastmod_future"})
 
 # A date-only lastmod names a calendar day somewhere on Earth, from UTC+14 to UTC-12.
 _EARLIEST_ZONE = timedelta(hours=14)
@@ -90,32 +98,44 @@ class NewestLastmod:
         return self._parsed
 
 
-def index_lastmod_problem(
-    index_lastmod: str | None,
+def index_lastmod_problems(
+    index_lastmod: str,
     index_url: str | None,
     newest: tuple[datetime, str, str] | None,
+    *,
+    now: datetime,
     tolerance_s: float,
-) -> Problem | None:
-    """The finding when the index's lastmod for a sitemap is older than the sitemap's newest
-    URL lastmod (by more than ``tolerance_s``), or ``None``."""
-    if index_lastmod is None or newest is None:
-        return None
+) -> list[Problem]:
+    """The findings of the lastmod an index gives a sitemap: ``lastmod_invalid`` (not a W3C
+    Datetime), ``lastmod_future`` (after ``now``), or ``index_lastmod_stale`` (older than the
+    sitemap's newest URL lastmod, ``newest``, by more than ``tolerance_s``)."""
     listed = parse_w3c_datetime(index_lastmod)
+    given = f"the index {index_url} gives lastmod {index_lastmod!r} for this sitemap"
     if listed is None:
-        return None  # an invalid lastmod in the index is the index's own finding
+        return [
+            Problem("lastmod_invalid", f"{given}: not a valid date{w3c_refusal(index_lastmod)}")
+        ]
+    if _earliest(listed) > now:
+        return [
+            Problem("lastmod_future", f"{given}, after the audit time {now:%Y-%m-%dT%H:%M:%SZ}")
+        ]
+    if newest is None:
+        return []
     try:
         latest = period_end(listed) + _LATEST_ZONE if listed.date_only else listed.value
     except (ValueError, OverflowError):
-        return None
+        return []
     earliest, value, _ = newest
     if (earliest - latest).total_seconds() <= tolerance_s:
-        return None
-    return Problem(
-        CODE,
-        f"the index {index_url} gives lastmod {index_lastmod} for this sitemap, but it lists "
-        f"a URL with lastmod {value}: a sitemap changes when its lastmods do, so the index "
-        "tells crawlers it is unchanged when it is not",
-    )
+        return []
+    return [
+        Problem(
+            "index_lastmod_stale",
+            f"the index {index_url} gives lastmod {index_lastmod} for this sitemap, but it "
+            f"lists a URL with lastmod {value}: a sitemap changes when its lastmods do, so the "
+            "index tells crawlers it is unchanged when it is not",
+        )
+    ]
 
 
 def _parse(lastmod: str, lastmod_format: str) -> Lastmod | None:

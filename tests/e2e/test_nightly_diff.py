@@ -268,7 +268,8 @@ async def test_an_index_lastmod_older_than_its_sitemap_is_found_and_judged_again
 ) -> None:
     """index_lastmod_stale compares the index's lastmod of a child with the newest lastmod the
     child lists; when the child answers 304 its kept entries stand for it, and the index's
-    lastmod (which may have changed) is judged again."""
+    lastmod (which may have changed) is judged again. An index lastmod that is no W3C Datetime,
+    or after the audit, is lastmod_invalid or lastmod_future on the child's record."""
     history = {"SITEMAPAUDIT_HISTORY_PATH": str(tmp_path / "history.sqlite3")}
 
     def index_of(stale_lastmod: str) -> str:
@@ -280,6 +281,9 @@ async def test_an_index_lastmod_older_than_its_sitemap_is_found_and_judged_again
             "</sitemap>"
             "<sitemap><loc>{base}/future.xml</loc><lastmod>2024-01-01</lastmod></sitemap>"
             "<sitemap><loc>{base}/undated.xml</loc></sitemap>"
+            "<sitemap><loc>{base}/zoneless.xml</loc><lastmod>2024-03-01T10:00:00</lastmod>"
+            "</sitemap>"
+            "<sitemap><loc>{base}/ahead.xml</loc><lastmod>2999-01-01</lastmod></sitemap>"
             "</sitemapindex>"
         )
 
@@ -302,6 +306,8 @@ async def test_an_index_lastmod_older_than_its_sitemap_is_found_and_judged_again
                 content_type=XML,
             ),
             "/undated.xml": Page(body=urlset(url("{base}/g", "2024-04-01")), content_type=XML),
+            "/zoneless.xml": Page(body=urlset(url("{base}/h", "2024-04-01")), content_type=XML),
+            "/ahead.xml": Page(body=urlset(url("{base}/i", "2024-04-01")), content_type=XML),
         }
     )
     with site:
@@ -332,13 +338,34 @@ async def test_an_index_lastmod_older_than_its_sitemap_is_found_and_judged_again
             "when it is not"
         ],
     )
-    assert findings(first) == {"stale.xml": expected}
+    others = {
+        "zoneless.xml": (
+            ["lastmod_invalid"],
+            [
+                f"lastmod_invalid: the index {site.base}/index.xml gives lastmod "
+                "'2024-03-01T10:00:00' for this sitemap: not a "
+                "valid date: a time needs a time zone (Z or +hh:mm) in W3C Datetime, or its "
+                "instant is unknown (the XSD accepts it without one)"
+            ],
+        ),
+        "ahead.xml": (["lastmod_future"], None),
+    }
+
+    def without_future_detail(
+        found: dict[str, tuple[list[str], list[str]]],
+    ) -> dict[str, tuple[list[str], list[str] | None]]:
+        return {
+            name: (issues, None if issues == ["lastmod_future"] else errors)
+            for name, (issues, errors) in found.items()
+        }
+
+    assert without_future_detail(findings(first)) == {"stale.xml": expected, **others}
     stale = next(r for r in by_record(second, "sitemap") if r["url"].endswith("/stale.xml"))
     assert stale["status"] == 304
-    assert findings(second) == {"stale.xml": expected}
+    assert without_future_detail(findings(second)) == {"stale.xml": expected, **others}
     # The index now gives 08:00Z, the instant of the newest lastmod: no finding, though the
     # sitemap answered 304 again.
-    assert findings(third) == {}
+    assert without_future_detail(findings(third)) == others
     assert {r["url"].rsplit("/", 1)[-1]: r["issues"] for r in by_record(first, "url")}["e"] == [
         "lastmod_future"
     ]

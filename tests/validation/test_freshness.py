@@ -1,4 +1,4 @@
-"""The newest lastmod of a sitemap, and whether its index's lastmod is older than it."""
+"""The newest lastmod of a sitemap, and what the lastmod its index gives it says."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from sitemapaudit.page.dates import parse_pubdate, parse_w3c_datetime
-from sitemapaudit.validation.freshness import NewestLastmod, index_lastmod_problem
+from sitemapaudit.validation.freshness import NewestLastmod, index_lastmod_problems
 
 NOW = datetime(2024, 6, 1, 12, 0, tzinfo=UTC)
 
@@ -131,22 +131,58 @@ def test_an_index_lastmod_older_than_the_newest_is_stale(
 ) -> None:
     tracker = NewestLastmod(NOW)
     tracker.add(newest_value, "w3c")
-    problem = index_lastmod_problem(
-        index_lastmod, "http://example.com/index.xml", tracker.newest(), 3600.0
+    problems = index_lastmod_problems(
+        index_lastmod,
+        "http://example.com/index.xml",
+        tracker.newest(),
+        now=NOW,
+        tolerance_s=3600.0,
     )
-    assert (problem is not None) is stale
-    if problem is not None:
+    assert bool(problems) is stale
+    if problems:
+        (problem,) = problems
         assert problem.code == "index_lastmod_stale"
         assert "http://example.com/index.xml" in problem.message
         assert index_lastmod in problem.message
         assert newest_value in problem.message
 
 
-def test_nothing_to_compare_is_no_finding() -> None:
+def _index_findings(index_lastmod: str) -> list[tuple[str, str]]:
     tracker = NewestLastmod(NOW)
     tracker.add("2024-05-01T00:00:00Z", "w3c")
-    found = tracker.newest()
-    assert index_lastmod_problem(None, "i", found, 0) is None
-    assert index_lastmod_problem("2024-01-01", "i", None, 0) is None
-    # An index lastmod that is no date is a finding of the index itself (schema_invalid).
-    assert index_lastmod_problem("yesterday", "i", found, 0) is None
+    problems = index_lastmod_problems(
+        index_lastmod, "http://example.com/i.xml", tracker.newest(), now=NOW, tolerance_s=0
+    )
+    return [(p.code, p.message) for p in problems]
+
+
+def test_an_index_lastmod_that_is_no_date_is_invalid() -> None:
+    given = "the index http://example.com/i.xml gives lastmod"
+    assert _index_findings("2024-05-01T10:00:00") == [
+        (
+            "lastmod_invalid",
+            f"{given} '2024-05-01T10:00:00' for this sitemap: not a valid date: a time needs a "
+            "time zone (Z or +hh:mm) in W3C Datetime, or its instant is unknown (the XSD "
+            "accepts it without one)",
+        )
+    ]
+    assert [code for code, _ in _index_findings("yesterday")] == ["lastmod_invalid"]
+    assert [code for code, _ in _index_findings("2024-05-01+02:00")] == ["lastmod_invalid"]
+
+
+def test_an_index_lastmod_after_the_audit_is_in_the_future() -> None:
+    assert _index_findings("2024-06-01T12:00:01Z") == [
+        (
+            "lastmod_future",
+            "the index http://example.com/i.xml gives lastmod '2024-06-01T12:00:01Z' for this "
+            "sitemap, after the audit time 2024-06-01T12:00:00Z",
+        )
+    ]
+    # A date names its day in any time zone: 2024-06-02 has begun in UTC+14.
+    assert _index_findings("2024-06-02") == []
+    assert [code for code, _ in _index_findings("2024-06-03")] == ["lastmod_future"]
+
+
+def test_nothing_to_compare_is_no_finding() -> None:
+    assert index_lastmod_problems("2024-01-01", "i", None, now=NOW, tolerance_s=0) == []
+    assert _index_findings("2024-05-01T00:00:00Z") == []
