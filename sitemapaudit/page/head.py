@@ -31,6 +31,12 @@ _HEAD_TOKEN_RE = re.compile(
     rb"|(body(?=[\t\n\f\r />])))",
     re.IGNORECASE | re.DOTALL,
 )
+# The start tag of one of those raw-text elements written self-closing (``<script src=a.js/>``):
+# in HTML the "/" means nothing, and the element's text runs on to its end tag (a robots meta
+# after it is script text), where lxml's parser would end the element at once.
+_SELF_CLOSED_TEXT_RE = re.compile(
+    r"<(script|style|title|noframes)(?=[\t\n\f\r />])([^<>]*?)/>", re.IGNORECASE
+)
 _META_CHARSET_RE = re.compile(
     rb"""<meta[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9_.:\-]+)""", re.IGNORECASE
 )
@@ -358,7 +364,7 @@ def _parsed_head_tags(
     and, when ``text`` ends where the head ends (``ended``: at its ``</head>`` or ``<body>``)
     but the parser started the body before that, what started it and the signals it took
     along (see ``HeadFacts.broken``)."""
-    root = _parse_text(text)
+    root = _parse_text(_SELF_CLOSED_TEXT_RE.sub(r"<\1\2>", text))
     head = document_head(root) if root is not None else None
     tags: list[tuple[str, _Attributes]] = []
     if head is not None:

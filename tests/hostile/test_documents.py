@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from sitemapaudit.discovery import robots_policy
+from sitemapaudit.page import parse_head
 from sitemapaudit.sitemap.body import BodyStream
 from sitemapaudit.sitemap.parse import MAX_MISSING_LOC_LISTED, ROOT_SEARCH_LIMIT, SitemapReader
 from sitemapaudit.sitemap.records import ChildEntry, SitemapKind, UrlEntry
@@ -428,3 +429,14 @@ def test_raw_deflate_and_zlib_bodies_are_not_mistaken_for_gzip() -> None:
 
 def test_repeated_block_generator_is_exact() -> None:
     assert sum(len(chunk) for chunk in repeated(b"<x/>", 10 * MB + 3)) == 10 * MB + 3
+
+
+@pytest.mark.parametrize("opener", ["<script ", "<title/", "<style x=1 "])
+def test_a_head_of_unclosed_raw_text_tags_is_read_in_linear_time(opener: str) -> None:
+    """Tens of thousands of start tags of script, style or title that never end (the head is
+    read by the parser, which first reopens those written self-closing): each is looked at up
+    to the next tag only."""
+    body = ("<html><head>" + opener * 40_000).encode()
+    with bounded(seconds=2, megabytes=64):
+        facts = parse_head(body, "http://example.com/")
+    assert facts.noindex == ()

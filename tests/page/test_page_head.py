@@ -239,6 +239,35 @@ def test_noindex_in_a_script_does_not_count() -> None:
     assert head(html).noindex == ()
 
 
+@pytest.mark.parametrize(
+    ("start", "closer", "noindex"),
+    [
+        # In HTML the "/" of a self-closing <script/>, <style/> or <title/> means nothing: its
+        # text runs on to its end tag, and a meta before that is text, as browsers read it.
+        ('<script src="/a.js"/>', "</script>", False),
+        ('<SCRIPT src="/a.js" />', "</script>", False),
+        ("<style/>", "</style>", False),
+        ("<title/>", "</title>", False),
+        ('<script src="/a.js"/></script>', "", True),
+        ("<title/>t</title>", "", True),
+    ],
+)
+def test_a_self_closing_script_style_or_title_holds_what_follows(
+    start: str, closer: str, noindex: bool
+) -> None:
+    html = (
+        f"<!DOCTYPE html><html><head>{start}<meta name=robots content=noindex>"
+        f'<link rel=canonical href="/c">{closer}</head><body>x</body></html>'
+    )
+    facts = head(html)
+    assert facts.noindex == (("meta:robots",) if noindex else ())
+    assert (facts.canonical is not None) is noindex
+    # With no end tag after it, the element's text runs to the end of the document.
+    assert head(f"<html><head>{start}<meta name=robots content=noindex>").noindex == (
+        ("meta:robots",) if noindex else ()
+    )
+
+
 def test_meta_in_the_body_does_not_count() -> None:
     html = "<html><head><title>t</title></head><body><meta name=robots content=noindex></body>"
     assert head(html).noindex == ()
