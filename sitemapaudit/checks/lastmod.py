@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import functools
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from sitemapaudit.checks.base import CheckContext, Severity, UrlCheck
 from sitemapaudit.facts import FetchOutcome, UrlFacts
 from sitemapaudit.page.dates import (
     Lastmod,
+    earliest_instant,
     lastmod_delta,
     lastmod_matches,
     parse_http_date,
@@ -18,9 +19,6 @@ from sitemapaudit.page.dates import (
     rfc822_date_problem,
     w3c_refusal,
 )
-
-# A date-only lastmod names a calendar day somewhere on Earth: up to UTC+14.
-_EARLIEST_ZONE = timedelta(hours=14)
 
 # The form most sitemaps write (``YYYY-MM-DDThh:mm:ssTZD``), hours 00-23 and offsets within
 # the XSD's -14:00..+14:00: what datetime.fromisoformat reads as parse_w3c_datetime would, only
@@ -125,8 +123,7 @@ class LastmodFuture(UrlCheck):
         lastmod = listed_lastmod(facts.lastmod, facts.lastmod_format)
         if lastmod is None:
             return None
-        earliest = lastmod.value - _EARLIEST_ZONE if lastmod.date_only else lastmod.value
-        if earliest > ctx.audit_time:
+        if earliest_instant(lastmod) > ctx.audit_time:
             return [
                 f"lastmod {facts.lastmod} is after the audit time "
                 f"{ctx.audit_time:%Y-%m-%dT%H:%M:%SZ}"

@@ -897,7 +897,7 @@ class AuditRun:
 
     def _newest(self, ref: SitemapRef) -> NewestLastmod | None:
         """What tracks a sitemap's newest URL lastmod, when its index gave it a lastmod."""
-        if ref.lastmod is None or ref.found_via != "index":
+        if ref.lastmod is None:  # (only an index gives one)
             return None
         return NewestLastmod(self.audit_time)
 

@@ -30,8 +30,8 @@ _W3C_RE = re.compile(
 )
 
 # The UTC offsets in use around the world span -12:00 to +14:00.
-_EARLIEST_OFFSET = timedelta(hours=14)
-_LATEST_OFFSET = timedelta(hours=12)
+EARLIEST_OFFSET = timedelta(hours=14)
+LATEST_OFFSET = timedelta(hours=12)
 
 # The sitemap XSDs type lastmod (and news:publication_date) as xsd:date | xsd:dateTime, whose
 # time zones run from -14:00 to +14:00 (XML Schema 1.0, 3.2.7.3).
@@ -435,7 +435,7 @@ def expiry_instant(text: str) -> datetime | None:
         if not lastmod.date_only:
             return lastmod.value
         try:
-            return period_end(lastmod) + _LATEST_OFFSET
+            return period_end(lastmod) + LATEST_OFFSET
         except (ValueError, OverflowError):
             return None
     parsed = _parse_email_date(text)
@@ -471,6 +471,17 @@ def period_end(lastmod: Lastmod) -> datetime:
     return start + timedelta(days=1)
 
 
+def earliest_instant(lastmod: Lastmod) -> datetime:
+    """The earliest instant a lastmod may name: a date-only one starts in UTC+14."""
+    return lastmod.value - EARLIEST_OFFSET if lastmod.date_only else lastmod.value
+
+
+def latest_instant(lastmod: Lastmod) -> datetime:
+    """The latest instant a lastmod may name: a date-only one ends in UTC-12 (``ValueError``
+    or ``OverflowError`` when that is past the year 9999)."""
+    return period_end(lastmod) + LATEST_OFFSET if lastmod.date_only else lastmod.value
+
+
 def lastmod_matches(lastmod: Lastmod, last_modified: datetime, *, tolerance_s: float) -> bool:
     """Whether a lastmod agrees with a ``Last-Modified`` instant.
 
@@ -485,8 +496,8 @@ def lastmod_matches(lastmod: Lastmod, last_modified: datetime, *, tolerance_s: f
     try:
         end = period_end(lastmod)
     except (ValueError, OverflowError):
-        return instant >= lastmod.value - _EARLIEST_OFFSET
+        return instant >= lastmod.value - EARLIEST_OFFSET
     try:
-        return lastmod.value - _EARLIEST_OFFSET <= instant < end + _LATEST_OFFSET
+        return lastmod.value - EARLIEST_OFFSET <= instant < end + LATEST_OFFSET
     except OverflowError:
-        return lastmod.value - _EARLIEST_OFFSET <= instant
+        return lastmod.value - EARLIEST_OFFSET <= instant

@@ -8,23 +8,21 @@ for it tells crawlers the sitemap has not changed when it has: they may skip rea
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from sitemapaudit.page.dates import (
+    EARLIEST_OFFSET,
     Lastmod,
+    earliest_instant,
+    latest_instant,
     parse_pubdate,
     parse_w3c_datetime,
-    period_end,
     w3c_refusal,
 )
 from sitemapaudit.sitemap.records import Problem
 
 # The codes of a sitemap record that its index's lastmod gives it.
 CODES = frozenset({"index_lastmod_stale", "lastmod_invalid", "lastmod_future"})
-
-# A date-only lastmod names a calendar day somewhere on Earth, from UTC+14 to UTC-12.
-_EARLIEST_ZONE = timedelta(hours=14)
-_LATEST_ZONE = timedelta(hours=12)
 
 
 class NewestLastmod:
@@ -71,7 +69,7 @@ class NewestLastmod:
         """The newest string of this shape at or before ``now`` (``""``: no such shape)."""
         if key == "date":
             # The latest calendar day anywhere on Earth right now.
-            return f"{self.now + _EARLIEST_ZONE:%Y-%m-%d}"
+            return f"{self.now + EARLIEST_OFFSET:%Y-%m-%d}"
         if key == "Z":
             return f"{self.now:%Y-%m-%dT%H:%M:%S}Z"
         lastmod = parse_w3c_datetime(f"2000-01-01T00:00:00{key}")
@@ -84,7 +82,7 @@ class NewestLastmod:
         parsed = _parse(lastmod, lastmod_format)
         if parsed is None:
             return
-        earliest = _earliest(parsed)
+        earliest = earliest_instant(parsed)
         if earliest > self.now:
             return
         if self._parsed is None or earliest > self._parsed[0]:
@@ -115,14 +113,14 @@ def index_lastmod_problems(
         return [
             Problem("lastmod_invalid", f"{given}: not a valid date{w3c_refusal(index_lastmod)}")
         ]
-    if _earliest(listed) > now:
+    if earliest_instant(listed) > now:
         return [
             Problem("lastmod_future", f"{given}, after the audit time {now:%Y-%m-%dT%H:%M:%SZ}")
         ]
     if newest is None:
         return []
     try:
-        latest = period_end(listed) + _LATEST_ZONE if listed.date_only else listed.value
+        latest = latest_instant(listed)
     except (ValueError, OverflowError):
         return []
     earliest, value, _ = newest
@@ -142,7 +140,3 @@ def _parse(lastmod: str, lastmod_format: str) -> Lastmod | None:
     if lastmod_format == "rfc822":
         return parse_pubdate(lastmod)
     return parse_w3c_datetime(lastmod)
-
-
-def _earliest(lastmod: Lastmod) -> datetime:
-    return lastmod.value - _EARLIEST_ZONE if lastmod.date_only else lastmod.value
