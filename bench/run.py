@@ -705,11 +705,12 @@ class Bench:
         arg: str,
         site: Site | None,
         expect: int | None = None,
+        extra: list[str] | None = None,
     ) -> dict[str, Any]:
         m, row = self.measure(
             section,
             tool,
-            [py, str(HERE / script), arg],
+            [py, str(HERE / script), arg, *(extra or [])],
             site=site.name if site else None,
             cwd=HERE,
             env=self.env_plain(),
@@ -740,6 +741,19 @@ class Bench:
             expect=n,
         )
         log(f"  lxml floor {out['lxml floor']['wall_s']:.1f}s")
+        lines = self.work / f"floor-lines-{name}.jsonl"
+        out["lxml floor + lines"] = self.script(
+            section="inventory",
+            tool="lxml floor + a JSON line per URL",
+            py=self.python,
+            script="floor_lxml.py",
+            arg=site.index_url,
+            extra=[str(lines)],
+            site=site,
+            expect=n,
+        )
+        lines.unlink(missing_ok=True)
+        log(f"  lxml floor + lines {out['lxml floor + lines']['wall_s']:.1f}s")
         row = self.audit("inventory", "sitemapaudit", site, fetch=False)
         if row.get("urls_found") != n and "error" not in row:
             row["error"] = f"found {row.get('urls_found')} URLs, expected {n}"
@@ -809,6 +823,26 @@ class Bench:
             r3,
             f">= {T1_USP_SPEED}",
             None if r3 is None or not ok_audit else r3 >= T1_USP_SPEED,
+        )
+        # What a tool that only parses and writes a line per URL would reach on the same site.
+        floor = res.get("lxml floor + lines")
+        note = "the least a tool that records every URL does, for comparison"
+        self.target(
+            "1 (bound)",
+            f"inventory wall: lxml floor + a JSON line per URL / advertools ({size:,} URLs)",
+            ratio(floor, adv, "wall_s"),
+            "-",
+            None,
+            note=note,
+        )
+        self.target(
+            "1 (bound)",
+            f"inventory wall: ultimate-sitemap-parser / lxml floor + a JSON line per URL "
+            f"({size:,} URLs)",
+            ratio(usp, floor, "wall_s"),
+            "-",
+            None,
+            note=note,
         )
 
     def run_memory(self) -> None:
