@@ -141,6 +141,8 @@ class AuditRun:
         # Sitemaps the homepage named before robots.txt was read: registered after robots.txt's
         # own, so a sitemap both name is found via robots.txt whichever answer came first.
         self._homepage_held: list[tuple[str, str]] = []
+        # Common paths not tried yet: the sitemap cap held them back (common_path_refs).
+        self.waiting_guesses: deque[str] = deque()
         # Whether the argument sitemaps wait for robots.txt (see argument_refs).
         self._arguments_held = False
         # Why robots.txt or the homepage got no HTTP answer (see unreachable).
@@ -247,7 +249,10 @@ class AuditRun:
             (data["url"], data.get("parent")) for data in self.inventory.done_sitemaps() if data
         )
         self.tree.restore(self.inventory.sitemap_urls(), parents)
-        self.tree.scheduled = len(self.inventory.sitemap_urls())
+        # A common path that held no sitemap has no place under the cap.
+        self.tree.scheduled = len(self.inventory.sitemap_urls()) - sum(
+            1 for data in self.inventory.done_sitemaps() if not data
+        )
         self._sitemaps_outstanding += len(self.resumed_refs)
         # Read before the interruption (an empty entry is a common path that held no sitemap).
         self.totals.sitemaps = sum(1 for data in self.inventory.done_sitemaps() if data)
@@ -575,15 +580,19 @@ class AuditRun:
         return True
 
     def common_path_refs(self) -> list[SitemapRef]:
-        """The common paths, once robots.txt and the homepage named no sitemap."""
-        if not self.discovery.needs_common_paths():
-            return []
-        self.discovery.common_paths_tried = True
-        logger.info("no sitemap named by robots.txt or the homepage; trying common paths")
+        """The common paths, once robots.txt and the homepage named no sitemap. Those the
+        sitemap cap holds back wait: a guess that holds no sitemap gives its place back."""
+        if self.discovery.needs_common_paths():
+            self.discovery.common_paths_tried = True
+            logger.info("no sitemap named by robots.txt or the homepage; trying common paths")
+            self.waiting_guesses.extend(self.origin.url + path for path in self.config.common_paths)
         refs = []
-        for path in self.config.common_paths:
-            url = self.origin.url + path
-            if self.tree.consider(url, depth=0) is Decision.FETCH:
+        while self.waiting_guesses:
+            decision = self.tree.consider(self.waiting_guesses[0], depth=0)
+            if decision is Decision.CAPPED:
+                break
+            url = self.waiting_guesses.popleft()
+            if decision is Decision.FETCH:
                 refs.append(self._pending(SitemapRef(url, "common-path", None, 0)))
         self._sitemaps_outstanding += len(refs)
         return refs
@@ -645,6 +654,7 @@ class AuditRun:
         (only a guess: no record)."""
         self._sitemap_finished()
         if ref.found_via == "common-path":
+            self.tree.release()
             self.inventory.sitemap_done(ref.url, {})
             if common_path_stat is not None:
                 self.stats.inc_value(common_path_stat)
@@ -753,6 +763,7 @@ class AuditRun:
         self._skipped_children = [self.settle(child) for child in skipped]
         self._sitemap_finished()
         if ref.found_via == "common-path" and facts.kind == SitemapKind.UNKNOWN.value:
+            self.tree.release()
             self.inventory.sitemap_done(ref.url, {})
             self.stats.inc_value("sitemapaudit/common_paths/not_a_sitemap")
             return None, child_refs

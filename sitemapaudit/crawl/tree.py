@@ -90,6 +90,11 @@ class SitemapTree:
         self.scheduled += 1
         return Decision.FETCH
 
+    def release(self) -> None:
+        """Give back the place a FETCH decision took under the cap: the guess it was made for
+        (a common path) held no sitemap."""
+        self.scheduled -= 1
+
     def claim(self, url: str, *, parent: str | None) -> bool:
         """Mark the target of a sitemap's redirect as seen, in the place of the sitemap that
         redirects (``parent`` is that one's); whether it was new. (It does not count against

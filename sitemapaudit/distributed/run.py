@@ -85,6 +85,10 @@ class SharedSitemapTree(SitemapTree):
             return self._again(key, url, first, parent)
         return Decision.FETCH
 
+    def release(self) -> None:
+        """The single-process release, of the cluster's count."""
+        self.shared.uncount_scheduled()
+
     def claim(self, url: str, *, parent: str | None) -> bool:
         """The single-process claim, registered for the cluster."""
         return self._register(normalize_url(url), parent) is None
@@ -248,6 +252,8 @@ class SharedAuditRun(AuditRun):
         return refs
 
     def common_path_refs(self) -> list[SitemapRef]:
+        if self.waiting_guesses:  # this worker's common paths that waited for the cap
+            return super().common_path_refs()
         flags = self.shared.flags()
         if not _needs_common_paths(flags) or not self.shared.claim("common_paths"):
             return []

@@ -446,6 +446,7 @@ class AuditSpider(Spider):
                 yield hop
             else:  # it redirects to a sitemap this audit reads under its own name
                 yield from self._present(self.run.sitemap_redirected(ref, redirects, hop.url))
+                yield from self._sitemaps([])
             return
         moved = (
             [sitemap_redirect(redirects.chain, response.url, known=False)]
@@ -471,6 +472,7 @@ class AuditSpider(Spider):
                     retry_after=response.meta.get(RETRY_AFTER_META),
                 )
             )
+            yield from self._sitemaps([])  # a common path that was not there gave its place back
             return
         self.run.remember_validators(ref.url, *_validators(response))
         facts, children = self.run.read_sitemap(

@@ -58,6 +58,40 @@ async def test_common_paths_are_tried_only_when_nothing_names_a_sitemap(tmp_path
 
 
 @deferred_f_from_coro_f
+async def test_common_paths_that_hold_no_sitemap_give_their_place_under_the_cap_back(
+    tmp_path: Path,
+) -> None:
+    # Four guesses miss (404, an HTML page, a server error), the fifth holds the sitemap: with
+    # room for two sitemaps, every guess is tried and the index still gets its one child.
+    site = TestSite(
+        {
+            "/": page(),
+            "/sitemap.xml": page(),
+            "/sitemap-index.xml": Page(status=501),
+            "/sitemap.txt": Page(
+                body=index("{base}/child.xml", "{base}/other.xml"), content_type=XML
+            ),
+            "/child.xml": Page(body=urlset(url("{base}/a")), content_type=XML),
+            "/other.xml": Page(body=urlset(url("{base}/b")), content_type=XML),
+            "/a": page(),
+            "/b": page(),
+        }
+    )
+    with site:
+        records = await audit(site, tmp_path, settings={"SITEMAPAUDIT_MAX_SITEMAPS": 2})
+    sitemaps = issues_by_url(records, "sitemap")
+    assert sitemaps == {
+        f"{site.base}/sitemap.txt": ["sitemap_limit"],
+        f"{site.base}/child.xml": [],
+    }
+    assert set(issues_by_url(records)) == {f"{site.base}/a"}
+    for path in ("/sitemap.xml", "/sitemap_index.xml", "/sitemap-index.xml", "/sitemap.xml.gz"):
+        assert site.hits[path] == 1, path
+    assert site.hits["/other.xml"] == 0
+    assert records[-1]["sitemaps_found"] == 2
+
+
+@deferred_f_from_coro_f
 async def test_no_common_paths_when_robots_names_a_sitemap(tmp_path: Path) -> None:
     site = TestSite(
         {
