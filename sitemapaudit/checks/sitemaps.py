@@ -8,14 +8,23 @@ from sitemapaudit.facts import SitemapFacts
 
 
 class SitemapHttpError(SitemapCheck):
-    """The sitemap answered with a 4xx or 5xx status (after retries)."""
+    """The sitemap answered with a 4xx or 5xx status (after retries), or with a 3xx that
+    redirects nowhere (300, a 304 to a request that was not conditional): nothing to read."""
 
     code = "http_error"
     severity = Severity.ERROR
 
     def run(self, facts: SitemapFacts, ctx: CheckContext) -> list[str] | None:
-        if facts.status is not None and facts.status >= 400:
-            return [error_status_detail(facts.status, facts.retry_after, ctx)]
+        status = facts.status
+        if status is None:
+            return None
+        if status >= 400:
+            return [error_status_detail(status, facts.retry_after, ctx)]
+        # A redirect that was not followed has its own finding (off_host, redirect_broken...).
+        if 300 <= status < 400 and not facts.not_modified and not facts.problems:
+            if status == 304:
+                return ["HTTP status 304 (Not Modified) to a request that was not conditional"]
+            return [f"HTTP status {status}, which redirects nowhere"]
         return None
 
 

@@ -92,6 +92,34 @@ async def test_common_paths_that_hold_no_sitemap_give_their_place_under_the_cap_
 
 
 @deferred_f_from_coro_f
+async def test_a_sitemap_that_answers_a_3xx_that_redirects_nowhere_is_an_http_error(
+    tmp_path: Path,
+) -> None:
+    # A 304 to a request that was not conditional (a misconfigured cache), or a 300: nothing
+    # to read, as unreadable as a 404, and not a redirect the audit could follow.
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/root.xml\n", content_type="text/plain"),
+            "/root.xml": Page(
+                body=index("{base}/cached.xml", "{base}/choices.xml"), content_type=XML
+            ),
+            "/cached.xml": Page(status=304, headers=[("ETag", '"x"')]),
+            "/choices.xml": Page(status=300),
+        }
+    )
+    with site:
+        records = await audit(site, tmp_path, settings={"SITEMAPAUDIT_HISTORY_PATH": ""})
+    sitemaps = {r["url"]: r for r in by_record(records, "sitemap")}
+    assert sitemaps[f"{site.base}/cached.xml"]["errors"] == [
+        "http_error: HTTP status 304 (Not Modified) to a request that was not conditional"
+    ]
+    assert sitemaps[f"{site.base}/choices.xml"]["errors"] == [
+        "http_error: HTTP status 300, which redirects nowhere"
+    ]
+    assert records[-1]["severities"]["error"] == 2
+
+
+@deferred_f_from_coro_f
 async def test_no_common_paths_when_robots_names_a_sitemap(tmp_path: Path) -> None:
     site = TestSite(
         {
