@@ -61,7 +61,11 @@ class HeadOnlyDownloads:
         if kind is not None and kind not in HTML_MEDIA_TYPES and kind not in XML_MEDIA_TYPES:
             self._stopped("headers")
             raise StopDownload(fail=False)
-        encoding = (headers.get(b"Content-Encoding") or b"").decode("latin-1").strip().lower()
+        # Every Content-Encoding line: two lines are two codings, as one line listing both.
+        encoding = ", ".join(
+            value.decode("latin-1") for value in headers.getlist(b"Content-Encoding")
+        )
+        encoding = encoding.strip().lower()
         request.meta[META_KEY] = HeadWatcher(
             gzip=encoding in ("gzip", "x-gzip"),
             coding=body_coding([encoding]),

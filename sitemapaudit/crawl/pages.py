@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 from sitemapaudit.facts import FetchOutcome
 from sitemapaudit.page import XML_PAGE_TYPES, media_type, page_facts
-from sitemapaudit.page.coding import CodingError, body_coding
+from sitemapaudit.page.coding import CodingError, body_coding, several
 from sitemapaudit.page.coding import decoder as coding_decoder
 from sitemapaudit.page.head import HeadEnd
 from sitemapaudit.page.xhtml import XmlHeadEnd
@@ -37,13 +37,13 @@ def page_head_bytes(
     is wrong with its gzip data when that shows on the way: corrupt data, or (for a ``whole``
     body, not a download stopped after the head) a stream that ends before its end.
 
-    A body that is not gzip data is decoded from ``coding`` (from
-    :func:`sitemapaudit.page.coding.body_coding`) when that is given; a coding the audit
+    A body that is not gzip data, or any body in several codings, is decoded from ``coding``
+    (from :func:`sitemapaudit.page.coding.body_coding`) when that is given; a coding the audit
     cannot decode is what is wrong then, and no bytes are returned. ``xml``: the page is read
     as XML (XHTML), whose head ends by XML's rules."""
+    if coding is not None and _by_coding(coding, body):
+        return _decoded_head(body, coding, whole=whole, xml=xml)
     if not body.startswith(GZIP_MAGIC):
-        if coding is not None:
-            return _decoded_head(body, coding, whole=whole, xml=xml)
         return body[:HEAD_READ_LIMIT], None
     parts: list[bytes] = []
     head_end = XmlHeadEnd() if xml else HeadEnd()
@@ -60,6 +60,11 @@ def page_head_bytes(
 
 
 _CHUNK = 65536
+
+
+def _by_coding(coding: str, body: bytes) -> bool:
+    """Whether a body is decoded from its ``Content-Encoding`` (else gunzipped by its bytes)."""
+    return several(coding) or not body.startswith(GZIP_MAGIC)
 
 
 def _decoded_head(body: bytes, coding: str, *, whole: bool, xml: bool) -> tuple[bytes, str | None]:
@@ -116,7 +121,7 @@ def outcome_from_response(
         head, corrupt = page_head_bytes(body, whole=not stopped, coding=coding, xml=xml)
         if corrupt is not None:
             # Browsers refuse such a page (a decoding error), and search engines cannot read it.
-            kind = "gzip" if body.startswith(GZIP_MAGIC) else (coding or "gzip")
+            kind = "gzip" if coding is None or not _by_coding(coding, body) else coding
             outcome.error = f"the page's {kind}-encoded body cannot be decoded: {corrupt}"
             outcome.fetched = False
         facts = page_facts(url, headers, head, user_agent=user_agent.lower())

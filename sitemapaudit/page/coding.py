@@ -4,8 +4,10 @@ The audit asks for gzip only, but some servers answer with ``deflate``, ``br`` o
 anyway; browsers decode those, so the audit reads them too. ``deflate`` is zlib data or, from
 some servers, raw deflate data, as browsers accept both. ``br`` and ``zstd`` need the ``brotli``
 (or ``brotlicffi``) and ``backports.zstd`` (``compression.zstd`` from Python 3.14) modules that
-Scrapy itself uses; without them such a body cannot be decoded. Gzip is not handled here: it is
-recognised by its bytes (:class:`sitemapaudit.sitemap.body.BodyStream`).
+Scrapy itself uses; without them such a body cannot be decoded. Gzip alone is not handled here:
+it is recognised by its bytes (:class:`sitemapaudit.sitemap.body.BodyStream`). Several codings
+(``deflate, gzip``: deflated, then gzipped) are undone from the last listed to the first, as
+browsers do (RFC 9110, section 8.4), gzip among them, whatever the body's first bytes.
 """
 
 from __future__ import annotations
@@ -20,6 +22,11 @@ _GZIP = frozenset({"gzip", "x-gzip"})
 _IGNORED = frozenset({"", "identity"})
 # Codings browsers know; a body in one of them is not HTML until decoded.
 _KNOWN = frozenset({"deflate", "br", "zstd", "compress", "x-compress"})
+# More codings on one body than this are not undone: each needs a decompressor and its window
+# (up to 16 MiB for br), and a page is never compressed that many times over.
+MAX_CODINGS = 4
+# Output asked of an outer coding at a time when undoing several.
+_LAYER_CHUNK = 65536
 
 
 def _module(*names: str) -> ModuleType | None:
@@ -98,6 +105,26 @@ class _Deflate(Decoder):
         return self._impl is not None and bool(self._impl.eof)
 
 
+class _Gzip(Decoder):
+    def __init__(self) -> None:
+        # One gzip member; what follows it is ignored, as browsers ignore it.
+        super().__init__("gzip", zlib.decompressobj(16 + zlib.MAX_WBITS), (zlib.error,))
+
+    def _step(self, data: bytes, max_length: int) -> bytes:
+        if self._impl.eof:
+            return b""
+        data = self._impl.unconsumed_tail + data
+        return bytes(self._impl.decompress(data, max_length))
+
+    @property
+    def pending(self) -> bool:
+        return not self._impl.eof and bool(self._impl.unconsumed_tail)
+
+    @property
+    def finished(self) -> bool:
+        return bool(self._impl.eof)
+
+
 class _Brotli(Decoder):
     def _step(self, data: bytes, max_length: int) -> bytes:
         self._input += data
@@ -131,12 +158,57 @@ class _Zstd(Decoder):
         return bool(self._impl.eof)
 
 
+class _Stack(Decoder):
+    """Several codings, undone from the outermost (the last listed) in."""
+
+    def __init__(self, coding: str, layers: list[Decoder]) -> None:
+        super().__init__(coding, None, ())
+        self._layers = layers  # the outermost first
+        self._moved = False
+
+    def decompress(self, data: bytes, max_length: int) -> bytes:
+        self._input += data
+        while True:
+            self._moved = False
+            out = self._pull(len(self._layers) - 1, max_length)
+            # An inner coding may take an outer one's output without giving any yet.
+            if out or not self._moved or not self.pending:
+                return out
+
+    def _pull(self, index: int, max_length: int) -> bytes:
+        layer = self._layers[index]
+        if layer.finished:
+            return b""
+        if index == 0:
+            data, self._input = self._input, b""
+        elif layer.pending:
+            data = b""
+        else:
+            data = self._pull(index - 1, _LAYER_CHUNK)
+        try:
+            out = layer.decompress(data, max_length)
+        except CodingError as exc:
+            raise CodingError(f"{layer.coding}: {exc}") from exc
+        self._moved = self._moved or bool(out)
+        return out
+
+    @property
+    def pending(self) -> bool:
+        if self.finished:
+            return False
+        return bool(self._input) or any(layer.pending for layer in self._layers)
+
+    @property
+    def finished(self) -> bool:
+        return self._layers[-1].finished
+
+
 def body_coding(values: Sequence[str] | None) -> str | None:
     """The one coding to undo for ``Content-Encoding`` header ``values`` before a body that
     is not gzip data can be read: ``None`` when it is to be read as it is (no coding,
     ``identity``, ``gzip`` whose data is not gzip, or a coding no browser knows, which
     browsers ignore), else the lowercased coding list (several codings when they are more
-    than one)."""
+    than one: see :func:`several`)."""
     codings = [
         coding.strip().lower()
         for value in values or ()
@@ -150,9 +222,30 @@ def body_coding(values: Sequence[str] | None) -> str | None:
     return ", ".join(codings)
 
 
+def several(coding: str) -> bool:
+    """Whether ``coding`` (from :func:`body_coding`) is several codings, undone as the header
+    lists them whatever the body's first bytes (the gzip magic included)."""
+    return "," in coding
+
+
 def decoder(coding: str) -> Decoder | None:
     """An incremental decoder for ``coding`` (from :func:`body_coding`), or ``None`` when
-    the audit cannot decode it (``compress``, several codings, or the module is missing)."""
+    the audit cannot decode it (``compress``, a coding no browser knows among several, more
+    than :data:`MAX_CODINGS`, or a module is missing)."""
+    codings = coding.split(", ")
+    if len(codings) == 1:
+        return _decoder(coding)
+    if len(codings) > MAX_CODINGS:
+        return None
+    layers = [_decoder(name) for name in reversed(codings)]
+    if any(layer is None for layer in layers):
+        return None
+    return _Stack(coding, [layer for layer in layers if layer is not None])
+
+
+def _decoder(coding: str) -> Decoder | None:
+    if coding in _GZIP:
+        return _Gzip()
     if coding == "deflate":
         return _Deflate()
     if coding == "br":

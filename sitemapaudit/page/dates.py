@@ -487,17 +487,20 @@ def lastmod_matches(lastmod: Lastmod, last_modified: datetime, *, tolerance_s: f
 
     A lastmod with a time matches when the two are at most ``tolerance_s`` seconds apart. A
     date-only lastmod names a calendar day (or month, or year) in an unknown time zone, so it
-    matches when the instant falls on that day in some UTC offset from -12:00 to +14:00: in
-    ``[day 00:00 - 14h, next day 00:00 + 12h)`` UTC.
+    matches when the instant falls on that day in some UTC offset from -12:00 to +14:00, give
+    or take ``tolerance_s`` as any time that day would: in
+    ``[day 00:00 - 14h - tolerance, next day 00:00 + 12h + tolerance)`` UTC.
     """
     if not lastmod.date_only:
         return abs(lastmod_delta(lastmod, last_modified)) <= tolerance_s
     instant = _aware(last_modified)
+    tolerance = timedelta(seconds=tolerance_s)
     try:
-        end = period_end(lastmod)
-    except (ValueError, OverflowError):
-        return instant >= lastmod.value - EARLIEST_OFFSET
-    try:
-        return lastmod.value - EARLIEST_OFFSET <= instant < end + LATEST_OFFSET
+        if instant < earliest_instant(lastmod) - tolerance:
+            return False
     except OverflowError:
-        return lastmod.value - EARLIEST_OFFSET <= instant
+        pass  # the window starts before the year 1
+    try:
+        return instant < latest_instant(lastmod) + tolerance
+    except (ValueError, OverflowError):
+        return True  # the window ends after the year 9999

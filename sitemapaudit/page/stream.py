@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import zlib
 
-from sitemapaudit.page.coding import CodingError, decoder
+from sitemapaudit.page.coding import CodingError, decoder, several
 from sitemapaudit.page.head import HeadEnd
 from sitemapaudit.page.xhtml import XhtmlRoot, XmlHeadEnd
 from sitemapaudit.sitemap.body import GZIP_MAGIC
@@ -35,6 +35,8 @@ class HeadWatcher:
         # leaves nothing to watch for (the page is reported as not decodable).
         self._decoder = decoder(coding) if coding is not None and not gzip else None
         undecodable = coding is not None and not gzip and self._decoder is None
+        # Several codings are undone as listed, whatever the body's first bytes.
+        self._by_bytes = coding is None or not several(coding)
         # ``xml``: a page read as XML (XHTML), whose head ends by XML's rules; ``xhtml_root``:
         # one that is a page only if its root element is XHTML's <html> (application/xml),
         # nothing more to read once it is known not to be.
@@ -56,7 +58,7 @@ class HeadWatcher:
         self._received += len(data)
         if self.done:
             return self._received >= self.min_bytes
-        if first and self._inflate is None and data.startswith(GZIP_MAGIC):
+        if first and self._inflate is None and self._by_bytes and data.startswith(GZIP_MAGIC):
             # Gzip data whatever the header said, as the page is read (by its bytes).
             self._inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
             self._decoder, self._undecodable = None, False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import random
 import zlib
 from pathlib import Path
@@ -39,6 +40,14 @@ async def test_pages_in_other_codings_are_read_and_a_corrupt_one_is_fetch_failed
         "/br-big": page("br", brotli.compress(big), trickle=True),
         "/br-corrupt": page("br", b"<html>" + brotli.compress(html)),
         "/compress": page("compress", b"\x1f\x9d\x90" + html),
+        "/deflate-gzip": page("deflate, gzip", gzip.compress(zlib.compress(html))),
+        # Two header lines are two codings, on a page large enough to stop after its head.
+        "/gzip-gzip-big": Page(
+            body=gzip.compress(gzip.compress(big)),
+            headers=[("Content-Encoding", "gzip"), ("Content-Encoding", "gzip")],
+            trickle=NET,
+        ),
+        "/deflate-as-gzip": page("deflate, gzip", zlib.compress(gzip.compress(html))),
     }
     listed = urlset(*(url("{base}" + path) for path in pages))
     routes: dict[str, Any] = {
@@ -49,14 +58,18 @@ async def test_pages_in_other_codings_are_read_and_a_corrupt_one_is_fetch_failed
     with TestSite(routes) as site:
         records, crawler = await run_audit(site.base, tmp_path / "out.jsonl")
     got = {r["url"].removeprefix(site.base): r for r in by_record(records, "url")}
-    for path in ("/deflate", "/br", "/zstd", "/br-big"):
+    for path in ("/deflate", "/br", "/zstd", "/br-big", "/deflate-gzip", "/gzip-gzip-big"):
         assert got[path]["fetched"], path
         assert got[path]["issues"] == ["noindex", "canonical_mismatch"], path
-    for path, coding in (("/br-corrupt", "br"), ("/compress", "compress")):
+    for path, coding in (
+        ("/br-corrupt", "br"),
+        ("/compress", "compress"),
+        ("/deflate-as-gzip", "deflate, gzip"),
+    ):
         assert not got[path]["fetched"]
         assert got[path]["issues"] == ["fetch_failed"]
         assert got[path]["errors"][0].startswith(
             f"fetch_failed: the page's {coding}-encoded body cannot be decoded: "
         )
-    assert crawler.stats.get_value("sitemapaudit/head_only/stopped_after_head") == 1
+    assert crawler.stats.get_value("sitemapaudit/head_only/stopped_after_head") == 2
     assert crawler.stats.get_value("log_count/ERROR") is None

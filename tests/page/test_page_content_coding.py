@@ -88,7 +88,9 @@ def test_an_encoded_body_cut_short_is_fetch_failed_unless_stopped_on_purpose(nam
     assert _outcome(small[: len(small) // 2], _coding(name), stopped=True).fetched
 
 
-@pytest.mark.parametrize("coding", ["compress", "gzip, br", "br, zstd"])
+@pytest.mark.parametrize(
+    "coding", ["compress", "gzip, compress", "gzip, utf-8", "gzip, gzip, gzip, gzip, gzip"]
+)
 def test_a_coding_the_audit_cannot_decode_is_fetch_failed_naming_it(coding: str) -> None:
     outcome = _outcome(b"\x1f\x9d\x90<html>", coding)
     assert not outcome.fetched
@@ -119,6 +121,7 @@ def test_a_missing_module_makes_br_undecodable(monkeypatch: pytest.MonkeyPatch) 
         ([" br "], "br"),
         (["identity, zstd"], "zstd"),
         (["gzip, br"], "gzip, br"),
+        (["deflate", "GZIP"], "deflate, gzip"),
     ],
 )
 def test_body_coding(values: list[str] | None, expected: str | None) -> None:
@@ -136,6 +139,71 @@ def test_head_watcher_stops_after_the_head_of_an_encoded_page(name: str) -> None
             break
     assert watcher.done
     assert fed < len(body) or len(body) < 4096
+
+
+STACKS: dict[str, Callable[[bytes], bytes]] = {
+    "deflate, gzip": lambda data: gzip.compress(zlib.compress(data)),
+    "br, gzip": lambda data: gzip.compress(brotli.compress(data)),
+    "zstd, gzip": lambda data: gzip.compress(zstd.compress(data)),
+    "gzip, gzip": lambda data: gzip.compress(gzip.compress(data)),
+    "gzip, deflate": lambda data: zlib.compress(gzip.compress(data)),
+    "x-gzip, br, zstd": lambda data: zstd.compress(brotli.compress(gzip.compress(data))),
+}
+
+
+@pytest.mark.parametrize("coding", STACKS)
+def test_several_codings_are_undone_last_listed_first(coding: str) -> None:
+    outcome = _outcome(STACKS[coding](PAGE), coding)
+    assert outcome.fetched
+    assert outcome.error is None
+    assert outcome.noindex == ["meta:robots"]
+    head, problem = page_head_bytes(STACKS[coding](PAGE), coding=coding)
+    assert problem is None
+    assert head.startswith(HEAD)
+    assert len(head) < 200_000
+
+
+@pytest.mark.parametrize("coding", STACKS)
+def test_several_codings_in_another_order_than_listed_are_fetch_failed(coding: str) -> None:
+    listed = ", ".join(reversed(coding.split(", ")))
+    outcome = _outcome(STACKS[coding](PAGE), listed)
+    if listed == coding:
+        assert outcome.fetched
+        return
+    assert not outcome.fetched
+    assert outcome.error is not None
+    assert outcome.error.startswith(f"the page's {listed}-encoded body cannot be decoded: ")
+    assert outcome.noindex == []
+
+
+def test_several_codings_cut_short_are_fetch_failed_unless_stopped_on_purpose() -> None:
+    small = STACKS["deflate, gzip"](HEAD)
+    assert not _outcome(small[: len(small) // 2], "deflate, gzip").fetched
+    assert _outcome(small[: len(small) // 2], "deflate, gzip", stopped=True).fetched
+
+
+def test_gzip_data_under_several_codings_is_not_read_as_gzip_alone() -> None:
+    # Gzip data whose content is still deflated is not HTML.
+    outcome = _outcome(gzip.compress(zlib.compress(PAGE)), "gzip")
+    assert outcome.noindex == []
+    assert _outcome(gzip.compress(zlib.compress(PAGE)), "deflate, gzip").noindex == ["meta:robots"]
+
+
+@pytest.mark.parametrize("coding", STACKS)
+def test_head_watcher_stops_after_the_head_of_a_page_in_several_codings(coding: str) -> None:
+    # Random text does not compress: the page stays large on the wire.
+    body = STACKS[coding](HEAD + random.Random(7).randbytes(100_000).hex().encode())
+    watcher = HeadWatcher(coding=coding)
+    fed = 0
+    for start in range(0, len(body), 1024):
+        fed += 1024
+        if watcher.feed(body[start : start + 1024]):
+            break
+    assert watcher.done
+    assert fed < len(body)
+    head, problem = page_head_bytes(body[:fed], whole=False, coding=coding)
+    assert problem is None
+    assert head.startswith(HEAD)
 
 
 def test_head_watcher_stops_at_once_on_a_coding_it_cannot_decode() -> None:

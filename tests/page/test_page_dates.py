@@ -443,8 +443,24 @@ def test_date_only_window(moment: datetime, expected: bool) -> None:
     assert lastmod_matches(lastmod("2024-03-10"), moment, tolerance_s=0) is expected
 
 
-def test_date_only_ignores_tolerance_outside_the_day() -> None:
-    assert not lastmod_matches(lastmod("2024-03-10"), utc(2024, 3, 20), tolerance_s=1)
+@pytest.mark.parametrize(
+    ("moment", "expected"),
+    [
+        (utc(2024, 3, 9, 8, 59, 59), False),
+        (utc(2024, 3, 9, 9, 0, 0), True),  # an hour before 00:00 on the 10th at UTC+14
+        (utc(2024, 3, 11, 12, 59, 0), True),  # 59 minutes after the 10th ends at UTC-12
+        (utc(2024, 3, 11, 13, 0, 0), False),
+        (utc(2024, 3, 20), False),
+    ],
+)
+def test_date_only_gets_the_tolerance_on_top_of_the_day(moment: datetime, expected: bool) -> None:
+    assert lastmod_matches(lastmod("2024-03-10"), moment, tolerance_s=3600) is expected
+
+
+def test_date_only_tolerance_at_the_ends_of_the_calendar() -> None:
+    assert lastmod_matches(lastmod("0001-01-01"), utc(1, 1, 1), tolerance_s=3600)
+    assert lastmod_matches(lastmod("9999-12-31"), utc(9999, 12, 31, 23), tolerance_s=3600)
+    assert not lastmod_matches(lastmod("9999-12-30"), utc(9999, 12, 31, 23), tolerance_s=3600)
 
 
 @pytest.mark.parametrize(

@@ -129,6 +129,9 @@ def test_each_url_check_fires(kwargs: dict[str, Any], code: str) -> None:
         {"refresh": {"source": "meta", "delay": 30, "url": "HTTPS://e.com/p#top"}},
         {"lastmod": "2024-05-01T12:00:00+02:00", "last_modified": "Wed, 01 May 2024 10:00:00 GMT"},
         {"lastmod": "2024-05-01", "last_modified": "Thu, 02 May 2024 03:00:00 GMT"},
+        # 59 minutes after 1 May ends at UTC-12, within the default tolerance of an hour.
+        {"lastmod": "2024-05-01", "last_modified": "Thu, 02 May 2024 12:59:00 GMT"},
+        {"lastmod": "2024-05-01", "last_modified": "Tue, 30 Apr 2024 09:00:00 GMT"},
         {
             "lastmod": "Wed, 01 May 2024 10:00:00 GMT",
             "fmt": "rfc822",
@@ -139,6 +142,24 @@ def test_each_url_check_fires(kwargs: dict[str, Any], code: str) -> None:
 )
 def test_false_alarm_twins_stay_clean(kwargs: dict[str, Any]) -> None:
     assert url_issues(**kwargs) == []
+
+
+def test_a_date_only_lastmod_is_a_mismatch_beyond_the_tolerance_past_its_day() -> None:
+    late = "Thu, 02 May 2024 13:30:00 GMT"
+    assert url_issues(lastmod="2024-05-01", last_modified=late) == ["lastmod_mismatch"]
+    record = builder(SITEMAPAUDIT_LASTMOD_TOLERANCE=7200).url_record(
+        UrlFacts(
+            url=U,
+            sitemaps=["https://e.com/s.xml"],
+            lastmod="2024-05-01",
+            lastmod_format="w3c",
+            times_listed=1,
+            rules=[],
+            robots_blocked=False,
+            outcome=FetchOutcome(final_url=U, fetched=True, status=200, last_modified=late),
+        )
+    )
+    assert record.issues == []
 
 
 def test_refresh_and_canonical_conflict_messages_name_the_urls() -> None:
