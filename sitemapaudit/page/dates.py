@@ -472,8 +472,14 @@ def period_end(lastmod: Lastmod) -> datetime:
 
 
 def earliest_instant(lastmod: Lastmod) -> datetime:
-    """The earliest instant a lastmod may name: a date-only one starts in UTC+14."""
-    return lastmod.value - EARLIEST_OFFSET if lastmod.date_only else lastmod.value
+    """The earliest instant a lastmod may name: a date-only one starts in UTC+14 (on the
+    first day of the year 1, the earliest instant there is)."""
+    if not lastmod.date_only:
+        return lastmod.value
+    try:
+        return lastmod.value - EARLIEST_OFFSET
+    except OverflowError:
+        return datetime.min.replace(tzinfo=UTC)
 
 
 def latest_instant(lastmod: Lastmod) -> datetime:

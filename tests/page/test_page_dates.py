@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from sitemapaudit.page.dates import (
     Lastmod,
+    earliest_instant,
     lastmod_delta,
     lastmod_matches,
     parse_http_date,
@@ -506,3 +507,9 @@ def test_date_only_at_the_end_of_the_calendar() -> None:
 def test_a_pubdate_that_is_not_read_says_why(text: str, problem: str) -> None:
     assert parse_rfc822_date(text) is None
     assert rfc822_date_problem(text) == problem
+
+
+def test_the_earliest_instant_of_the_first_day_there_is_has_no_overflow() -> None:
+    lastmod = parse_w3c_datetime("0001-01-01")
+    assert lastmod is not None
+    assert earliest_instant(lastmod) == datetime.min.replace(tzinfo=UTC)

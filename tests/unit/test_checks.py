@@ -584,3 +584,13 @@ def test_the_meaning_stops_at_the_end_of_the_first_paragraph() -> None:
         """
 
     assert Wrapped.meaning() == "A summary written over two lines."
+
+
+def test_lastmods_at_the_ends_of_the_calendar_are_judged_not_crashed_on() -> None:
+    modified = "Wed, 01 May 2024 10:00:00 GMT"
+    assert url_issues(lastmod="0001-01-01", last_modified=modified) == ["lastmod_mismatch"]
+    assert url_issues(lastmod="0001", last_modified=modified) == ["lastmod_mismatch"]
+    assert url_issues(lastmod="9999-12-31", last_modified=modified) == [
+        "lastmod_future",
+        "lastmod_mismatch",
+    ]

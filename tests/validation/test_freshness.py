@@ -186,3 +186,17 @@ def test_an_index_lastmod_after_the_audit_is_in_the_future() -> None:
 def test_nothing_to_compare_is_no_finding() -> None:
     assert index_lastmod_problems("2024-01-01", "i", None, now=NOW, tolerance_s=0) == []
     assert _index_findings("2024-05-01T00:00:00Z") == []
+
+
+def test_lastmods_on_the_first_day_of_the_year_1_are_read_without_an_overflow() -> None:
+    # A date-only value there starts "in UTC+14", before the earliest instant Python has.
+    tracker = NewestLastmod(NOW)
+    tracker.add("0001-01-01", "w3c")
+    newest = tracker.newest()
+    assert newest is not None
+    assert newest[1] == "0001-01-01"
+    tracker.add("2024-05-01", "w3c")
+    problems = index_lastmod_problems(
+        "0001-01-01", "http://example.com/i.xml", tracker.newest(), now=NOW, tolerance_s=0
+    )
+    assert [p.code for p in problems] == ["index_lastmod_stale"]
