@@ -193,14 +193,15 @@ def validate_files(
     paths: Sequence[Path],
     config: AuditConfig,
     builder: RecordBuilder,
-    children: list[tuple[str, str]],
+    children: list[tuple[str, str, str | None]],
 ) -> Iterator[SitemapRecord | UrlRecord]:
     """The sitemap record of each file, then one URL record per distinct URL they list.
 
     The files are judged together, as the sitemaps of one site are: a URL listed by two of
     them has one record, naming both (``duplicate``), and hreflang alternates are judged for
     reciprocity across them. Child sitemap locations of an index are appended to
-    ``children``, each with the index file that lists it: ``(loc, str(path))``. At most
+    ``children``, each with the index file that lists it and the ``<lastmod>`` it gives
+    for it: ``(loc, str(path), lastmod)``. At most
     SITEMAPAUDIT_SITEMAP_READ_LIMIT bytes of each file are read.
     """
     listings = FileListings(MEMORY_URLS)
@@ -231,7 +232,7 @@ def _read_file(
     *,
     config: AuditConfig,
     builder: RecordBuilder,
-    children: list[tuple[str, str]],
+    children: list[tuple[str, str, str | None]],
     listings: FileListings,
     alternates: FileAlternates,
     now: datetime,
@@ -244,7 +245,7 @@ def _read_file(
         # An index's child locations are judged as the crawl judges them.
         if loc_problems(loc, max_length=config.max_url_length):
             invalid.add("invalid_url", loc)
-        children.append((loc, str(path)))
+        children.append((loc, str(path), lastmod))
 
     def rules(loc: str) -> tuple[str, ...]:
         alternates.note_listed(loc)

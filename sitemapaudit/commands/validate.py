@@ -16,7 +16,7 @@ import os
 import re
 import sys
 from collections import defaultdict
-from dataclasses import asdict, fields, is_dataclass, replace
+from dataclasses import asdict, fields, is_dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -138,8 +138,9 @@ class Command(ScrapyCommand):
         self._pending: list[str] = []
         self._gone = False
         self._crawlers: list[Crawler] = []
-        # The local index file that first lists each child sitemap fetched with --follow.
-        self._indexes: dict[str, str] = {}
+        # The local index file that first lists each child sitemap fetched with --follow, and
+        # the lastmod it gives for it: the crawl judges the child as that index's.
+        self._indexes: dict[str, tuple[str, str | None]] = {}
         # Everything loaded so far lives as long as the command: keep the collector from
         # walking it again and again while the records of a large file come and go, and let
         # it collect as seldom as an audit's does.
@@ -147,7 +148,7 @@ class Command(ScrapyCommand):
         thresholds = gc.get_threshold()
         gc.set_threshold(*GC_THRESHOLDS)
         try:
-            children: list[tuple[str, str]] = []
+            children: list[tuple[str, str, str | None]] = []
             for record in validate_files(files, config, builder, children):
                 self._emit(record)
             self._flush()
@@ -163,14 +164,14 @@ class Command(ScrapyCommand):
             gc.unfreeze()
         self.exitcode = 1 if self.errors or self._gone else 0
 
-    def _follow(self, children: list[tuple[str, str]], urls: list[str]) -> None:
+    def _follow(self, children: list[tuple[str, str, str | None]], urls: list[str]) -> None:
         """Add the valid child locations of the local indexes to the ``urls`` to crawl. A URL
         also given as an argument stays an argument, as it does in an audit."""
         given = set(urls)
-        for loc, index_path in children:
+        for loc, index_path, lastmod in children:
             if loc in given or loc in self._indexes or loc_problems(loc):
                 continue
-            self._indexes[loc] = index_path
+            self._indexes[loc] = (index_path, lastmod)
             urls.append(loc)
 
     def _reader_gone(self) -> None:
@@ -200,7 +201,11 @@ class Command(ScrapyCommand):
             crawler.signals.connect(self._scraped, signal=signals.item_scraped)
             self._crawlers.append(crawler)
             self.crawler_process.crawl(
-                crawler, domain=origin, sitemap=",".join(sitemaps), fetch_urls="no"
+                crawler,
+                domain=origin,
+                sitemap=",".join(sitemaps),
+                fetch_urls="no",
+                listed_by={url: self._indexes[url] for url in sitemaps if url in self._indexes},
             )
         self.crawler_process.start()
 
@@ -211,13 +216,7 @@ class Command(ScrapyCommand):
             if isinstance(item, UrlRecordBatch):
                 for record in item.records:
                     self._emit(record)
-            elif isinstance(item, SitemapRecord):
-                index_path = self._indexes.get(item.url) if item.found_via == "argument" else None
-                if index_path is not None:
-                    # The crawl was handed it as an argument; the user gave the index.
-                    item = replace(item, found_via="index", parent=index_path)
-                self._emit(item)
-            elif isinstance(item, UrlRecord):
+            elif isinstance(item, SitemapRecord | UrlRecord):
                 self._emit(item)
         except BrokenPipeError:
             self._reader_gone()

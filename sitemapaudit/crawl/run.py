@@ -14,7 +14,7 @@ import tempfile
 import time
 import zlib
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -129,6 +129,7 @@ class AuditRun:
         stats: Stats,
         *,
         sitemap_args: list[str] | None = None,
+        listed_by: Mapping[str, tuple[str, str | None]] | None = None,
         jobdir: str | None = None,
         started: datetime | None = None,
     ) -> None:
@@ -136,6 +137,9 @@ class AuditRun:
         self.config = config
         self.stats = stats
         self.sitemap_args = sitemap_args or []
+        # The index that lists a sitemap given as an argument, with the lastmod it gives for
+        # it: a local index file whose children ``scrapy validate --follow`` hands the crawl.
+        self.listed_by = dict(listed_by or {})
         self.tree = self._make_tree()
         self.discovery = Discovery(homepage_done=bool(self.sitemap_args))
         # Sitemaps the homepage named before robots.txt was read: registered after robots.txt's
@@ -602,18 +606,23 @@ class AuditRun:
     ) -> tuple[list[SitemapRef], list[SitemapFacts]]:
         refs: list[SitemapRef] = []
         skipped: list[SitemapFacts] = []
-        for url, via in found:
+        for url, how in found:
+            via, parent, depth, lastmod = how, None, 0, None
+            if how == "argument" and url in self.listed_by:
+                # Read as that index's child, as if the index had been read by this crawl.
+                via, depth = "index", 1
+                parent, lastmod = self.listed_by[url]
             decision = self.tree.consider(url, depth=0)
             if decision is Decision.FETCH:
-                refs.append(self._pending(SitemapRef(url, via, None, 0)))
+                refs.append(self._pending(SitemapRef(url, via, parent, depth, lastmod)))
             elif decision is Decision.OFF_HOST:
-                skipped.append(_skipped(url, via, None, "off_host", off_host_sitemap(url)))
+                skipped.append(_skipped(url, via, parent, "off_host", off_host_sitemap(url)))
             elif decision is Decision.INVALID:
-                skipped.append(_skipped(url, via, None, "invalid_url", "not a valid http(s) URL"))
+                skipped.append(_skipped(url, via, parent, "invalid_url", "not a valid http(s) URL"))
             elif decision is Decision.CAPPED:
                 skipped.append(
                     _skipped(
-                        url, via, None, "sitemap_limit", "sitemap-count cap reached, not fetched"
+                        url, via, parent, "sitemap_limit", "sitemap-count cap reached, not fetched"
                     )
                 )
         # Sitemaps seen before (a resumed audit) count as found: no common paths then.

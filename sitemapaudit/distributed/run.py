@@ -13,7 +13,7 @@ import json
 import logging
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -143,13 +143,14 @@ class SharedAuditRun(AuditRun):
         shared: SharedAudit,
         *,
         sitemap_args: list[str] | None = None,
+        listed_by: Mapping[str, tuple[str, str | None]] | None = None,
     ) -> None:
         self.shared = shared
         self.shared_inventory = SharedInventory(shared.client, shared.prefix)
         self.history_path = config.history_path
         # Conditional requests and history belong to the worker that writes the report.
         local = replace(config, history_path="", conditional_sitemaps=False)
-        super().__init__(origin, local, stats, sitemap_args=sitemap_args)
+        super().__init__(origin, local, stats, sitemap_args=sitemap_args, listed_by=listed_by)
         self.writer = False
         self._emitting: Iterator[SitemapFacts | UrlFactsBatch] | None = None
         self._outcomes: list[tuple[int, dict[str, Any] | None]] = []

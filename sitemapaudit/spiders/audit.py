@@ -96,6 +96,8 @@ class AuditSpider(Spider):
         sitemap: str | None = None,
         fetch_urls: str | None = None,
         fail_on: str | None = None,
+        *,
+        listed_by: Mapping[str, tuple[str, str | None]] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -103,6 +105,9 @@ class AuditSpider(Spider):
         self.fail_on = arguments.fail_on
         self.origin = arguments.origin
         self.sitemap_args = list(arguments.sitemaps)
+        # Not an argument of ``scrapy crawl``: ``scrapy validate --follow`` names the local
+        # index file that lists each sitemap it hands the crawl, with the lastmod it gives.
+        self.listed_by = dict(listed_by or {})
         self.fetch_urls_arg = arguments.fetch_urls
         self.started_at = datetime.now(UTC)
         # The host (an IPv6 literal's colons made underscores), and a port other than the
@@ -160,6 +165,7 @@ class AuditSpider(Spider):
                 _CrawlerStats(crawler),
                 SharedAudit(connect(config.distributed), spider.origin.url),
                 sitemap_args=spider.sitemap_args,
+                listed_by=spider.listed_by,
             )
             spider.summary_sent = True  # the worker that writes the report sends it itself
         else:
@@ -168,6 +174,7 @@ class AuditSpider(Spider):
                 config,
                 _CrawlerStats(crawler),
                 sitemap_args=spider.sitemap_args,
+                listed_by=spider.listed_by,
                 jobdir=crawler.settings.get("JOBDIR") or None,
                 started=spider.started_at,
             )

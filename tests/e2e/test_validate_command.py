@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -14,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.golden_site import XML, index, url, urlset
+from tests.support.golden_site import NS, XML, index, url, urlset
 from tests.support.server import Page, TestSite
 
 ROOT = Path(__file__).parents[2]
@@ -218,6 +219,66 @@ def test_a_child_also_given_as_an_argument_stays_an_argument(tmp_path: Path) -> 
             (f"{site.base}/b.xml", "argument", None),
         ]
     )
+
+
+def test_a_followed_local_index_judges_its_children_as_an_index_url_does(
+    tmp_path: Path,
+) -> None:
+    """The lastmod a local index gives a child it lists (stale, after the audit, not a date)
+    and a child that is an index itself are findings on the child's record, as when the same
+    index is read from its URL."""
+    listed = {
+        "a.xml": "2020-01-01",  # older than the URL lastmod a.xml lists
+        "nested.xml": "2099-01-01",  # after the audit, and an index
+        "c.xml": "2020-13-01",  # no such month
+        "d.xml": None,
+    }
+    entries = "".join(
+        f"<sitemap><loc>{{base}}/{name}</loc>"
+        + (f"<lastmod>{lastmod}</lastmod>" if lastmod else "")
+        + "</sitemap>"
+        for name, lastmod in listed.items()
+    )
+    body = f'<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex {NS}>{entries}</sitemapindex>'
+    site = TestSite(
+        {
+            "/index.xml": Page(body=body, content_type=XML),
+            "/a.xml": Page(body=urlset(url("{base}/p1", "2024-06-01T00:00:00Z")), content_type=XML),
+            "/nested.xml": Page(body=index("{base}/b.xml"), content_type=XML),
+            "/b.xml": Page(body=urlset(url("{base}/p2")), content_type=XML),
+            "/c.xml": Page(body=urlset(url("{base}/p3", "2024-06-01")), content_type=XML),
+            "/d.xml": Page(body=urlset(url("{base}/p4", "2024-06-01")), content_type=XML),
+        }
+    )
+    with site:
+        path = tmp_path / "index.xml"
+        path.write_text(body.replace("{base}", site.base))
+        code, local, stderr = validate(str(path), "--follow")
+        assert code == 1, stderr  # (c.xml's lastmod also breaks the index's XSD)
+        _, served, stderr = validate(f"{site.base}/index.xml")
+    children = {f"{site.base}/{name}": name for name in [*listed, "b.xml"]}
+
+    def findings(records: list[dict[str, Any]], index_name: str) -> dict[str, list[str]]:
+        found = {}
+        for record in records:
+            if record["record"] == "sitemap" and record["url"] in children:
+                name = children[record["url"]]
+                found[name] = [
+                    re.sub(r"audit time \S+", "audit time T", error.replace(index_name, "INDEX"))
+                    for error in record["errors"]
+                ]
+        return found
+
+    expected = findings(served, f"{site.base}/index.xml")
+    assert findings(local, str(path)) == expected
+    assert {name: [e.split(":")[0] for e in errors] for name, errors in expected.items()} == {
+        "a.xml": ["index_lastmod_stale"],
+        "nested.xml": ["nested_index", "lastmod_future"],
+        "c.xml": ["lastmod_invalid"],
+        "d.xml": [],
+        "b.xml": [],
+    }
+    assert "nested_index: this index is listed by the index INDEX" in expected["nested.xml"]
 
 
 def test_validating_urls_writes_no_audit_history(tmp_path: Path) -> None:
