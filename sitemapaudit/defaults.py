@@ -171,13 +171,14 @@ SETTINGS: dict[str, tuple[Any, str, str]] = {
         False,
         "bool",
         "Request only URLs that are new, whose lastmod changed or that had findings last time, "
-        "plus tonight's share of the rest; carry the others over from the previous run.",
+        "plus this run's share of the rest; carry the others over from the previous run.",
     ),
     "SITEMAPAUDIT_RECHECK_NIGHTS": (
         7,
         "int",
         "With the incremental policy, every URL is requested again at least once in this many "
-        "nightly runs (a deterministic rotation by URL).",
+        "consecutive finished runs of the origin, however they are scheduled (a deterministic "
+        "rotation by URL, one share per run).",
     ),
     "SITEMAPAUDIT_DISTRIBUTED": (
         "",

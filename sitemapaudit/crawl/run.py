@@ -186,8 +186,8 @@ class AuditRun:
         if config.history_path:
             self._begin_history(BackgroundHistoryStore, config.history_path, now)
         self._incremental_base = self._previous_run() if config.incremental else None
-        # The rotating sample of the incremental policy: tonight's share of every URL.
-        self._tonight = (self.audit_time.toordinal()) % max(1, config.recheck_nights)
+        # The rotating sample of the incremental policy: this run's share of every URL.
+        self.share = self._rotation_share() if config.incremental else 0
         self.resumed_refs: list[SitemapRef] = []
         if self.resumed:
             self._resume()
@@ -408,6 +408,38 @@ class AuditRun:
         except STORE_FAILURES as exc:
             self.history_failed(exc)
             return None
+
+    def _rotation_share(self) -> int:
+        """The share of the URLs the incremental policy requests whatever their last result:
+        the one after the previous run's, so that ``recheck_nights`` consecutive finished runs
+        of the origin request every URL however far apart they are (several a day, weekdays
+        only, weekly). A run that did not finish (interrupted, or its history failed) is no
+        previous run, so the next one takes its share again; after a run that took none (a
+        full audit, or the origin's first), the rotation starts with the first share."""
+        base = self._incremental_base
+        if base is None or self.history is None:
+            return 0
+        try:
+            summary = self.history.summary(base) or {}
+        except STORE_FAILURES as exc:
+            self.history_failed(exc)
+            return 0
+        incremental = summary.get("incremental")
+        share = incremental.get("share") if isinstance(incremental, dict) else None
+        if type(share) is not int or share < 0:
+            return 0
+        return (share + 1) % self.config.recheck_nights
+
+    def incremental_summary(self) -> dict[str, Any]:
+        """The summary's ``incremental`` field: ``{}`` unless the incremental policy is on."""
+        if not self.config.incremental:
+            return {}
+        return {
+            "recheck_nights": self.config.recheck_nights,
+            "share": self.share,
+            "rechecked": self.totals.rechecked,
+            "carried_over": self.totals.carried_over,
+        }
 
     def history_failed(self, exc: Exception, path: str | None = None) -> str:
         """The history cannot be written or read any more (a full disk, a writer process that
@@ -1064,26 +1096,33 @@ class AuditRun:
 
     def _carried_over(self, url: str, lastmod: str | None) -> dict[str, Any] | None:
         """Under the incremental policy, the previous result of a URL that need not be
-        checked again tonight; ``None`` when it must be requested."""
+        checked again in this run; ``None`` when it must be requested."""
         if not self.config.incremental or self.history is None:
             return None
-        if zlib.crc32(url.encode()) % self.config.recheck_nights == self._tonight:
+        nights = self.config.recheck_nights
+        if zlib.crc32(url.encode()) % nights == self.share:
             self.totals.rechecked += 1
             return None
         base = self._incremental_base
+        history = self.history
         try:
-            before = None if base is None else self.history.url_result(base, url)
+            before = None if base is None else history.url_result(base, url)
+            # The rotation alone misses a URL when the runs before took no share or another
+            # recheck_nights: a result checked that many runs ago is not carried again.
+            stale = (
+                before is None
+                or before["issues"]
+                or not before["fetched"]
+                or before["lastmod"] != lastmod
+                or history.check_age(self.origin.url, url, before["run_id"], nights) >= nights
+            )
         except STORE_FAILURES as exc:
             self.history_failed(exc)
-            before = None
-        if (
-            before is None
-            or before["issues"]
-            or not before["fetched"]
-            or before["lastmod"] != lastmod
-        ):
+            stale = True
+        if stale:
             self.totals.rechecked += 1
             return None
+        assert before is not None
         self.totals.carried_over += 1
         return FetchOutcome(
             fetched=True,

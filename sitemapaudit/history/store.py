@@ -707,6 +707,34 @@ class HistoryStore:
         ).fetchone()
         return None if row is None else _url_result(url, row)
 
+    def check_age(self, origin: str, url: str, run_id: int, limit: int) -> int:
+        """The age, in finished runs of ``origin``, of the check behind ``url``'s result in the
+        finished run ``run_id``: 1 when that run requested it, 2 when it carried over the
+        result of the run before, and so on (a carried-over result keeps its ``checked_at``);
+        at most ``limit``, and 0 when the run has no result for ``url``."""
+        self.flush()
+        url_id = self._loc_id(url, create=False)
+        if url_id is None:
+            return 0
+        rows = self._db.execute(
+            # The origin's finished runs up to run_id, newest first, then the URL's row in each.
+            "SELECT run.id, r.checked_at FROM runs run CROSS JOIN url_results r "
+            "WHERE run.origin = ? AND run.finished_at IS NOT NULL AND run.id <= ? "
+            "AND r.run_id = run.id AND r.url_id = ? ORDER BY run.id DESC LIMIT ?",
+            (origin, run_id, url_id, limit),
+        ).fetchall()
+        if not rows or rows[0][0] != run_id:
+            return 0
+        checked_at = rows[0][1]
+        if checked_at is None:
+            return 1
+        age = 0
+        for _, other in rows:
+            if other != checked_at:
+                break
+            age += 1
+        return age
+
     # Sitemap listings and validators, for reuse when a sitemap answers 304
 
     def add_listings(

@@ -689,15 +689,7 @@ class AuditSpider(Spider):
             },
             fail_on={"policy": self.fail_on.policy, "failed": False},
             changes={"previous_run": previous, "counts": {}},
-            incremental=(
-                {
-                    "recheck_nights": self.config.recheck_nights,
-                    "rechecked": self.run.totals.rechecked,
-                    "carried_over": self.run.totals.carried_over,
-                }
-                if self.config.incremental
-                else {}
-            ),
+            incremental=self.run.incremental_summary(),
         )
 
     def on_closed(self, reason: str) -> None:

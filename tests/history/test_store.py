@@ -237,6 +237,24 @@ def test_url_history_is_newest_first_over_finished_runs(store: HistoryStore) -> 
     assert store.url_result(last, f"{E}/never") is None
 
 
+def test_check_age_counts_the_finished_runs_that_kept_one_check(store: HistoryStore) -> None:
+    page, monday, tuesday = f"{E}/page", "2024-06-03T02:30:00Z", "2024-06-04T02:30:00Z"
+    first = finished(store, E, [url("/page", checked_at=monday)])
+    carried = finished(store, E, [url("/page", checked_at=monday)])
+    store.begin_run(E, "z")  # interrupted: no run of the count
+    finished(store, OTHER, [url("/page", checked_at=monday)])
+    again = finished(store, E, [url("/page", checked_at=monday)])
+    checked = finished(store, E, [url("/page", checked_at=tuesday)])
+    without = finished(store, E, [url("/other", checked_at=tuesday)])
+    assert store.check_age(E, page, first, 7) == 1
+    assert store.check_age(E, page, carried, 7) == 2
+    assert store.check_age(E, page, again, 7) == 3
+    assert store.check_age(E, page, again, 2) == 2
+    assert store.check_age(E, page, checked, 7) == 1
+    assert store.check_age(E, page, without, 7) == 0
+    assert store.check_age(E, f"{E}/never", checked, 7) == 0
+
+
 def test_import_report_uses_the_summary(store: HistoryStore, tmp_path: Path) -> None:
     run_id = store.import_report(write_report(tmp_path / "r.jsonl", NEW_RECORDS, NEW_SUMMARY))
     info = store.run(run_id)
