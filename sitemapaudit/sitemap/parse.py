@@ -395,7 +395,7 @@ class SitemapReader:
     def __init__(
         self, body: bytes, *, read_limit: int = DEFAULT_READ_LIMIT, base_url: str | None = None
     ) -> None:
-        self._stream = BodyStream(body, limit=read_limit)
+        self._stream = BodyStream(body, limit=read_limit, checked=True)
         self.read_limit = read_limit
         self.base_url = base_url
         self.kind: SitemapKind = SitemapKind.UNKNOWN
@@ -429,7 +429,12 @@ class SitemapReader:
             if (self._line_offset or self._column_offset) and _DECLARATION_START.match(head):
                 self._misplaced_declaration()
             lowered = head[:_SNIFF_BYTES].lower()
-            if not head:
+            if not head and self._stream.problems:
+                self._not_a_sitemap(
+                    "nothing readable came out of its gzip data (see gzip_invalid), so what "
+                    "the document is cannot be told"
+                )
+            elif not head:
                 self._not_a_sitemap("the document is empty")
             elif lowered.startswith((b"<!doctype html", b"<html")):
                 self._not_a_sitemap("the document is an HTML page, not a sitemap")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import itertools
 import logging
 import time
@@ -55,6 +56,23 @@ async def test_common_paths_are_tried_only_when_nothing_names_a_sitemap(tmp_path
     assert issues_by_url(records) == {f"{site.base}/a": []}
     assert site.hits["/sitemap.xml.gz"] == 1
     assert site.hits["/robots.txt"] == 1
+
+
+@deferred_f_from_coro_f
+async def test_a_common_path_with_corrupt_gzip_data_is_reported(tmp_path: Path) -> None:
+    # Nothing decoded from corrupt gzip data is read, so its kind cannot be told; unlike a page
+    # that is not a sitemap, it is reported (a sitemap generator may write broken files).
+    packed = bytearray(gzip.compress(urlset(*(url(f"/p{i}") for i in range(200))).encode()))
+    packed[len(packed) // 2] ^= 0xFF
+    site = TestSite({"/": page(), "/sitemap.xml.gz": Page(body=bytes(packed))})
+    with site:
+        records = await audit(site, tmp_path)
+    sitemaps = {r["url"]: r for r in by_record(records, "sitemap")}
+    assert list(sitemaps) == [f"{site.base}/sitemap.xml.gz"]
+    record = sitemaps[f"{site.base}/sitemap.xml.gz"]
+    assert record["found_via"] == "common-path"
+    assert sorted(record["issues"]) == ["gzip_invalid", "not_a_sitemap"]
+    assert by_record(records, "url") == []
 
 
 @deferred_f_from_coro_f

@@ -435,6 +435,7 @@ def test_corrupt_gzip_that_decodes_nothing() -> None:
     assert entries == []
     assert reader.gzip
     assert codes(reader) == ["gzip_invalid", "not_a_sitemap"]
+    assert "nothing readable came out of its gzip data" in reader.problems[1].message
 
 
 # -- limits ------------------------------------------------------------------------------------
