@@ -139,7 +139,7 @@ def read_sitemap(
         # Past the entry limit too, and past the size limit or a broken gzip (read again as it
         # inflates, up to where the reader stopped): its pages are still listed, and the
         # alternates of other sitemaps that point at them are judged against theirs.
-        document = data if data is not None else BodyStream(body, limit=read_limit)
+        document = data if data is not None else BodyStream(body, limit=read_limit, checked=True)
         for loc, alternates in iter_alternates(document):
             hreflang.add(loc, alternates, facts.url)
     return facts

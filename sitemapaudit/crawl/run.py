@@ -803,7 +803,12 @@ class AuditRun:
         self.hreflang.flush()
         self._skipped_children = [self.settle(child) for child in skipped]
         self._sitemap_finished()
-        if ref.found_via == "common-path" and facts.kind == SitemapKind.UNKNOWN.value:
+        if (
+            ref.found_via == "common-path"
+            and facts.kind == SitemapKind.UNKNOWN.value
+            # Broken gzip data may be a sitemap that cannot be read: that is worth knowing.
+            and not any(problem.code == "gzip_invalid" for problem in facts.problems)
+        ):
             self.tree.release()
             self.inventory.sitemap_done(ref.url, {})
             self.stats.inc_value("sitemapaudit/common_paths/not_a_sitemap")

@@ -5,12 +5,18 @@ the file name claimed: servers send ``.gz`` files without ``Content-Encoding``, 
 it, and ``.gz`` files with ``Content-Encoding: gzip`` on top (two gzip layers). Decompression is
 incremental and bounded, so a gzip bomb costs at most ``limit`` bytes of output and never more
 than a few chunks of memory.
+
+Deflate data carries no check of its own: only the CRC-32 in a gzip member's trailer tells
+whether what was decoded is what was compressed. A stream cut short loses its end, but what was
+decoded before the cut came from intact bytes. Corrupt data is different: a damaged byte can
+decode to wrong output for a while before the decoder hits something impossible, so nothing
+decoded from a damaged member can be trusted.
 """
 
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 
 from sitemapaudit.sitemap.records import Problem
 
@@ -35,12 +41,19 @@ class BodyStream:
         bytes_read: uncompressed bytes yielded so far.
         truncated: reading stopped at ``limit`` and the document went on past it.
         problems: ``gzip_invalid`` when a gzip stream is corrupt or cut short; the bytes
-            decoded before the fault are still yielded.
+            decoded before the fault are still yielded, unless ``checked``.
         corrupt: what is wrong when the gzip data itself is corrupt (not only cut short).
         cut_short: the gzip stream ended before its trailer.
+
+    ``checked``: of corrupt gzip data (a decoding error or a trailer that does not match),
+    only the gzip members whose trailers checked out before the damaged one are yielded. The
+    body is then inflated twice, once to find the damage and once to read it; a body that is
+    not gzip is read once.
     """
 
-    def __init__(self, body: bytes, *, limit: int, chunk_size: int = 65536) -> None:
+    def __init__(
+        self, body: bytes, *, limit: int, chunk_size: int = 65536, checked: bool = False
+    ) -> None:
         if limit < 0:
             raise ValueError(f"limit must not be negative, got {limit}")
         if chunk_size <= 0:
@@ -48,6 +61,7 @@ class BodyStream:
         self._body = body
         self.limit = limit
         self.chunk_size = chunk_size
+        self.checked = checked
         self.gzip: bool = body[:2] == GZIP_MAGIC
         self.gzip_layers: int = 0
         self.bytes_read: int = 0
@@ -55,15 +69,66 @@ class BodyStream:
         self.problems: list[Problem] = []
         self.corrupt: str | None = None
         self.cut_short = False
+        # Per gzip layer: the output bytes up to the end of its last member that checked out.
+        self._verified: dict[int, int] = {}
+        self._corrupt_layer = 1
 
     def __iter__(self) -> Iterator[bytes]:
+        self._reset()
+        if self.checked and self.gzip:
+            return self._checked()
+        return self._capped(self._document())
+
+    def _reset(self) -> None:
         self.gzip_layers = 0
         self.bytes_read = 0
         self.truncated = False
         self.problems = []
         self.corrupt = None
         self.cut_short = False
-        return self._capped(self._document())
+        self._verified = {}
+
+    def _checked(self) -> Iterator[bytes]:
+        """The document without anything decoded from a corrupt gzip member."""
+        for _ in self._capped(self._document()):
+            pass
+        if self.corrupt is None:
+            self._reset()
+            yield from self._capped(self._document())
+            return
+        layers, decoded, corrupt = self.gzip_layers, self.bytes_read, self.corrupt
+        where = self._where(self._corrupt_layer)
+        # The innermost layer's output is the document; the members of that layer that
+        # checked out before the damage (in either layer) are intact.
+        trusted = self._verified.get(layers, 0)
+        self._reset()
+        source = self._capped(self._document())
+        given = 0
+        try:
+            for chunk in source:
+                room = trusted - given
+                if len(chunk) >= room:
+                    if room:
+                        yield chunk[:room]
+                    break
+                given += len(chunk)
+                yield chunk
+        finally:
+            source.close()
+        kept = (
+            f"only the {trusted:,} bytes of the complete gzip members before the damaged one"
+            if trusted
+            else "none of them"
+        )
+        self.gzip_layers, self.bytes_read, self.corrupt = layers, trusted, corrupt
+        self.problems = [
+            Problem(
+                "gzip_invalid",
+                f"{corrupt}{where}; {decoded:,} bytes were decoded before the fault and {kept} "
+                "are read: deflate data has no check before a gzip member's trailer, so what "
+                "was decoded before the fault may already be wrong",
+            )
+        ]
 
     def _document(self) -> Iterator[bytes]:
         source: Iterator[bytes] = self._slices()
@@ -81,7 +146,7 @@ class BodyStream:
         for start in range(0, len(body), size):
             yield bytes(body[start : start + size])
 
-    def _capped(self, source: Iterator[bytes]) -> Iterator[bytes]:
+    def _capped(self, source: Iterator[bytes]) -> Generator[bytes, None, None]:
         limit = self.limit
         try:
             for chunk in source:
@@ -106,6 +171,7 @@ class BodyStream:
         size = self.chunk_size
         inflater: zlib._Decompress | None = zlib.decompressobj(_GZIP_WBITS)
         pending = b""
+        produced = 0
         for chunk in source:
             data = pending + chunk if pending else chunk
             pending = b""
@@ -125,12 +191,16 @@ class BodyStream:
                 except zlib.error as exc:
                     salvaged = _salvage(saved, data, size)
                     if salvaged:
+                        produced += len(salvaged)
                         yield salvaged
                     self._corrupt(layer, exc)
                     return
                 if out:
+                    produced += len(out)
                     yield out
                 if inflater.eof:
+                    # zlib sets eof only once the member's CRC-32 and length have matched.
+                    self._verified[layer] = produced
                     data = inflater.unused_data
                     inflater = None
                 else:
@@ -146,25 +216,34 @@ class BodyStream:
                 return
             if not out:
                 break
+            produced += len(out)
             yield out
-        if not inflater.eof:
+        if inflater.eof:
+            self._verified[layer] = produced
+        else:
             self.cut_short = True
             self._gzip_invalid(layer, "gzip stream is truncated (it ends before its trailer)")
 
     def _corrupt(self, layer: int, exc: zlib.error) -> None:
-        self.corrupt = self.corrupt or f"corrupt gzip data ({exc})"
+        if self.corrupt is None:
+            self.corrupt = f"corrupt gzip data ({exc})"
+            self._corrupt_layer = layer
         self._gzip_invalid(layer, f"corrupt gzip data ({exc})")
 
     def _gzip_invalid(self, layer: int, message: str) -> None:
         if any(p.code == "gzip_invalid" for p in self.problems):
             return
-        where = "" if layer == 1 else " (inner layer of a doubly gzipped body)"
         self.problems.append(
             Problem(
                 "gzip_invalid",
-                f"{message}{where}; {self.bytes_read} bytes were decoded before the fault",
+                f"{message}{self._where(layer)}; {self.bytes_read} bytes were decoded before "
+                "the fault",
             )
         )
+
+    @staticmethod
+    def _where(layer: int) -> str:
+        return "" if layer == 1 else " (inner layer of a doubly gzipped body)"
 
 
 def _peek(source: Iterator[bytes], count: int) -> tuple[bytes, Iterator[bytes]]:

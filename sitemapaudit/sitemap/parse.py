@@ -50,6 +50,14 @@ _XML_WHITESPACE = b" \t\r\n"
 _DECLARATION_START = re.compile(rb"<\?xml[ \t\r\n]")
 # Starts of UTF-16/UTF-32 encoded XML (byte order marks, or "<" next to a zero byte).
 _WIDE_XML_STARTS = (b"\xff\xfe", b"\xfe\xff", b"<\x00", b"\x00<", b"\x00\x00")
+# Byte order marks of a text sitemap saved as UTF-16 or UTF-32 (Windows Notepad's "Unicode"),
+# with the codec and name of each; UTF-32's before UTF-16's, which they start with.
+_WIDE_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le", "UTF-32"),
+    (codecs.BOM_UTF32_BE, "utf-32-be", "UTF-32"),
+    (codecs.BOM_UTF16_LE, "utf-16-le", "UTF-16"),
+    (codecs.BOM_UTF16_BE, "utf-16-be", "UTF-16"),
+)
 _SNIFF_BYTES = 16
 # A text sitemap is recognised by a URL among its first lines (in its first bytes).
 _TEXT_SNIFF_LINES = 5
@@ -387,7 +395,7 @@ class SitemapReader:
     def __init__(
         self, body: bytes, *, read_limit: int = DEFAULT_READ_LIMIT, base_url: str | None = None
     ) -> None:
-        self._stream = BodyStream(body, limit=read_limit)
+        self._stream = BodyStream(body, limit=read_limit, checked=True)
         self.read_limit = read_limit
         self.base_url = base_url
         self.kind: SitemapKind = SitemapKind.UNKNOWN
@@ -405,6 +413,7 @@ class SitemapReader:
         self._record_name = ""
         self._invalid_text_lines = 0
         self._first_invalid_text: tuple[int, int, str, str] | None = None
+        self._wide_encoding: str | None = None
 
     def __iter__(self) -> Iterator[UrlEntry | ChildEntry]:
         if self._iterated:
@@ -420,10 +429,20 @@ class SitemapReader:
             if (self._line_offset or self._column_offset) and _DECLARATION_START.match(head):
                 self._misplaced_declaration()
             lowered = head[:_SNIFF_BYTES].lower()
-            if not head:
+            if not head and self._stream.problems:
+                self._not_a_sitemap(
+                    "nothing readable came out of its gzip data (see gzip_invalid), so what "
+                    "the document is cannot be told"
+                )
+            elif not head:
                 self._not_a_sitemap("the document is empty")
             elif lowered.startswith((b"<!doctype html", b"<html")):
                 self._not_a_sitemap("the document is an HTML page, not a sitemap")
+            elif (wide := _wide_text(head)) is not None:
+                codec, self._wide_encoding, bom = wide
+                self.kind = SitemapKind.TEXT
+                text = _transcoded(chain((head[bom:],), chunks), codec)
+                yield from self._read_text(text, self._line_offset + 1)
             elif head.startswith(b"<") or head.startswith(_WIDE_XML_STARTS):
                 root = self._find_root(chain((head,), chunks))
                 if root is not None:
@@ -508,6 +527,15 @@ class SitemapReader:
             return value
 
     def _text_encoding_problem(self) -> Problem | None:
+        if self._wide_encoding is not None:
+            name = self._wide_encoding
+            return Problem(
+                "encoding_invalid",
+                f"the document is encoded as {name} (detected from its byte order mark); text "
+                f"sitemaps must be UTF-8. Its lines are read as {name} here",
+                1,
+                1,
+            )
         if self._first_invalid_text is None:
             return None
         line, column, snippet, value = self._first_invalid_text
@@ -827,6 +855,34 @@ def _text_list(head: bytes) -> bool:
     lines = [line.strip().lower() for line in _NEWLINE_BYTES.split(head[:_TEXT_SNIFF_BYTES])]
     first = [line for line in lines if line][:_TEXT_SNIFF_LINES]
     return any(line.startswith((b"http://", b"https://")) for line in first)
+
+
+def _wide_text(head: bytes) -> tuple[str, str, int] | None:
+    """The codec, encoding name and byte order mark length of a text sitemap saved as UTF-16
+    or UTF-32 with a byte order mark; ``None`` for anything else (XML in those encodings
+    included). The text is recognised by the rules of a UTF-8 one."""
+    for bom, codec, name in _WIDE_BOMS:
+        if head.startswith(bom):
+            text = head[len(bom) :].decode(codec, "replace").lstrip(" \t\r\n")
+            sample = text.encode("utf-8")
+            if sample.startswith(b"<"):
+                return None
+            if sample[:_SNIFF_BYTES].lower().startswith((b"http://", b"https://")) or _text_list(
+                sample
+            ):
+                return codec, name, len(bom)
+            return None
+    return None
+
+
+def _transcoded(chunks: Iterable[bytes], codec: str) -> Iterator[bytes]:
+    """``chunks`` in ``codec`` as UTF-8; bytes that do not decode become ``%XX`` escapes."""
+    decoder = codecs.getincrementaldecoder(codec)(_PERCENT_ESCAPE)
+    for chunk in chunks:
+        text = decoder.decode(chunk)
+        if text:
+            yield text.encode("utf-8")
+    yield decoder.decode(b"", True).encode("utf-8")
 
 
 def _skip_preamble(chunks: Iterator[bytes]) -> tuple[bytes, int, int]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import itertools
 import logging
 import time
@@ -117,6 +118,23 @@ async def test_a_sitemap_that_answers_a_3xx_that_redirects_nowhere_is_an_http_er
         "http_error: HTTP status 300, which redirects nowhere"
     ]
     assert records[-1]["severities"]["error"] == 2
+
+
+@deferred_f_from_coro_f
+async def test_a_common_path_with_corrupt_gzip_data_is_reported(tmp_path: Path) -> None:
+    # Nothing decoded from corrupt gzip data is read, so its kind cannot be told; unlike a page
+    # that is not a sitemap, it is reported (a sitemap generator may write broken files).
+    packed = bytearray(gzip.compress(urlset(*(url(f"/p{i}") for i in range(200))).encode()))
+    packed[len(packed) // 2] ^= 0xFF
+    site = TestSite({"/": page(), "/sitemap.xml.gz": Page(body=bytes(packed))})
+    with site:
+        records = await audit(site, tmp_path)
+    sitemaps = {r["url"]: r for r in by_record(records, "sitemap")}
+    assert list(sitemaps) == [f"{site.base}/sitemap.xml.gz"]
+    record = sitemaps[f"{site.base}/sitemap.xml.gz"]
+    assert record["found_via"] == "common-path"
+    assert sorted(record["issues"]) == ["gzip_invalid", "not_a_sitemap"]
+    assert by_record(records, "url") == []
 
 
 @deferred_f_from_coro_f

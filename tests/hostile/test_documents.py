@@ -207,24 +207,47 @@ def test_truncated_gzip_through_the_intake_is_reported_once(tmp_path: Path) -> N
     assert intake(truncated_gzip(2000), tmp_path).codes == ["gzip_invalid"]
 
 
-def test_corrupt_gzip_keeps_the_entries_before_the_fault(tmp_path: Path) -> None:
-    expected = [f"{BASE}/p/{i}" for i in range(2000)]
-    body = corrupt_gzip(urlset(expected))
+def test_corrupt_gzip_keeps_no_entry_decoded_from_the_damaged_data(tmp_path: Path) -> None:
+    # Deflate has no check before the trailer: what was decoded before the decoder noticed the
+    # flipped byte may already be wrong (URLs no sitemap lists), so none of it is read.
+    body = corrupt_gzip(urlset(f"{BASE}/p/{i}" for i in range(2000)))
     reader, entries = read(body)
     assert reader.gzip
-    assert codes_of(reader.problems)[0] == "gzip_invalid"
-    # The flipped byte garbles the data after it; everything before is intact.
-    assert locs(entries)[:900] == expected[:900]
-    assert "gzip_invalid" in intake(body, tmp_path).codes
+    assert entries == []
+    assert reader.kind is SitemapKind.UNKNOWN
+    assert codes_of(reader.problems) == ["gzip_invalid", "not_a_sitemap"]
+    assert "none of them are read" in reader.problems[0].message
+    result = intake(body, tmp_path)
+    assert result.codes == ["gzip_invalid", "not_a_sitemap"]
+    assert result.urls == []
 
 
-def test_bad_gzip_checksum_is_reported_with_every_entry_kept() -> None:
+def test_corrupt_gzip_keeps_the_members_that_checked_out_before_the_damaged_one(
+    tmp_path: Path,
+) -> None:
+    whole = urlset(f"{BASE}/p/{i}" for i in range(2000))
+    cut = whole.index(b"<url>", len(whole) // 3)
+    first = gzip.compress(whole[:cut], mtime=0)
+    body = first + corrupt_gzip(whole[cut:])
+    reader, entries = read(body)
+    kept = whole[:cut].count(b"<url>")
+    assert locs(entries) == [f"{BASE}/p/{i}" for i in range(kept)]
+    assert reader.kind is SitemapKind.URLSET
+    assert codes_of(reader.problems) == ["gzip_invalid"]
+    assert f"only the {cut:,} bytes of the complete gzip members" in reader.problems[0].message
+    assert sorted(intake(body, tmp_path).urls) == sorted(locs(entries))
+
+
+def test_bad_gzip_checksum_keeps_no_entry() -> None:
+    # A trailer that does not match says the decoded data is not what was compressed (or the
+    # trailer is damaged, which cannot be told apart).
     whole = urlset(f"{BASE}/p/{i}" for i in range(100))
     packed = bytearray(gzip.compress(whole))
     packed[-8] ^= 0xFF  # the CRC32 of the trailer
     reader, entries = read(bytes(packed))
-    assert codes_of(reader.problems) == ["gzip_invalid"]
-    assert len(entries) == 100
+    assert codes_of(reader.problems) == ["gzip_invalid", "not_a_sitemap"]
+    assert "incorrect data check" in reader.problems[0].message
+    assert entries == []
 
 
 @pytest.mark.parametrize("garbage", [b"\x1f\x8b", b"\x1f\x8b\x08", b"\x1f\x8b" + b"\x00" * 64])

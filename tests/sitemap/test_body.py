@@ -95,6 +95,59 @@ def test_bad_checksum_keeps_all_decoded_bytes() -> None:
     assert "corrupt" in stream.problems[0].message
 
 
+def test_checked_stream_yields_nothing_of_a_corrupt_member() -> None:
+    body = bytearray(gzip.compress(DOCUMENT, mtime=0))
+    body[len(body) // 2] ^= 0xFF
+    loose = BodyStream(bytes(body), limit=10**9)
+    assert collect(loose)  # decoded before the fault, possibly wrong
+    stream = BodyStream(bytes(body), limit=10**9, checked=True)
+    assert collect(stream) == b""
+    assert stream.bytes_read == 0
+    assert stream.corrupt is not None
+    assert [p.code for p in stream.problems] == ["gzip_invalid"]
+    assert f"{loose.bytes_read:,} bytes were decoded before the fault" in stream.problems[0].message
+
+
+def test_checked_stream_keeps_the_members_before_a_corrupt_one() -> None:
+    second = bytearray(gzip.compress(DOCUMENT, mtime=0))
+    second[len(second) // 2] ^= 0xFF
+    body = gzip.compress(b"first member, ") + gzip.compress(b"second, ") + bytes(second)
+    stream = BodyStream(body, limit=10**9, checked=True, chunk_size=7)
+    assert collect(stream) == b"first member, second, "
+    assert stream.bytes_read == len(b"first member, second, ")
+    assert "only the 22 bytes of the complete gzip members" in stream.problems[0].message
+
+
+def test_checked_stream_drops_a_member_whose_checksum_does_not_match() -> None:
+    body = bytearray(gzip.compress(DOCUMENT))
+    body[-6] ^= 0xFF
+    stream = BodyStream(bytes(body), limit=10**9, checked=True)
+    assert collect(stream) == b""
+    assert "incorrect data check" in stream.problems[0].message
+
+
+def test_checked_stream_of_a_corrupt_inner_layer_keeps_nothing() -> None:
+    inner = bytearray(gzip.compress(DOCUMENT, mtime=0))
+    inner[len(inner) // 2] ^= 0xFF
+    stream = BodyStream(gzip.compress(bytes(inner)), limit=10**9, checked=True)
+    assert collect(stream) == b""
+    assert stream.gzip_layers == 2
+    assert "inner layer" in stream.problems[0].message
+
+
+@pytest.mark.parametrize("cut", [0.5, 0.99])
+def test_checked_stream_reads_sound_and_truncated_gzip_as_before(cut: float) -> None:
+    body = gzip.compress(DOCUMENT)
+    for data in (body, body[: int(len(body) * cut)], DOCUMENT):
+        loose, checked = BodyStream(data, limit=10**9), BodyStream(data, limit=10**9, checked=True)
+        assert collect(checked) == collect(loose)
+        assert checked.problems == loose.problems
+        assert checked.bytes_read == loose.bytes_read
+    capped = BodyStream(body, limit=1000, checked=True)
+    assert collect(capped) == DOCUMENT[:1000]
+    assert capped.truncated
+
+
 def test_garbage_after_the_magic_is_gzip_invalid() -> None:
     stream = BodyStream(b"\x1f\x8b\x08 this is not deflate data", limit=10**9)
     assert collect(stream) == b""

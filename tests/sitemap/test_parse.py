@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import codecs
 import gzip
 import os
 import subprocess
@@ -434,6 +435,7 @@ def test_corrupt_gzip_that_decodes_nothing() -> None:
     assert entries == []
     assert reader.gzip
     assert codes(reader) == ["gzip_invalid", "not_a_sitemap"]
+    assert "nothing readable came out of its gzip data" in reader.problems[1].message
 
 
 # -- limits ------------------------------------------------------------------------------------
@@ -512,6 +514,49 @@ def test_text_sitemap_not_utf8_is_encoding_invalid_and_keeps_the_bytes() -> None
     assert (problem.line, problem.column) == (1, 18)
     assert "2 lines" in problem.message
     assert "'https://e.com/caf%E9'" in problem.message
+
+
+@pytest.mark.parametrize(
+    ("codec", "name"),
+    [("utf-16-le", "UTF-16"), ("utf-16-be", "UTF-16"), ("utf-32-le", "UTF-32")],
+)
+@pytest.mark.parametrize("packed", [False, True])
+def test_text_sitemap_with_a_wide_byte_order_mark_is_read_and_encoding_invalid(
+    codec: str, name: str, packed: bool
+) -> None:
+    # Windows Notepad's "Unicode": a text sitemap in UTF-16 with a byte order mark is a text
+    # sitemap in the wrong encoding, as a Latin-1 one is, not broken XML.
+    text = "\r\nhttps://e.com/a\r\nhttps://e.com/caf\u00e9\r\n" + "https://e.com/long" * 5000
+    body = ("\ufeff" + text).encode(codec)
+    reader, entries = read(gzip.compress(body) if packed else body)
+    assert reader.kind is SitemapKind.TEXT
+    assert [(e.loc, e.line) for e in entries][:2] == [
+        ("https://e.com/a", 2),
+        ("https://e.com/caf\u00e9", 3),
+    ]
+    assert entries[2].loc == "https://e.com/long" * 5000
+    assert codes(reader) == ["encoding_invalid"]
+    problem = reader.problems[0]
+    assert f"encoded as {name}" in problem.message
+    assert (problem.line, problem.column) == (1, 1)
+
+
+def test_utf16_text_bytes_that_do_not_decode_are_percent_escapes() -> None:
+    # A lone surrogate and an odd last byte: kept as escapes of their bytes, as in UTF-8.
+    body = codecs.BOM_UTF16_LE + "https://e.com/a\n".encode("utf-16-le") + b"\x00\xd8\n\x00x"
+    reader, entries = read(body)
+    assert locs(entries) == ["https://e.com/a", "%00%D8", "%78"]
+    assert codes(reader) == ["encoding_invalid"]
+
+
+def test_utf16_xml_and_utf16_prose_are_not_text_sitemaps() -> None:
+    xml = '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://e.com/a'
+    reader, entries = read((xml + "</loc></url></urlset>").encode("utf-16"))
+    assert reader.kind is SitemapKind.URLSET
+    assert locs(entries) == ["https://e.com/a"]
+    prose, entries = read("hello\nworld\n".encode("utf-16"))
+    assert entries == []
+    assert prose.kind is SitemapKind.UNKNOWN
 
 
 def test_text_sitemap_multibyte_character_across_chunks_is_utf8() -> None:
