@@ -436,6 +436,18 @@ class Inventory:
         row = self._db.execute(f"SELECT COUNT(*) FROM urls WHERE state = {DONE}").fetchone()
         return int(row[0])
 
+    def requested_done_count(self) -> int:
+        """Of :meth:`done_count`, the URLs requested by this audit: fetched or failed, not
+        settled without a request (not to be fetched, robots-blocked, carried over)."""
+        self.flush()
+        row = self._db.execute(
+            f"SELECT COUNT(*) FROM urls WHERE state = {DONE} AND outcome IS NOT NULL"
+            " AND (json_extract(outcome, '$.outcome.status') IS NOT NULL"
+            " OR json_extract(outcome, '$.outcome.error') IS NOT NULL)"
+            " AND NOT coalesce(json_extract(outcome, '$.outcome.carried_over'), 0)"
+        ).fetchone()
+        return int(row[0])
+
     def has_done(self) -> bool:
         self.flush()
         row = self._db.execute(f"SELECT 1 FROM urls WHERE state = {DONE} LIMIT 1")

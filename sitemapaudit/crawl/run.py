@@ -1162,10 +1162,12 @@ class AuditRun:
             return None
         return self._fetched_batch()
 
-    def unrecorded(self) -> int:
-        """URLs whose outcome is known but whose record is not out: kept until every sitemap
-        is read (a URL's record names all the sitemaps listing it), or waiting for a batch."""
-        return self.inventory.done_count() + len(self._fetched)
+    def unrecorded(self) -> tuple[int, int]:
+        """Pages requested whose outcome is known but whose record is not out: those kept
+        until every sitemap is read (a URL's record names all the sitemaps listing it), and
+        those waiting for the rest of their batch. URLs settled without a request (not to be
+        fetched, robots-blocked, carried over) are no pages requested, and are not counted."""
+        return self.inventory.requested_done_count(), len(self._fetched)
 
     def _fetched_waited(self, now: float) -> bool:
         """The first of the pages waiting for their records waited long enough."""

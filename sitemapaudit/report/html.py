@@ -465,7 +465,9 @@ class HtmlReport:
                 and key != "resumed_at"
                 and value not in (None, {}, [], "")
             ):
-                rows.append((str(key), _summary_value(str(key), value)))
+                rows.append(
+                    (str(key), _summary_value(str(key), value, complete=summary.get("complete")))
+                )
         parts.append('<dl class="facts">\n')
         for term, html in rows:
             parts.append(f"<dt>{esc(term)}</dt><dd>{html}</dd>\n")
@@ -639,10 +641,7 @@ class HtmlReport:
         parts = ['<section id="changes">\n<h2>Changes since the previous run</h2>\n']
         total = sum(self.changes.values())
         if not total:
-            parts.append(
-                '<p class="empty">This report has no comparison with a previous run.</p>\n'
-                "</section>\n"
-            )
+            parts.append(f'<p class="empty">{_no_change_records(self.summary)}</p>\n</section>\n')
             return "".join(parts)
         known = [c for c in CHANGE_TONES if c in self.changes]
         unknown = sorted(c for c in self.changes if c not in CHANGE_TONES)
@@ -741,9 +740,10 @@ class HtmlReport:
         )
 
 
-def _summary_value(key: str, value: Any) -> str:
+def _summary_value(key: str, value: Any, *, complete: Any = True) -> str:
     """HTML of a summary field that the page has no place of its own for: ``fail_on`` and
-    ``changes`` in words, another object as its ``key: value`` pairs."""
+    ``changes`` in words (``complete`` is the summary's: an audit that stopped early is not
+    compared), another object as its ``key: value`` pairs."""
     if key == "fail_on" and isinstance(value, dict):
         policy = str_or_none(value.get("policy", value.get("threshold"))) or "unknown"
         failed = value.get("failed")
@@ -753,15 +753,65 @@ def _summary_value(key: str, value: Any) -> str:
             return f"{esc(policy)}: not matched"
         return esc(policy)
     if key == "changes" and isinstance(value, dict):
+        if complete is False:
+            return esc(NOT_COMPARED_STOPPED)
         counts = value.get("counts")
         previous = value.get("previous_run")
-        since = f"since run {esc(previous)}: " if previous is not None else ""
+        if previous is None:
+            return esc(NOT_COMPARED_NO_RUN)
         if isinstance(counts, dict):
             numbers = {str(change): as_int(count) or 0 for change, count in counts.items()}
-            return since + esc(summarize(numbers))
+            return f"since run {esc(previous)}: {esc(summarize(numbers))}"
     if isinstance(value, dict):
         return "; ".join(f"{esc(k)}: {value_html(v)}" for k, v in value.items()) or value_html(None)
     return value_html(value)
+
+
+NOT_COMPARED_STOPPED = "not compared: the audit stopped before it was complete"
+"""The summary's ``changes`` of an audit that stopped early: such a run gets no diff records."""
+
+NOT_COMPARED_NO_RUN = (
+    "not compared: no earlier finished run of this origin was in the history, or no history "
+    "was kept"
+)
+"""The summary's ``changes`` of a finished audit without a previous run to compare with."""
+
+
+def _no_change_records(summary: dict[str, Any] | None) -> str:
+    """HTML of the section of changes when the report holds no diff records: whether the
+    run was compared, as its summary says (a comparison that found nothing is not the
+    absence of one)."""
+    if summary is None:
+        return (
+            "The report has no summary record and no diff records: whether this audit was "
+            "compared with a previous run is not known."
+        )
+    changes = summary.get("changes")
+    if summary.get("complete") is False:
+        return (
+            "Not compared with a previous run: the audit stopped before it was complete, and "
+            "only a complete audit is compared."
+        )
+    if not isinstance(changes, dict):
+        return "The summary does not say whether this audit was compared with a previous run."
+    previous = changes.get("previous_run")
+    if previous is None:
+        return (
+            "Not compared with a previous run: no earlier finished run of this origin was in "
+            "the history, or no history was kept."
+        )
+    counts = changes.get("counts")
+    numbers = (
+        {str(change): as_int(count) or 0 for change, count in counts.items()}
+        if isinstance(counts, dict)
+        else {}
+    )
+    if not sum(numbers.values()):
+        return f"Compared with run {esc(previous)}: no changes."
+    return (
+        f"Compared with run {esc(previous)}: {esc(summarize(numbers))}, but this report holds "
+        "none of their diff records."
+    )
 
 
 def write_html(

@@ -1026,4 +1026,58 @@ async def test_every_page_received_before_a_stop_is_recorded_or_counted(tmp_path
     assert fetched > 0
     assert len(by_record(records, "url")) + unrecorded + after_close == fetched
     if unrecorded:
-        assert f"({unrecorded} more were fetched, but the audit stopped" in records[-1]["notes"][0]
+        assert (
+            f"({unrecorded} more were requested, but the audit stopped" in (records[-1]["notes"][0])
+        )
+
+
+@deferred_f_from_coro_f
+async def test_urls_settled_without_a_request_are_not_counted_as_unrecorded_pages(
+    tmp_path: Path,
+) -> None:
+    """URLs that robots.txt blocks, or that are not to be fetched, are settled without a
+    request while a sitemap is still read; a stop then leaves their records unwritten too, but
+    they are no pages fetched."""
+    locs = [url(f"{{base}}/p{i}") for i in range(42)]
+    unrequested = [
+        *(url(f"{{base}}/private/{i}") for i in range(5)),
+        *(url(f"https://elsewhere.example/{i}") for i in range(3)),
+    ]
+    site = TestSite(
+        {
+            "/robots.txt": Page(
+                body="User-agent: *\nDisallow: /private/\nSitemap: {base}/s.xml\n",
+                content_type="text/plain",
+            ),
+            "/s.xml": Page(body=index(*[f"{{base}}/s{k}.xml" for k in range(4)]), content_type=XML),
+            # First in, so the URLs not to request are handed out before the stop.
+            "/s0.xml": Page(body=urlset(*unrequested, *locs[:14]), content_type=XML),
+            **{
+                f"/s{k}.xml": Page(
+                    body=urlset(*locs[k * 14 : (k + 1) * 14]), content_type=XML, delay=0.3
+                )
+                for k in (1, 2)
+            },
+            "/s3.xml": Page(body=urlset(url("{base}/last")), content_type=XML, delay=3.0),
+            **{f"/p{i}": page() for i in range(42)},
+            **{f"/private/{i}": page() for i in range(5)},
+        }
+    )
+    with site:
+        records, crawler = await run_audit(
+            site.base,
+            tmp_path / "r.jsonl",
+            settings={"SITEMAPAUDIT_UNTHROTTLED": True, "CLOSESPIDER_PAGECOUNT": 30},
+        )
+    stats = crawler.stats.get_stats()
+    assert stats["sitemapaudit/urls/robots_blocked"] == 5
+    assert sum(site.hits[f"/private/{i}"] for i in range(5)) == 0
+    fetched = sum(site.hits[f"/p{i}"] for i in range(42))
+    unrecorded = stats.get("sitemapaudit/pages/unrecorded", 0)
+    after_close = stats.get("sitemapaudit/pages/after_close", 0)
+    assert by_record(records, "url") == []  # every record waited for /s3.xml
+    assert 0 < unrecorded == fetched - after_close
+    assert (
+        f"({unrecorded} more were requested, but the audit stopped before their records were "
+        "written: a URL's record waits until every sitemap is read)"
+    ) in records[-1]["notes"][0]

@@ -116,9 +116,61 @@ def test_changes_table_regressions_first_and_capped(records: list[dict[str, Any]
     assert f"{left} more changes are not in this table" in html
 
 
-def test_a_report_without_changes_says_so() -> None:
-    html = _page([_url(1), {"record": "summary", "origin": "https://a.example"}])
-    assert "no comparison with a previous run" in html
+def _changes_said(html: str) -> tuple[str | None, str]:
+    """The summary's ``changes`` row and the text of the section of changes."""
+    row = re.search(r"<dt>changes</dt><dd>(.*?)</dd>", html)
+    section = html.split('<section id="changes">')[1].split("</section>", maxsplit=1)[0]
+    return (row.group(1) if row else None), re.sub(r"<[^>]+>", "", section)
+
+
+@pytest.mark.parametrize(
+    ("fields", "row", "section"),
+    [
+        (
+            {"changes": {"previous_run": 1, "counts": {}}, "complete": True},
+            "since run 1: no changes",
+            "Compared with run 1: no changes.",
+        ),
+        (
+            {"changes": {"previous_run": None, "counts": {}}, "complete": True},
+            "not compared: no earlier finished run of this origin was in the history, or no "
+            "history was kept",
+            "Not compared with a previous run: no earlier finished run of this origin was in "
+            "the history, or no history was kept.",
+        ),
+        (
+            {"changes": {"previous_run": None, "counts": {}}, "complete": False},
+            "not compared: the audit stopped before it was complete",
+            "Not compared with a previous run: the audit stopped before it was complete, and "
+            "only a complete audit is compared.",
+        ),
+        (
+            {"complete": True},
+            None,
+            "The summary does not say whether this audit was compared with a previous run.",
+        ),
+    ],
+    ids=["compared-no-changes", "no-previous-run", "stopped-early", "summary-without-changes"],
+)
+def test_the_summary_and_the_changes_say_whether_the_run_was_compared(
+    fields: dict[str, Any], row: str | None, section: str
+) -> None:
+    said_row, said_section = _changes_said(_page([_url(1), _summary(**fields)]))
+    assert said_row == row
+    assert section in said_section
+    assert "no comparison" not in said_section
+
+
+def test_changes_counted_by_the_summary_but_missing_from_the_report_are_not_no_changes() -> None:
+    html = _page([_url(1), _summary(changes={"previous_run": 4, "counts": {"url_added": 2}})])
+    row, section = _changes_said(html)
+    assert row == "since run 4: 2 URLs added"
+    assert "Compared with run 4: 2 URLs added, but this report holds none of their" in section
+
+
+def test_a_report_without_summary_or_changes_does_not_say_whether_it_was_compared() -> None:
+    _, section = _changes_said(_page([_url(1)]))
+    assert "whether this audit was compared with a previous run is not known" in section
 
 
 def test_a_report_without_summary_says_so() -> None:

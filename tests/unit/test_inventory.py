@@ -9,6 +9,7 @@ import pytest
 
 from sitemapaudit import inventory as inventory_module
 from sitemapaudit.errors import ConfigError
+from sitemapaudit.facts import NOT_REQUESTED_JSON, FetchOutcome
 from sitemapaudit.inventory import Inventory, NewEntry, check_resumable
 
 
@@ -175,6 +176,36 @@ def test_done_count_is_the_outcomes_waiting_for_their_records(tmp_path: Path) ->
     resumed = Inventory(tmp_path / "i.sqlite3")  # an interrupted audit, run again
     resumed.prepare_resume()
     assert resumed.done_count() == 3  # the records already out are sent again, unrequested
+
+
+def test_requested_done_count_leaves_out_urls_settled_without_a_request(
+    tmp_path: Path,
+) -> None:
+    inv = Inventory(tmp_path / "i.sqlite3")
+    inv.add_entries("https://e.com/a.xml", (entry(f"https://e.com/{i}") for i in range(8)))
+    ids = [url_id for url_id, *_ in inv.take_new(8)]
+    fetched = FetchOutcome(fetched=True, status=200).to_json()
+    failed = FetchOutcome(error="TimeoutError: took longer than 30.0 seconds").to_json()
+    carried = FetchOutcome(fetched=True, status=200, carried_over=True).to_json()
+    for url_id, stored in zip(
+        ids,
+        [
+            {"blocked": False, "outcome": fetched},
+            {"blocked": True, "outcome": fetched},  # requested under fetch_blocked
+            {"blocked": False, "outcome": failed},
+            {"blocked": True, "outcome": NOT_REQUESTED_JSON},
+            {"blocked": False, "outcome": NOT_REQUESTED_JSON},  # off_host, invalid_url...
+            {"blocked": False, "outcome": carried},
+            None,
+        ],
+        strict=False,
+    ):
+        inv.finish(url_id, stored)
+    assert inv.done_count() == 7
+    assert inv.requested_done_count() == 3
+    inv.take_done(1)
+    assert inv.requested_done_count() == 2
+    inv.close()
 
 
 def test_a_finished_inventory_says_so(tmp_path: Path) -> None:

@@ -1,0 +1,100 @@
+"""What an audit stopped early says about the pages it requested whose records were not
+written: how many (never the URLs settled without a request), and why they waited."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sitemapaudit.config import AuditConfig
+from sitemapaudit.crawl import run as run_module
+from sitemapaudit.crawl.run import AuditRun, PageAction
+from sitemapaudit.crawl.tree import SitemapRef
+from sitemapaudit.facts import FetchOutcome
+from sitemapaudit.spiders.audit import _why_unrecorded
+from sitemapaudit.urls import parse_origin
+
+ORIGIN = "https://e.com"
+SITEMAPS = [f"{ORIGIN}/a.xml", f"{ORIGIN}/b.xml"]
+
+
+class _Stats:
+    def __init__(self) -> None:
+        self.values: Counter[str] = Counter()
+
+    def inc_value(self, key: str, count: int = 1, start: int = 0) -> None:
+        self.values[key] += count
+
+
+def _urlset(*locs: str) -> bytes:
+    items = "".join(f"<url><loc>{loc}</loc></url>" for loc in locs)
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>'
+        f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{items}</urlset>'
+    ).encode()
+
+
+@pytest.fixture
+def audit(tmp_path: Path) -> Iterator[tuple[AuditRun, SitemapRef]]:
+    """A run of two sitemaps whose robots.txt disallows /private/; the first sitemap is
+    read, listing a disallowed URL, an off-host one and two pages; and the second sitemap."""
+    config = AuditConfig.from_settings(
+        {"SITEMAPAUDIT_HISTORY_PATH": "", "SITEMAPAUDIT_WORK_DIR": str(tmp_path)}
+    )
+    run = AuditRun(parse_origin(ORIGIN), config, _Stats(), sitemap_args=SITEMAPS)
+    run.robots_received(200, b"User-agent: *\nDisallow: /private/\n", f"{ORIGIN}/robots.txt")
+    first, second = run.argument_refs()
+    body = _urlset(f"{ORIGIN}/private/1", "https://elsewhere.example/1", *_pages(2))
+    run.read_sitemap(first, 200, body)
+    yield run, second
+    run.close()
+
+
+def _pages(count: int) -> list[str]:
+    return [f"{ORIGIN}/p{i}" for i in range(count)]
+
+
+def _fetch_handed_out(run: AuditRun, limit: int | None = None) -> int:
+    """Hands out up to ``limit`` pages (all the run has to hand out now by default), and
+    answers each 200 as it comes."""
+    fetched = 0
+    while fetched != limit and (action := run.next_action()) is not None:
+        if isinstance(action, PageAction):
+            run.fetch_finished(action.url_id, FetchOutcome(fetched=True, status=200), False)
+            fetched += 1
+    return fetched
+
+
+def test_pages_waiting_for_a_sitemap_count_and_urls_settled_without_a_request_do_not(
+    audit: tuple[AuditRun, SitemapRef],
+) -> None:
+    run, _ = audit
+    assert not run.listings_final
+    assert _fetch_handed_out(run) == 2
+    assert run.inventory.done_count() == 4  # the disallowed and the off-host URL wait too
+    assert run.unrecorded() == (2, 0)
+
+
+def test_pages_waiting_for_their_batch_once_every_sitemap_is_read(
+    audit: tuple[AuditRun, SitemapRef], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(run_module, "_PAGE_BATCH_SECONDS", 60.0)  # however slow the machine
+    run, second = audit
+    run.read_sitemap(second, 200, _urlset(f"{ORIGIN}/private/2", *_pages(5)))
+    assert run.listings_final
+    assert _fetch_handed_out(run, 3) == 3
+    # Pages are left to hand out: their records go out with the next pages', or once the
+    # first waited long enough.
+    assert run.unrecorded() == (0, 3)
+
+
+def test_the_note_says_why_the_records_waited() -> None:
+    assert _why_unrecorded(3, 0) == "a URL's record waits until every sitemap is read"
+    assert _why_unrecorded(0, 2) == "records are written a batch of pages at a time"
+    assert _why_unrecorded(3, 2) == (
+        "3 waited for every sitemap to be read, as a URL's record names all that list it, "
+        "and 2 for the rest of their batch, as records are written a batch of pages at a time"
+    )
