@@ -82,7 +82,7 @@ class TooLarge(ProblemCheck):
 
 
 class GzipInvalid(ProblemCheck):
-    """The gzip data is corrupt or truncated; entries decoded before the fault are audited."""
+    """The gzip data is corrupt, truncated, or gzip again inside what search engines unwrap."""
 
     code = "gzip_invalid"
     severity = Severity.ERROR

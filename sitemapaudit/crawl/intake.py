@@ -67,6 +67,7 @@ def read_sitemap(
     on_listing: Callable[[str, str | None, str], None] | None = None,
     base_url: str | None = None,
     newest: NewestLastmod | None = None,
+    gzip_encoded: bool = False,
 ) -> SitemapFacts:
     """Read ``body`` (as downloaded) into ``facts``; entries go to ``inventory`` as they stream.
 
@@ -74,8 +75,11 @@ def read_sitemap(
     one is only streamed (it is ``too_large`` whatever else is wrong with it). ``base_url`` is
     the URL the body came from, after redirects (relative Atom links are resolved against it);
     ``None`` for a local file. ``newest`` is fed the lastmod of every URL entry.
+    ``gzip_encoded``: the response declared ``Content-Encoding: gzip`` (a local file does not).
     """
-    stream = BodyStream(body, limit=min(PROTOCOL_MAX_BYTES, read_limit) + 1)
+    stream = BodyStream(
+        body, limit=min(PROTOCOL_MAX_BYTES, read_limit) + 1, gzip_encoded=gzip_encoded
+    )
     # BytesIO grows one buffer in place and getvalue() hands that buffer over without a copy
     # (a bytearray plus bytes(bytearray) held the document twice).
     buffer = io.BytesIO()
@@ -85,7 +89,9 @@ def read_sitemap(
     if stream.truncated or stream.problems:
         # Too large to validate, or broken gzip: only stream it (the reader reports both).
         del buffer
-        reader = SitemapReader(body, read_limit=read_limit, base_url=base_url)
+        reader = SitemapReader(
+            body, read_limit=read_limit, base_url=base_url, gzip_encoded=gzip_encoded
+        )
     else:
         data = buffer.getvalue()
         del buffer
@@ -139,7 +145,11 @@ def read_sitemap(
         # Past the entry limit too, and past the size limit or a broken gzip (read again as it
         # inflates, up to where the reader stopped): its pages are still listed, and the
         # alternates of other sitemaps that point at them are judged against theirs.
-        document = data if data is not None else BodyStream(body, limit=read_limit, checked=True)
+        document = (
+            data
+            if data is not None
+            else BodyStream(body, limit=read_limit, checked=True, gzip_encoded=gzip_encoded)
+        )
         for loc, alternates in iter_alternates(document):
             hreflang.add(loc, alternates, facts.url)
     return facts

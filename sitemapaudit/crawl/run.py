@@ -757,11 +757,13 @@ class AuditRun:
         moved: list[Problem] | None = None,
         *,
         url: str | None = None,
+        gzip_encoded: bool = False,
     ) -> tuple[SitemapFacts | None, list[SitemapRef]]:
         """Read one fetched sitemap: stream its URLs into the inventory, decide its children.
 
         ``url`` is where the body came from (``ref.url``, or where it redirected to): the base
-        of the relative links of an Atom feed.
+        of the relative links of an Atom feed. ``gzip_encoded``: the response declared
+        ``Content-Encoding: gzip``.
         """
         children = ChildProblems()
         child_refs: list[SitemapRef] = []
@@ -790,6 +792,7 @@ class AuditRun:
             on_listing=listings.add if listings is not None else None,
             base_url=url or ref.url,
             newest=newest,
+            gzip_encoded=gzip_encoded,
         )
         if listings is not None:
             listings.close()

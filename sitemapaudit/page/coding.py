@@ -222,6 +222,14 @@ def body_coding(values: Sequence[str] | None) -> str | None:
     return ", ".join(codings)
 
 
+def declares_gzip(values: Sequence[str] | None) -> bool:
+    """Whether ``Content-Encoding`` header ``values`` name gzip (``x-gzip``) among their
+    codings: a search engine undoes that layer before it reads a sitemap."""
+    return any(
+        coding.strip().lower() in _GZIP for value in values or () for coding in value.split(",")
+    )
+
+
 def several(coding: str) -> bool:
     """Whether ``coding`` (from :func:`body_coding`) is several codings, undone as the header
     lists them whatever the body's first bytes (the gzip magic included)."""

@@ -2,7 +2,9 @@
 
 A sitemap is gunzipped when its bytes say so (the gzip magic ``1f 8b``), whatever the headers or
 the file name claimed: servers send ``.gz`` files without ``Content-Encoding``, plain files with
-it, and ``.gz`` files with ``Content-Encoding: gzip`` on top (two gzip layers). Decompression is
+it, and ``.gz`` files with ``Content-Encoding: gzip`` on top (two gzip layers). How many layers
+there may be does depend on the headers: a search engine undoes the coding a response declares,
+then gunzips a gzip file once; it does not look for gzip data inside that. Decompression is
 incremental and bounded, so a gzip bomb costs at most ``limit`` bytes of output and never more
 than a few chunks of memory.
 
@@ -31,13 +33,19 @@ class BodyStream:
     """Iterating yields the document's bytes in chunks of at most ``chunk_size`` bytes.
 
     The body is gunzipped when it starts with the gzip magic (``1f 8b``), whatever the headers
-    or file name said, and a second gzip layer inside the first is unwrapped too. Reading stops
-    at ``limit`` uncompressed bytes; the decompressed document is never held in memory as a
-    whole.
+    or file name said. ``gzip_encoded`` is whether the response declared ``Content-Encoding:
+    gzip`` (``False`` for a file, which a server sends as it is): a second gzip layer inside
+    the first is unwrapped only then, and gzip data left inside the layers a search engine
+    undoes (one, or two with the header) is ``gzip_invalid`` and is not unwrapped. ``None``
+    (the headers are not known or do not matter) unwraps up to two layers and says nothing
+    of more. Reading stops at ``limit`` uncompressed bytes; the decompressed document is never
+    held in memory as a whole.
 
     Attributes:
         gzip: the body was gzip (known right after construction, from the magic bytes).
         gzip_layers: gzip layers unwrapped (0, 1 or 2; final once iteration has ended).
+        gzip_inside: what the layers unwrapped gave is gzip data again, left as it is (known
+            once iteration has started; always ``False`` when ``gzip_encoded`` is ``None``).
         bytes_read: uncompressed bytes yielded so far.
         truncated: reading stopped at ``limit`` and the document went on past it.
         problems: ``gzip_invalid`` when a gzip stream is corrupt or cut short; the bytes
@@ -52,7 +60,13 @@ class BodyStream:
     """
 
     def __init__(
-        self, body: bytes, *, limit: int, chunk_size: int = 65536, checked: bool = False
+        self,
+        body: bytes,
+        *,
+        limit: int,
+        chunk_size: int = 65536,
+        checked: bool = False,
+        gzip_encoded: bool | None = None,
     ) -> None:
         if limit < 0:
             raise ValueError(f"limit must not be negative, got {limit}")
@@ -62,8 +76,11 @@ class BodyStream:
         self.limit = limit
         self.chunk_size = chunk_size
         self.checked = checked
+        self.gzip_encoded = gzip_encoded
+        self._max_layers = MAX_GZIP_LAYERS if gzip_encoded is None else 1 + gzip_encoded
         self.gzip: bool = body[:2] == GZIP_MAGIC
         self.gzip_layers: int = 0
+        self.gzip_inside = False
         self.bytes_read: int = 0
         self.truncated: bool = False
         self.problems: list[Problem] = []
@@ -81,6 +98,7 @@ class BodyStream:
 
     def _reset(self) -> None:
         self.gzip_layers = 0
+        self.gzip_inside = False
         self.bytes_read = 0
         self.truncated = False
         self.problems = []
@@ -122,23 +140,45 @@ class BodyStream:
         )
         self.gzip_layers, self.bytes_read, self.corrupt = layers, trusted, corrupt
         self.problems = [
+            *(self.problems[:1] if self.gzip_inside else []),
             Problem(
                 "gzip_invalid",
                 f"{corrupt}{where}; {decoded:,} bytes were decoded before the fault and {kept} "
                 "are read: deflate data has no check before a gzip member's trailer, so what "
                 "was decoded before the fault may already be wrong",
-            )
+            ),
         ]
 
     def _document(self) -> Iterator[bytes]:
         source: Iterator[bytes] = self._slices()
-        for layer in range(1, MAX_GZIP_LAYERS + 1):
+        for layer in range(1, self._max_layers + 1):
             head, source = _peek(source, len(GZIP_MAGIC))
             if not head.startswith(GZIP_MAGIC):
-                break
+                return source
             self.gzip_layers = layer
             source = self._inflate(source, layer)
+        if self.gzip_encoded is None:
+            return source
+        head, source = _peek(source, len(GZIP_MAGIC))
+        if head.startswith(GZIP_MAGIC):
+            self.gzip_inside = True
+            self.problems.insert(0, Problem("gzip_invalid", self._inside_message()))
         return source
+
+    def _inside_message(self) -> str:
+        if self.gzip_encoded:
+            return (
+                "the gzip data inside the gzip data is gzip data again (gzipped three times): "
+                "search engines undo the Content-Encoding: gzip the response declares and "
+                "gunzip the file once, so they find gzip data where the sitemap should be; "
+                "the third layer is not unwrapped"
+            )
+        return (
+            "the gzip data holds gzip data again (gzipped twice), and no Content-Encoding: "
+            "gzip accounts for the outer layer: search engines gunzip a sitemap file once, "
+            "and once more only when the response declares Content-Encoding: gzip, so they "
+            "find gzip data where the sitemap should be; the inner layer is not unwrapped"
+        )
 
     def _slices(self) -> Iterator[bytes]:
         body = memoryview(self._body)

@@ -389,13 +389,20 @@ class SitemapReader:
     after iteration ends. Any input bytes are accepted: everything wrong with the document
     becomes a :class:`Problem`, never an exception. ``base_url`` is the URL the document was
     retrieved from (after redirects), against which the relative links of an Atom feed are
-    resolved; ``None`` for a document without one (a local file).
+    resolved; ``None`` for a document without one (a local file). ``gzip_encoded``: the
+    response declared ``Content-Encoding: gzip``, so a gzip file inside that coding is
+    unwrapped too (see :class:`BodyStream`); a file has no such header.
     """
 
     def __init__(
-        self, body: bytes, *, read_limit: int = DEFAULT_READ_LIMIT, base_url: str | None = None
+        self,
+        body: bytes,
+        *,
+        read_limit: int = DEFAULT_READ_LIMIT,
+        base_url: str | None = None,
+        gzip_encoded: bool = False,
     ) -> None:
-        self._stream = BodyStream(body, limit=read_limit, checked=True)
+        self._stream = BodyStream(body, limit=read_limit, checked=True, gzip_encoded=gzip_encoded)
         self.read_limit = read_limit
         self.base_url = base_url
         self.kind: SitemapKind = SitemapKind.UNKNOWN
@@ -436,6 +443,11 @@ class SitemapReader:
                 )
             elif not head:
                 self._not_a_sitemap("the document is empty")
+            elif self._stream.gzip_inside:
+                self._not_a_sitemap(
+                    "what came out of its gzip data is gzip data again, which search engines "
+                    "do not unwrap (see gzip_invalid)"
+                )
             elif lowered.startswith((b"<!doctype html", b"<html")):
                 self._not_a_sitemap("the document is an HTML page, not a sitemap")
             elif (wide := _wide_text(head)) is not None:

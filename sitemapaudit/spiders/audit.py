@@ -39,6 +39,7 @@ from sitemapaudit.discovery.homepage import HOMEPAGE_READ_LIMIT, homepage_sitema
 from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFactsBatch
 from sitemapaudit.headonly import META_KEY as HEAD_ONLY_META
 from sitemapaudit.middlewares import META_KEY as RETRY_AFTER_META
+from sitemapaudit.page.coding import declares_gzip
 from sitemapaudit.readlimit import META_KEY as READ_LIMIT_META
 from sitemapaudit.readlimit import OWN_LIMIT_KEY as OWN_READ_LIMIT
 from sitemapaudit.report.records import SummaryRecord
@@ -483,7 +484,12 @@ class AuditSpider(Spider):
             return
         self.run.remember_validators(ref.url, *_validators(response))
         facts, children = self.run.read_sitemap(
-            ref, response.status, response.body, moved, url=response.url
+            ref,
+            response.status,
+            response.body,
+            moved,
+            url=response.url,
+            gzip_encoded=declares_gzip(_headers(response).get("content-encoding")),
         )
         yield from self._present(facts)
         yield from self._live(self.run.take_skipped_children())

@@ -73,6 +73,18 @@ def test_an_invalid_gzip_file_exits_1_with_positions(tmp_path: Path) -> None:
     assert any("line" in e and "changefreq" in e for e in sitemap["errors"])
 
 
+def test_a_doubly_gzipped_file_exits_1(tmp_path: Path) -> None:
+    # A file is what a server sends as it is, without Content-Encoding: gunzipped once, it is
+    # gzip data again, as search engines would find it.
+    path = tmp_path / "twice.xml.gz"
+    path.write_bytes(gzip.compress(gzip.compress(VALID.encode())))
+    code, records, stderr = validate(str(path))
+    assert code == 1, stderr
+    assert [r["record"] for r in records] == ["sitemap"]
+    assert records[0]["issues"] == ["not_a_sitemap", "gzip_invalid"]
+    assert "gzipped twice" in records[0]["errors"][1]
+
+
 def test_bad_usage_exits_2(tmp_path: Path) -> None:
     code, records, stderr = validate(str(tmp_path / "missing.xml"))
     assert code == 2

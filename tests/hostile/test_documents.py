@@ -272,10 +272,11 @@ def test_gzip_without_header_and_plain_with_header_are_told_apart_by_their_bytes
 def test_three_gzip_layers_are_not_unwrapped_further_than_two() -> None:
     body = gzip.compress(gzip.compress(gzip.compress(urlset([f"{BASE}/a"]))))
     with bounded(seconds=1, megabytes=4):
-        reader, entries = read(body)
+        reader, entries = read(body, gzip_encoded=True)
     assert entries == []
     assert reader.kind is SitemapKind.UNKNOWN
-    assert codes_of(reader.problems) == ["not_a_sitemap"]
+    assert codes_of(reader.problems) == ["gzip_invalid", "not_a_sitemap"]
+    assert "gzipped three times" in reader.problems[0].message
 
 
 def test_body_stream_never_yields_past_its_limit() -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from sitemapaudit.crawl.pages import outcome_from_response, page_head_bytes
 from sitemapaudit.facts import FetchOutcome
-from sitemapaudit.page.coding import body_coding, decoder
+from sitemapaudit.page.coding import body_coding, declares_gzip, decoder
 from sitemapaudit.page.stream import HeadWatcher
 
 brotli = pytest.importorskip("brotli")
@@ -218,3 +218,20 @@ def test_head_watcher_reads_gzip_data_by_its_bytes_whatever_the_coding() -> None
         watcher = HeadWatcher(coding=coding)
         stops = [watcher.feed(body[start : start + 1024]) for start in range(0, 80_000, 1024)]
         assert stops.index(True) > 10
+
+
+@pytest.mark.parametrize(
+    ("values", "declared"),
+    [
+        (None, False),
+        ([], False),
+        (["identity"], False),
+        (["br"], False),
+        (["gzip"], True),
+        ([" X-GZIP "], True),
+        (["deflate, gzip"], True),
+        (["identity", "gzip"], True),
+    ],
+)
+def test_declares_gzip(values: list[str] | None, declared: bool) -> None:
+    assert declares_gzip(values) is declared

@@ -62,6 +62,43 @@ def test_at_most_two_gzip_layers_are_unwrapped() -> None:
     assert stream.gzip_layers == 2
 
 
+@pytest.mark.parametrize("gzip_encoded", [False, True])
+def test_one_gzip_layer_and_a_plain_body_are_read_whatever_the_header(gzip_encoded: bool) -> None:
+    for body in (DOCUMENT, gzip.compress(DOCUMENT)):
+        stream = BodyStream(body, limit=10**9, gzip_encoded=gzip_encoded)
+        assert collect(stream) == DOCUMENT
+        assert not stream.gzip_inside
+        assert stream.problems == []
+
+
+def test_a_second_gzip_layer_is_unwrapped_when_content_encoding_declares_it() -> None:
+    stream = BodyStream(gzip.compress(gzip.compress(DOCUMENT)), limit=10**9, gzip_encoded=True)
+    assert collect(stream) == DOCUMENT
+    assert stream.gzip_layers == 2
+    assert stream.problems == []
+
+
+@pytest.mark.parametrize("checked", [False, True])
+def test_a_second_gzip_layer_without_content_encoding_is_gzip_invalid(checked: bool) -> None:
+    once = gzip.compress(DOCUMENT)
+    stream = BodyStream(gzip.compress(once), limit=10**9, checked=checked, gzip_encoded=False)
+    assert collect(stream) == once
+    assert stream.gzip_layers == 1
+    assert stream.gzip_inside
+    assert [p.code for p in stream.problems] == ["gzip_invalid"]
+    assert "gzipped twice" in stream.problems[0].message
+    assert "Content-Encoding: gzip" in stream.problems[0].message
+
+
+def test_a_third_gzip_layer_is_gzip_invalid_with_content_encoding() -> None:
+    once = gzip.compress(DOCUMENT)
+    stream = BodyStream(gzip.compress(gzip.compress(once)), limit=10**9, gzip_encoded=True)
+    assert collect(stream) == once
+    assert stream.gzip_layers == 2
+    assert [p.code for p in stream.problems] == ["gzip_invalid"]
+    assert "gzipped three times" in stream.problems[0].message
+
+
 def test_concatenated_gzip_members_are_all_read() -> None:
     body = gzip.compress(b"first part, ") + gzip.compress(b"second part")
     stream = BodyStream(body, limit=10**9)

@@ -414,12 +414,39 @@ def test_gzip_body_with_or_without_a_gz_name() -> None:
     assert reader.problems == []
 
 
-def test_double_gzip() -> None:
-    reader, entries = read(gzip.compress(gzip.compress(fixture("sitemapindex.xml"))))
+def test_double_gzip_sent_with_content_encoding_gzip() -> None:
+    # A .gz file sent with Content-Encoding: gzip: one layer for the header, one for the file.
+    body = gzip.compress(gzip.compress(fixture("sitemapindex.xml")))
+    reader, entries = read(body, gzip_encoded=True)
     assert reader.gzip
     assert reader.kind is SitemapKind.SITEMAPINDEX
     assert len(entries) == 2
     assert reader.problems == []
+
+
+def test_double_gzip_without_content_encoding_is_read_as_search_engines_read_it() -> None:
+    # Gunzipped once, a file that was gzipped twice is gzip data, not a sitemap.
+    body = gzip.compress(gzip.compress(fixture("sitemapindex.xml")))
+    reader, entries = read(body)
+    assert reader.gzip
+    assert entries == []
+    assert reader.kind is SitemapKind.UNKNOWN
+    assert codes(reader) == ["gzip_invalid", "not_a_sitemap"]
+    gzip_invalid, not_a_sitemap = reader.problems
+    assert "gzipped twice" in gzip_invalid.message
+    assert "Content-Encoding: gzip" in gzip_invalid.message
+    assert "gzip data again" in not_a_sitemap.message
+
+
+def test_gzip_data_left_inside_a_corrupt_gzip_layer_is_reported_too() -> None:
+    inner = gzip.compress(urlset(2000), mtime=0)
+    damaged = bytearray(gzip.compress(inner, mtime=0) + gzip.compress(b"more", mtime=0))
+    damaged[-30] ^= 0xFF
+    reader, entries = read(bytes(damaged))
+    assert entries == []
+    assert codes(reader) == ["gzip_invalid", "gzip_invalid", "not_a_sitemap"]
+    assert "gzipped twice" in reader.problems[0].message
+    assert "corrupt gzip data" in reader.problems[1].message
 
 
 def test_truncated_gzip_keeps_entries_before_the_cut() -> None:
