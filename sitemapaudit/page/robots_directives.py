@@ -14,8 +14,11 @@ _VALUED_DIRECTIVES = frozenset(
     {"unavailable_after", "max-snippet", "max-image-preview", "max-video-preview"}
 )
 # A user-agent token may start with a digit (``360Spider``); it needs one letter, so the time
-# of a date split at a comma (``..., 15:00:00``) is not read as one.
-_SCOPE_RE = re.compile(r"\s*((?=[A-Za-z0-9_.\-]*[A-Za-z])[A-Za-z0-9_.\-]+)\s*:(.*)", re.DOTALL)
+# of a date split at a comma (``..., 15:00:00``) is not read as one. A version after it
+# (``Googlebot/2.1``, as in a User-Agent string) is dropped: the product token names the crawler.
+_SCOPE_RE = re.compile(
+    r"\s*((?=[A-Za-z0-9_.\-]*[A-Za-z])[A-Za-z0-9_.\-]+)(?:/[^\s:]*)?\s*:(.*)", re.DOTALL
+)
 
 
 def _scoped_parts(parts: list[str]) -> Iterator[tuple[int, str | None, str]]:
@@ -42,8 +45,13 @@ def _scoped_rules(value: str) -> Iterator[tuple[str | None, str]]:
             yield scope, word.lower()
 
 
+def _product(user_agent: str) -> str:
+    """The lowercased product token of a crawler name, without a version."""
+    return user_agent.strip().lower().split("/", 1)[0]
+
+
 def _says_noindex(value: str, user_agent: str) -> bool:
-    agent = user_agent.strip().lower()
+    agent = _product(user_agent)
     return any(
         rule in _NOINDEX and (scope is None or scope == agent)
         for scope, rule in _scoped_rules(value)
@@ -66,8 +74,9 @@ def x_robots_tag_noindex(values: Sequence[str], *, user_agent: str = "googlebot"
 
     ``noindex`` and ``none`` apply to every crawler; ``googlebot: noindex`` applies only
     when ``googlebot`` equals ``user_agent`` (case-insensitively), so ``otherbot: noindex``
-    does not apply to Googlebot. ``unavailable_after: ...`` and other valued rules are
-    ignored. Each header value is read on its own.
+    does not apply to Googlebot. A version after the user agent is not part of its name
+    (``Googlebot/2.1: noindex`` is for Googlebot). ``unavailable_after: ...`` and other
+    valued rules are ignored. Each header value is read on its own.
     """
     if isinstance(values, str):
         values = [values]
@@ -85,7 +94,7 @@ def unavailable_after(value: str, *, user_agent: str = "googlebot") -> datetime 
     """
     if not isinstance(value, str) or "unavailable_after" not in value.lower():
         return None
-    agent = user_agent.strip().lower()
+    agent = _product(user_agent)
     parts = value.split(",")
     found: datetime | None = None
     for index, scope, rules in _scoped_parts(parts):

@@ -95,6 +95,8 @@ def test_x_robots_tag_noindex(values: list[str]) -> None:
         ["360Spider: noindex"],
         ["googlebot: nofollow, 360Spider: noindex"],
         ["googlebot: nofollow, 1-bot: noindex"],
+        ["googlebot-news/1.0: noindex"],
+        ["unavailable_after: 25/06/2010 15:00:00 GMT"],
         ["unavailable_after: 25 Jun 2010 15:00:00 PST"],
         ["unavailable_after: Friday, 25-Jun-2010 15:00:00 PST"],
         ["max-snippet: 20, max-image-preview: large"],
@@ -122,6 +124,20 @@ def test_x_robots_tag_other_user_agent() -> None:
     assert x_robots_tag_noindex(["bingbot: noindex"], user_agent="BingBot")
     assert not x_robots_tag_noindex(["googlebot: noindex"], user_agent="bingbot")
     assert x_robots_tag_noindex(["noindex"], user_agent="bingbot")
+
+
+def test_x_robots_tag_user_agent_with_a_version_is_that_user_agent() -> None:
+    assert x_robots_tag_noindex(["Googlebot/2.1: noindex"])
+    assert x_robots_tag_noindex(["googlebot/2.1 : none"], user_agent="Googlebot/2.1")
+    assert not x_robots_tag_noindex(["Googlebot/2.1: noindex"], user_agent="bingbot")
+    assert not x_robots_tag_noindex(["googlebot: nofollow, bingbot/2.0: noindex"])
+    assert x_robots_tag_noindex(["googlebot: nofollow, bingbot/2.0: noindex"], user_agent="bingbot")
+
+
+def test_unavailable_after_for_a_user_agent_with_a_version() -> None:
+    value = "Googlebot/2.1: unavailable_after: 2010-06-25"
+    assert unavailable_after(value) == datetime(2010, 6, 26, 12, tzinfo=UTC)
+    assert unavailable_after(value, user_agent="bingbot") is None
 
 
 @settings(max_examples=500, database=None)
