@@ -19,6 +19,7 @@ from sitemapaudit.errors import ConfigError
 DEFAULT_PORTS: dict[str, int] = {"http": 80, "https": 443}
 
 _SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*")
+_SCHEME_START_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 # Characters a registered name may hold besides letters and digits (RFC 3986 unreserved and
 # sub-delims, and "%" for escapes, which are checked separately).
 _REG_NAME_RE = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=%]*")
@@ -293,6 +294,13 @@ def invalid_url_reason(loc: str) -> str:
     rule it breaks, in the order a reader would look."""
     if not loc:
         return "it is empty"
+    # A value that does not start with an http(s) scheme, however its spaces are encoded, is
+    # no absolute web URL at all (a path, a comment, a mail address): that comes first.
+    scheme, colon, rest = loc.partition(":")
+    if not _SCHEME_START_RE.match(_SPACE_OR_CONTROL_RE.sub("", loc)):
+        return "it is relative: it has no scheme (http:// or https://)"
+    if colon and _SCHEME_RE.fullmatch(scheme) and scheme.lower() not in DEFAULT_PORTS:
+        return f"its scheme {scheme!r} is not http or https"
     if (space := _SPACE_OR_CONTROL_RE.search(loc)) is not None:
         char = space.group()
         what = "a space" if char == " " else f"the character {char!r}"
@@ -302,11 +310,6 @@ def invalid_url_reason(loc: str) -> str:
         )
     if (percent := _BAD_PERCENT_RE.search(loc)) is not None:
         return f"the '%' at character {percent.start() + 1:,} is not followed by two hex digits"
-    scheme, colon, rest = loc.partition(":")
-    if not colon or not _SCHEME_RE.fullmatch(scheme):
-        return "it is relative: it has no scheme (http:// or https://)"
-    if scheme.lower() not in DEFAULT_PORTS:
-        return f"its scheme {scheme!r} is not http or https"
     if not rest.startswith("//"):
         return f"'//' and a host do not follow {scheme}:"
     authority = re.split(r"[/?#]", rest[2:], maxsplit=1)[0]

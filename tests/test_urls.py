@@ -132,7 +132,16 @@ def test_parse_origin_says_what_is_missing(value: str, reason: str) -> None:
         ("http://e.com/\tx", "it contains the character '\\t' at character 14"),
         ("http://e.com/%zz", "the '%' at character 14 is not followed by two hex digits"),
         ("/a", "it is relative: it has no scheme (http:// or https://)"),
+        # Without a scheme, or with another one, encoding its spaces would not make it a URL.
+        ("# comment", "it is relative: it has no scheme (http:// or https://)"),
+        ("www.e.com/a b", "it is relative: it has no scheme (http:// or https://)"),
+        ("e.com/%zz", "it is relative: it has no scheme (http:// or https://)"),
         ("ftp://e.com/x", "its scheme 'ftp' is not http or https"),
+        ("mailto:a b", "its scheme 'mailto' is not http or https"),
+        # A space in or before the scheme is what keeps it from being one.
+        (" https://e.com/", "it contains a space at character 1"),
+        ("http ://e.com/", "it contains a space at character 5"),
+        ("ht tp://e.com/", "it contains a space at character 3"),
         ("http:/e.com", "'//' and a host do not follow http:"),
         ("https://u@e.com/", "it has user information before its host"),
         ("http://e.com:99999/", "its port '99999' is not a number up to 65535"),
