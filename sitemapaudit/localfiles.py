@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
@@ -227,6 +228,22 @@ def validate_files(
         listings.close()
 
 
+def _read_capped(path: Path, limit: int) -> bytes:
+    """The first ``limit`` bytes of a file, read a piece at a time: a limit far above the
+    file's size allocates nothing for it."""
+    buffer = io.BytesIO()
+    with path.open("rb") as handle:
+        while buffer.tell() < limit:
+            piece = handle.read(min(limit - buffer.tell(), _READ_PIECE))
+            if not piece:
+                break
+            buffer.write(piece)
+    return buffer.getvalue()
+
+
+_READ_PIECE = 1 << 20
+
+
 def _read_file(
     path: Path,
     *,
@@ -237,8 +254,8 @@ def _read_file(
     alternates: FileAlternates,
     now: datetime,
 ) -> SitemapRecord:
-    with path.open("rb") as handle:
-        body = handle.read(config.sitemap_read_limit)
+    # One byte more than the limit, as a download stopped there has: the document goes on.
+    body = _read_capped(path, config.sitemap_read_limit + 1)
     invalid = ChildProblems()
 
     def on_child(loc: str, lastmod: str | None) -> None:

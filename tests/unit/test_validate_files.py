@@ -283,3 +283,20 @@ def test_a_url_listed_again_keeps_the_newest_pubdate(
     bodies = [feed.format("".join(items))] if files == 1 else [feed.format(i) for i in items]
     _, urls = run(tmp_path, *bodies)
     assert urls["https://e.com/p"].lastmod == "Thu, 05 Jan 2017 12:34:50 GMT"
+
+
+@pytest.mark.parametrize("limit", [10**14, 1024])
+def test_a_file_is_read_up_to_the_read_limit_whatever_the_limit(tmp_path: Path, limit: int) -> None:
+    # A limit far above the file's size allocates nothing for it (a buffer of the limit's size
+    # would not fit in memory); a limit below it cuts the file there, as a download's would.
+    path = tmp_path / "s.xml"
+    entries = [entry(f"http://example.com/{i}") for i in range(40)]
+    path.write_text(urlset(*entries), encoding="utf-8")
+    config = AuditConfig.from_settings({"SITEMAPAUDIT_SITEMAP_READ_LIMIT": limit})
+    records = list(validate_files([path], config, RecordBuilder(config, AUDIT_TIME), []))
+    (sitemap,) = [r for r in records if isinstance(r, SitemapRecord)]
+    if limit > 1024:
+        assert sitemap.url_count == 40
+        assert sitemap.issues == []
+    else:
+        assert "too_large" in sitemap.issues
