@@ -65,6 +65,12 @@ def connect(url: str) -> redis.Redis:
     return client
 
 
+def unreachable(exc: BaseException) -> bool:
+    """Whether ``exc`` says Redis cannot be reached: down, restarting, still loading its data
+    (a subclass), or too slow to answer. Other errors of Redis (a refused command) are not."""
+    return isinstance(exc, (redis.ConnectionError, redis.TimeoutError))
+
+
 def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
 
