@@ -188,13 +188,20 @@ class AuditSpider(Spider):
         spider.pages = PageQueue(config.robots_user_agent)
         if config.distributed:
             from sitemapaudit.distributed.run import SharedAuditRun  # noqa: PLC0415
-            from sitemapaudit.distributed.state import SharedAudit, connect  # noqa: PLC0415
+            from sitemapaudit.distributed.state import (  # noqa: PLC0415
+                SharedAudit,
+                audit_identity,
+                connect,
+            )
 
+            identity = audit_identity(
+                spider.origin.url, spider.sitemap_args, config.fetch_urls, config.shaping_settings()
+            )
             spider.run = spider.shared = SharedAuditRun(
                 spider.origin,
                 config,
                 _CrawlerStats(crawler),
-                SharedAudit(connect(config.distributed), spider.origin.url),
+                SharedAudit(connect(config.distributed), spider.origin.url, identity=identity),
                 sitemap_args=spider.sitemap_args,
                 listed_by=spider.listed_by,
             )
