@@ -58,10 +58,16 @@ class ProgressLog:
             self.task.stop()
 
     def log(self) -> None:
-        run = getattr(self.crawler.spider, "run", None)
+        spider: Any = self.crawler.spider
+        run = getattr(spider, "run", None)
         if run is None:
             return
-        progress = run.progress()
+        try:
+            progress = run.progress()
+        except Exception as exc:
+            if not spider.redis_lost(exc):  # (the worker stops: it said why)
+                raise
+            return
         now = time.monotonic()
         done = progress["urls_done"]
         rate = 0.0

@@ -60,9 +60,24 @@ class Command(ScrapyCrawlCommand):
             if config.history_path:
                 check_history_path(config.history_path)
             if config.distributed:
-                from sitemapaudit.distributed.state import connect  # noqa: PLC0415 (Redis)
+                from sitemapaudit.distributed import state  # noqa: PLC0415 (Redis)
 
-                connect(config.distributed).close()
+                client = state.connect(config.distributed)
+                joined = (
+                    config
+                    if arguments.fetch_urls is None
+                    else config.with_fetch_urls(arguments.fetch_urls)
+                )
+                identity = state.audit_identity(
+                    arguments.origin.url,
+                    list(arguments.sitemaps),
+                    joined.fetch_urls,
+                    joined.shaping_settings(),
+                )
+                try:
+                    state.check_joinable(client, arguments.origin.url, identity)
+                finally:
+                    client.close()
             check_report_paths(self.settings.getdict("FEEDS"), default_report_dir(self.settings))
             check_appends(
                 self.settings.getdict("FEEDS"), self.settings.getwithbase("FEED_EXPORTERS")

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Self, cast
 
 from scrapy import Request
 from scrapy.crawler import Crawler
-from scrapy.exceptions import NotConfigured
+from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.utils.httpobj import urlparse_cached
 
 from sitemapaudit.config import AuditConfig
@@ -82,6 +82,15 @@ class ClusterRateLimit:
         delay = self._delay()
         if delay <= 0:
             return
-        wait = self.pace.reserve(urlparse_cached(request).netloc, delay)
+        spider: Any = self.crawler.spider
+        if spider.shared.lost is not None:
+            raise IgnoreRequest("Redis cannot be reached")
+        try:
+            wait = self.pace.reserve(urlparse_cached(request).netloc, delay)
+        except Exception as exc:
+            if not spider.redis_lost(exc):
+                raise
+            # Not sent without the cluster's pace (the worker stops: it said why).
+            raise IgnoreRequest(f"Redis cannot be reached: {exc}") from None
         if wait > 0:
             await asyncio.sleep(wait)

@@ -155,6 +155,16 @@ class SharedAuditRun(AuditRun):
         self._emitting: Iterator[SitemapFacts | UrlFactsBatch] | None = None
         self._outcomes: list[tuple[int, dict[str, Any] | None]] = []
         self._outcomes_since = 0.0
+        self._progress = {
+            "urls_known": 0,
+            "urls_done": 0,
+            "urls_queued": 0,
+            "sitemaps_read": 0,
+            "sitemaps_pending": 0,
+        }
+        # Why Redis cannot be reached, once it cannot (the worker stops: see the spider's
+        # ``redis_lost``); from then on nothing is read from it or sent to it.
+        self.lost: str | None = None
         if shared.created:
             logger.info("opened distributed audit %s as worker %s", shared.prefix, shared.worker)
         else:
@@ -194,7 +204,12 @@ class SharedAuditRun(AuditRun):
             )
         if self.shared_inventory.notes is not None:
             self.shared_inventory.notes.close()
-        self.shared.leave()
+        if self.lost is None:
+            try:
+                self.shared.leave()
+            except redis.RedisError as exc:
+                # Its heartbeat expires instead: the others see it gone.
+                logger.warning("this worker could not say in Redis that it leaves (%s)", exc)
         super().close(finished=finished)
 
     # -- discovery: one worker requests robots.txt and the homepage --------------------------
@@ -304,16 +319,19 @@ class SharedAuditRun(AuditRun):
 
     def progress(self) -> dict[str, int]:
         """The whole cluster's counts for the progress line."""
+        if self.lost is not None:  # (the last counts: the worker is closing)
+            return self._progress
         inventory = self.shared_inventory
         counts = inventory.counts()
         pending = inventory.pending_count()
-        return {
+        self._progress = {
             "urls_known": counts["urls"],
             "urls_done": counts["done"],
             "urls_queued": counts["new"],
             "sitemaps_read": inventory.sitemaps_done(),
             "sitemaps_pending": pending,
         }
+        return self._progress
 
     def complete(self) -> bool:
         """Every sitemap is read and every listed URL has its outcome."""
@@ -329,6 +347,8 @@ class SharedAuditRun(AuditRun):
         return bool(self._queue or self._ready or self._outcomes)
 
     def start_done(self) -> bool:
+        if self.lost is not None:
+            return True
         if self.writer:
             return self._emitting is None and not self._ready
         return self.shared.finished()
@@ -377,7 +397,7 @@ class SharedAuditRun(AuditRun):
         return None
 
     def _send_outcomes(self) -> None:
-        if self._outcomes:
+        if self._outcomes and self.lost is None:
             self.shared_inventory.finish_many(self._outcomes)
             self._outcomes = []
 

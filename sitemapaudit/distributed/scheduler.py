@@ -7,6 +7,9 @@ the duplicate filter are keyed by the audit (``<audit>:requests``, ``<audit>:dup
 Requests are fingerprinted by their exact URL: two listed URLs that differ only in query
 order or fragment are two URLs of the sitemap, each requested once.
 
+Redis that cannot be reached stops the worker (see the spider's ``redis_lost``): the
+scheduler then holds no request, and takes none, rather than failing in the engine's loop.
+
 It also saves round trips to Redis, the largest cost of a worker after Scrapy's own:
 
 - Scrapy asks the scheduler for requests until it answers none, so each round of the engine
@@ -87,7 +90,12 @@ class AuditScheduler(Scheduler):  # type: ignore[misc]
         return opened
 
     def close(self, reason: str) -> Any:
-        self._send()
+        if not self._lost():
+            try:
+                self._send()
+            except Exception as exc:
+                if not self._lost(exc):
+                    raise
         return super().close(reason)
 
     def flush(self) -> None:
@@ -95,10 +103,27 @@ class AuditScheduler(Scheduler):  # type: ignore[misc]
         super().flush()
 
     def __len__(self) -> int:
-        self._send()
-        return len(self.queue)
+        if self._lost():
+            return 0
+        try:
+            self._send()
+            return len(self.queue)
+        except Exception as exc:
+            if not self._lost(exc):
+                raise
+            return 0
 
     def enqueue_request(self, request: Request) -> bool:
+        if self._lost():
+            return False
+        try:
+            return self._enqueue(request)
+        except Exception as exc:
+            if not self._lost(exc):
+                raise
+            return False
+
+    def _enqueue(self, request: Request) -> bool:
         if not request.dont_filter and self.df.request_seen(request):
             self.df.log(request, self.spider)
             if self.stats:
@@ -115,6 +140,22 @@ class AuditScheduler(Scheduler):  # type: ignore[misc]
         return True
 
     def next_request(self) -> Request | None:
+        if self._lost():
+            return None
+        try:
+            return self._next()
+        except Exception as exc:
+            if not self._lost(exc):
+                raise
+            return None
+
+    def _lost(self, exc: Exception | None = None) -> bool:
+        """Whether Redis is lost: said by ``exc`` (and then the worker stops), or before."""
+        if exc is not None:
+            return bool(self.spider.redis_lost(exc))
+        return self.spider.run.lost is not None
+
+    def _next(self) -> Request | None:
         since = self._empty_since
         if since is not None and time.monotonic() - since < EMPTY_RECHECK:
             return None

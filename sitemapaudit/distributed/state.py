@@ -20,7 +20,8 @@ import redis
 
 from sitemapaudit.errors import ConfigError
 
-# Join the unfinished audit of an origin, or open the next one. KEYS[1]: the origin's base key.
+# Join the unfinished audit of an origin, or open the next one, keeping what it audits.
+# KEYS[1]: the origin's base key. ARGV[1]: what the audit audits (see ``audit_identity``).
 _JOIN = """
 local base = KEYS[1]
 local current = redis.call('GET', base .. ':current')
@@ -29,6 +30,7 @@ if current and redis.call('EXISTS', base .. ':' .. current .. ':finished') == 0 
 end
 local n = redis.call('INCR', base .. ':seq')
 redis.call('SET', base .. ':current', n)
+redis.call('SET', base .. ':' .. n .. ':audit', ARGV[1])
 return {tostring(n), 1}
 """
 
@@ -65,6 +67,64 @@ def connect(url: str) -> redis.Redis:
     return client
 
 
+def unreachable(exc: BaseException) -> bool:
+    """Whether ``exc`` says Redis cannot be reached: down, restarting, still loading its data
+    (a subclass), or too slow to answer. Other errors of Redis (a refused command) are not."""
+    return isinstance(exc, (redis.ConnectionError, redis.TimeoutError))
+
+
+def audit_identity(
+    origin: str, sitemaps: list[str], fetch_urls: bool, settings: dict[str, Any]
+) -> str:
+    """What a distributed audit audits, kept when it is opened: a worker joins only the audit
+    of the same sitemap arguments, ``fetch_urls`` and settings that shape the report."""
+    return json.dumps(
+        {
+            "origin": origin,
+            "sitemaps": sorted(sitemaps),
+            "fetch_urls": fetch_urls,
+            "settings": {k: v for k, v in settings.items() if k != "fetch_urls"},
+        },
+        sort_keys=True,
+    )
+
+
+def check_joinable(client: redis.Redis, origin: str, identity: str) -> None:
+    """Raise :class:`ConfigError` when the unfinished audit of ``origin`` that a worker would
+    join audits something else than ``identity``, naming both."""
+    base = f"sitemapaudit:{origin}"
+    current = cast(str | None, client.get(f"{base}:current"))
+    if current is None or client.exists(f"{base}:{current}:finished"):
+        return
+    stored = cast(str | None, client.get(f"{base}:{current}:audit"))
+    if stored is None or stored == identity:
+        return
+    theirs, mine = json.loads(stored), json.loads(identity)
+    differences = [
+        f"{name} {_shown(theirs, name)} there, {_shown(mine, name)} here"
+        for name in ("sitemaps", "fetch_urls")
+        if theirs.get(name) != mine.get(name)
+    ]
+    theirs_settings, mine_settings = theirs.get("settings", {}), mine.get("settings", {})
+    differences += [
+        f"{name} {theirs_settings.get(name)!r} there, {mine_settings.get(name)!r} here"
+        for name in sorted({*theirs_settings, *mine_settings})
+        if theirs_settings.get(name) != mine_settings.get(name)
+    ]
+    raise ConfigError(
+        f"the unfinished distributed audit {base}:{current} audits something else than this "
+        f"worker would ({'; '.join(differences)}): start the worker with the same arguments "
+        "and settings as the others, or drop that audit (README, Distributed audits)"
+    )
+
+
+def _shown(identity: dict[str, Any], name: str) -> str:
+    value = identity.get(name)
+    if name == "sitemaps":
+        return ", ".join(value or []) or "(discovered sitemaps)"
+    return "yes" if value else "no"
+
+
 def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
 
@@ -92,10 +152,12 @@ class ClusterView:
 class SharedAudit:
     """One distributed audit: its keys and every shared fact other than the inventory."""
 
-    def __init__(self, client: redis.Redis, origin: str, worker: str | None = None) -> None:
+    def __init__(
+        self, client: redis.Redis, origin: str, worker: str | None = None, identity: str = ""
+    ) -> None:
         self.client = client
         self.base = f"sitemapaudit:{origin}"
-        number, created = cast(list[Any], client.eval(_JOIN, 1, self.base))
+        number, created = cast(list[Any], client.eval(_JOIN, 1, self.base, identity))
         self.number = int(number)
         self.created = bool(int(created))
         self.prefix = f"{self.base}:{self.number}"

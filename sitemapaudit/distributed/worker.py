@@ -78,6 +78,8 @@ class DistributedWorker:
         assert self.run is not None
         shared = self.run.shared
         while not self._stop.wait(self.interval):
+            if self.run.lost is not None:  # the worker is closing, its heartbeat expires
+                return
             try:
                 shared.heartbeat(self.state, self.ttl)
                 if self.run.writer:
@@ -87,8 +89,18 @@ class DistributedWorker:
 
     def tick(self) -> None:
         run = self.run
+        if run is None or run.lost is not None:
+            return
+        try:
+            self._tick(run)
+        except Exception as exc:
+            spider: Any = self.crawler.spider
+            if not spider.redis_lost(exc):  # (the worker stops: it said why)
+                raise
+
+    def _tick(self, run: SharedAuditRun) -> None:
         engine = self.crawler.engine
-        if run is None or engine is None or run.writer:
+        if engine is None or run.writer:
             return
         run.poll()
         busy = self._busy()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import gc
 import logging
 import os
@@ -10,7 +11,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
@@ -51,6 +52,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 SUMMARY_URL = "data:,summary"
+# How a worker of a distributed audit stops when Redis cannot be reached (its finish reason).
+REDIS_LOST = "redis_lost"
 # Page requests made at a time (see AuditSpider._more_actions).
 REQUEST_BATCH = 16
 # Requests left waiting in a paced host's downloader slot (see _paced_backlog).
@@ -74,6 +77,34 @@ UNTHROTTLED: dict[str, Any] = {
     "CONCURRENT_REQUESTS_PER_DOMAIN": 64,
     "SITEMAPAUDIT_HONOR_CRAWL_DELAY": False,
 }
+
+
+_Callback = TypeVar("_Callback", bound=Callable[..., Any])
+
+
+def _until_redis_lost(callback: _Callback) -> _Callback:
+    """A request callback or errback of the spider. In a distributed audit, its Redis lost
+    while it runs stops the worker (see ``AuditSpider.redis_lost``) instead of being a
+    spider error, and once Redis is lost it does nothing: a response that still arrives is
+    not read (nor is a request failed for it, by the cluster's pace, taken for the site's
+    failure), and its URL is requested again by the workers that go on with the audit."""
+
+    @functools.wraps(callback)
+    def guarded(self: AuditSpider, result: Any) -> Any:
+        shared = self.shared
+        if shared is None:
+            return callback(self, result)
+        if shared.lost is not None:
+            return []
+        try:
+            # (All of it now: a generator's Redis errors would come after this returned.)
+            return list(callback(self, result))
+        except Exception as exc:
+            if not self.redis_lost(exc):
+                raise
+            return []
+
+    return cast(_Callback, guarded)
 
 
 class AuditSpider(Spider):
@@ -158,13 +189,20 @@ class AuditSpider(Spider):
         spider.pages = PageQueue(config.robots_user_agent)
         if config.distributed:
             from sitemapaudit.distributed.run import SharedAuditRun  # noqa: PLC0415
-            from sitemapaudit.distributed.state import SharedAudit, connect  # noqa: PLC0415
+            from sitemapaudit.distributed.state import (  # noqa: PLC0415
+                SharedAudit,
+                audit_identity,
+                connect,
+            )
 
+            identity = audit_identity(
+                spider.origin.url, spider.sitemap_args, config.fetch_urls, config.shaping_settings()
+            )
             spider.run = spider.shared = SharedAuditRun(
                 spider.origin,
                 config,
                 _CrawlerStats(crawler),
-                SharedAudit(connect(config.distributed), spider.origin.url),
+                SharedAudit(connect(config.distributed), spider.origin.url, identity=identity),
                 sitemap_args=spider.sitemap_args,
                 listed_by=spider.listed_by,
             )
@@ -206,15 +244,19 @@ class AuditSpider(Spider):
     async def _start_shared(self, run: SharedAuditRun) -> AsyncIterator[Any]:
         """A worker of a distributed audit: the first one discovers; all of them take URLs
         from the shared inventory; the one that writes the report sends the records last."""
-        if run.claim_discovery():
-            for request in self.recovery_requests(["robots", "arguments", "homepage"], []):
-                yield request
-        async for item in self._drain():
-            yield item
-        if run.writer:
-            for record in self._summary_items():
-                await self._process(record)
-            run.finish()
+        try:
+            if run.claim_discovery():
+                for request in self.recovery_requests(["robots", "arguments", "homepage"], []):
+                    yield request
+            async for item in self._drain():
+                yield item
+            if run.writer and run.lost is None:
+                for record in self._summary_items():
+                    await self._process(record)
+                run.finish()
+        except Exception as exc:
+            if not self.redis_lost(exc):
+                raise
 
     def recovery_requests(self, discovery: list[str], refs: list[SitemapRef]) -> Iterator[Request]:
         """Discovery requests (``robots``, ``arguments``, ``homepage``) and sitemap requests."""
@@ -270,7 +312,8 @@ class AuditSpider(Spider):
                 else:
                     await self._process(action)
         except Exception as exc:  # a bug: Scrapy logs it; the audit stops, its report incomplete
-            self._stop_on_error(exc, None, "start_error")
+            if not self.redis_lost(exc):
+                self._stop_on_error(exc, None, "start_error")
             raise
         finally:
             # Every URL is handed out: the pages still being fetched are read as they arrive,
@@ -390,12 +433,37 @@ class AuditSpider(Spider):
         self._note_error(exc, url)
         self._close(reason)
 
+    def redis_lost(self, exc: BaseException) -> bool:
+        """Whether ``exc`` says that a distributed audit's Redis cannot be reached (down,
+        restarted, loading its data, too slow to answer). Then the shared state can be neither
+        read nor kept: this worker stops, as when stopped by hand, with the finish reason
+        ``redis_lost`` (one error line says why, not a traceback per response; the exit
+        status is 1). Workers started again with the same command go on with the audit if
+        Redis kept its data. What fails after that, while the worker closes, is not said
+        again: once Redis is lost, nothing more is sent to it."""
+        if self.shared is None:
+            return False
+        from sitemapaudit.distributed.state import unreachable  # noqa: PLC0415 (Redis)
+
+        if not unreachable(exc):
+            return False
+        if self.shared.lost is None:
+            self.shared.lost = f"{type(exc).__name__}: {exc}"
+            self.logger.error(
+                "Redis cannot be reached (%s): this worker stops, the distributed audit is not "
+                "complete",
+                self.shared.lost,
+            )
+            self._close(REDIS_LOST)
+        return True
+
     def _close(self, reason: str) -> None:
         engine = self.crawler.engine
         if engine is not None:
             deferred_from_coro(engine.close_spider_async(reason=reason))
 
     # -- discovery ------------------------------------------------------------------------------
+    @_until_redis_lost
     def parse_robots(self, response: Response) -> Iterator[Any]:
         if (hop := self._hop(response, max_redirects=ROBOTS_MAX_REDIRECTS)) is not None:
             yield hop
@@ -414,6 +482,7 @@ class AuditSpider(Spider):
         yield from self._live(skipped)
         yield from self._sitemaps(refs)
 
+    @_until_redis_lost
     def robots_failed(self, failure: Failure) -> Iterator[Any]:
         refs, skipped = self.run.robots_received(
             None, b"", self.origin.url + "/robots.txt", error=_reason(failure)
@@ -421,6 +490,7 @@ class AuditSpider(Spider):
         yield from self._live(skipped)
         yield from self._sitemaps(refs)
 
+    @_until_redis_lost
     def parse_homepage(self, response: Response) -> Iterator[Any]:
         if (hop := self._hop(response)) is not None:
             yield hop
@@ -434,6 +504,7 @@ class AuditSpider(Spider):
         yield from self._live(skipped)
         yield from self._sitemaps(refs)
 
+    @_until_redis_lost
     def homepage_failed(self, failure: Failure) -> Iterator[Any]:
         refs, skipped = self.run.homepage_received([], error=_reason(failure))
         yield from self._live(skipped)
@@ -446,6 +517,7 @@ class AuditSpider(Spider):
             yield self._sitemap_request(ref)
 
     # -- sitemaps -------------------------------------------------------------------------------
+    @_until_redis_lost
     def parse_sitemap(self, response: Response) -> Iterator[Any]:
         ref: SitemapRef = response.meta["sitemap_ref"]
         redirects: RedirectState = response.meta["redirects"]
@@ -495,6 +567,7 @@ class AuditSpider(Spider):
         yield from self._live(self.run.take_skipped_children())
         yield from self._sitemaps(children)
 
+    @_until_redis_lost
     def sitemap_failed(self, failure: Failure) -> Iterator[Any]:
         request = failure.request  # type: ignore[attr-defined]
         yield from self._present(
@@ -506,6 +579,7 @@ class AuditSpider(Spider):
     # The page callbacks return lists, not generators: for every response of a generator
     # callback Scrapy re-reads the callback's source to warn about ``return`` values (its cache
     # is keyed by the bound method, a new object per request), which costs more than the page.
+    @_until_redis_lost
     def parse_page(self, response: Response) -> list[Any]:
         meta = response.meta
         state: RedirectState = meta["redirects"]
@@ -562,6 +636,7 @@ class AuditSpider(Spider):
             spider=self,
         )
 
+    @_until_redis_lost
     def page_failed(self, failure: Failure) -> list[Any]:
         if self.closed:
             self._count("sitemapaudit/pages/after_close", 1)
@@ -702,14 +777,18 @@ class AuditSpider(Spider):
 
     def on_closed(self, reason: str) -> None:
         self.closed = True  # start() and the page callbacks stop: the run's stores are closed
+        if self.shared is not None and self.shared.lost is not None:
+            reason = REDIS_LOST  # (whatever else was stopping the worker when Redis went)
+        stopped = self.shared is not None and reason != "finished"
+        stats = self.crawler.stats
+        if stopped and stats is not None:
+            # Before anything that may fail as the worker closes: the exit status is 1.
+            stats.set_value("sitemapaudit/distributed/stopped", reason)
         self.run.close(finished=reason == "finished" and self.completed)
         report = self.crawler.settings.get("SITEMAPAUDIT_DEFAULT_REPORT")
-        if self.shared is not None and reason != "finished":
-            # Stopped (Ctrl-C, SIGTERM, a CLOSESPIDER limit) before the cluster was done: no
-            # worker may be left to write the report.
-            stats = self.crawler.stats
-            if stats is not None:
-                stats.set_value("sitemapaudit/distributed/stopped", reason)
+        if stopped:
+            # Stopped (Ctrl-C, SIGTERM, a CLOSESPIDER limit, Redis lost) before the cluster
+            # was done: no worker may be left to write the report.
             self.logger.warning(
                 "This worker stopped (%s) before the distributed audit was complete", reason
             )

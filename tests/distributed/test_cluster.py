@@ -13,9 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 
 from sitemapaudit.history.store import HistoryStore
 from tests.distributed.cluster import logs, normalized, run_workers, start_worker, stat
+from tests.distributed.conftest import free_port, start_redis
 from tests.distributed.site import routes
 from tests.support.server import TestSite
 
@@ -208,3 +210,39 @@ def test_workers_stopped_with_ctrl_c_exit_1_and_say_the_audit_is_not_complete(
     assert codes == [1, 1], logs(tmp_path)
     assert logs(tmp_path).count("before the distributed audit was complete") >= 2
     assert "another worker of this distributed audit writes the report" not in logs(tmp_path)
+
+
+def test_workers_that_lose_redis_exit_1_saying_so_and_go_on_once_it_is_back(
+    reference: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    port = free_port()
+    url = f"redis://127.0.0.1:{port}/0"
+    server = start_redis(port, tmp_path / "redis")
+    settings = cluster_settings(url, SITEMAPAUDIT_WORKER_TIMEOUT="3")
+    try:
+        with TestSite(routes(PAGES, 4, DELAY)) as site:
+            workers = start_and_kill_at_a_quarter(site, tmp_path, "lost", 2, settings, kill=0)
+            redis.Redis.from_url(url).shutdown()  # (its data kept: the append-only file)
+            server.wait(timeout=10)
+            codes = [worker.wait(timeout=60) for worker in workers]
+            # A cron job sees it: exit status 1, the stop line, the reason; one error line
+            # each, not a traceback per response.
+            assert codes == [1, 1], logs(tmp_path)
+            for i in range(2):
+                log = (tmp_path / f"lost{i}.log").read_text(errors="replace")
+                assert "this worker stopped (redis_lost) before the distributed audit" in log
+                assert "'sitemapaudit/distributed/stopped': 'redis_lost'" in log
+                assert "Traceback" not in log, log
+                assert [line for line in log.splitlines() if " ERROR: " in line] == [
+                    next(line for line in log.splitlines() if "Redis cannot be reached" in line)
+                ], log
+            assert not list(tmp_path.glob("lost*.jsonl"))
+            # Redis back with its data: workers started again go on with the audit.
+            server = start_redis(port, tmp_path / "redis")
+            reports = run_workers(site.base, tmp_path, 2, settings)
+            assert set(page_paths(site)) == allowed_pages(site)
+        assert len(reports) == 1, logs(tmp_path)
+        assert normalized(reports[0], site.base) == reference
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

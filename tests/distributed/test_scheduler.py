@@ -54,7 +54,7 @@ async def test_an_in_process_worker_audits_the_site_on_the_shared_scheduler(
 
 
 def open_scheduler(redis_url: str, spider: Spider, prefix: str) -> AuditScheduler:
-    spider.run = SimpleNamespace(shared=SimpleNamespace(prefix=prefix))  # type: ignore[attr-defined]
+    spider.run = SimpleNamespace(shared=SimpleNamespace(prefix=prefix), lost=None)  # type: ignore[attr-defined]
     # (scrapy-redis's own client: replies as bytes, not decoded as the audit's state reads them)
     scheduler = AuditScheduler(redis.Redis.from_url(redis_url), persist=True)
     scheduler.open(spider)

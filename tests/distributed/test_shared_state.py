@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 import sqlite3
+import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -16,12 +18,13 @@ from sitemapaudit.distributed import run as shared_run
 from sitemapaudit.distributed.inventory import SharedInventory
 from sitemapaudit.distributed.ratelimit import HostPace
 from sitemapaudit.distributed.run import SharedAuditRun, SharedSitemapTree
-from sitemapaudit.distributed.state import SharedAudit, connect
+from sitemapaudit.distributed.state import SharedAudit, audit_identity, check_joinable, connect
 from sitemapaudit.errors import ConfigError
 from sitemapaudit.facts import NOT_REQUESTED_JSON, FetchOutcome
 from sitemapaudit.history.store import HistoryStore
 from sitemapaudit.inventory import NewEntry
 from sitemapaudit.urls import parse_origin
+from tests.distributed.cluster import PROJECT
 
 
 def origin_url() -> str:
@@ -420,3 +423,40 @@ def test_a_history_that_cannot_begin_the_run_leaves_the_writer_writing_the_repor
     assert list(iter(run.next_action, None)) == []
     run.finish()
     run.close()
+
+
+def test_a_worker_of_other_arguments_or_settings_does_not_join_the_unfinished_audit(
+    redis_url: str,
+) -> None:
+    origin = origin_url()
+    full = audit_identity(origin, [], True, {"fetch_urls": True, "disabled_checks": []})
+    SharedAudit(connect(redis_url), origin, identity=full)
+    check_joinable(connect(redis_url), origin, full)  # the same audit: joined
+    inventory = audit_identity(
+        origin, [], False, {"fetch_urls": False, "disabled_checks": ["lastmod_mismatch"]}
+    )
+    with pytest.raises(ConfigError) as refused:
+        check_joinable(connect(redis_url), origin, inventory)
+    assert "fetch_urls yes there, no here" in str(refused.value)
+    assert "disabled_checks [] there, ['lastmod_mismatch'] here" in str(refused.value)
+    one = audit_identity(origin, [f"{origin}/a.xml"], True, {"disabled_checks": []})
+    with pytest.raises(ConfigError, match=r"\(discovered sitemaps\) there, https://.*/a.xml here"):
+        check_joinable(connect(redis_url), origin, one)
+
+
+def test_a_worker_started_with_other_arguments_stops_at_start_with_exit_status_2(
+    redis_url: str, tmp_path: Path
+) -> None:
+    origin = origin_url()
+    config = AuditConfig.from_settings({"SITEMAPAUDIT_DISTRIBUTED": redis_url})
+    identity = audit_identity(origin, [], True, config.shaping_settings())
+    SharedAudit(connect(redis_url), origin, identity=identity)
+    command = [sys.executable, "-m", "scrapy", "crawl", "audit", "-a", f"domain={origin}"]
+    command += ["-a", "fetch_urls=no", "-s", f"SITEMAPAUDIT_DISTRIBUTED={redis_url}"]
+    command += ["-s", "SITEMAPAUDIT_HISTORY_PATH=", "-O", str(tmp_path / "report.jsonl")]
+    done = subprocess.run(
+        command, check=False, cwd=PROJECT, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2, done.stderr
+    assert "fetch_urls yes there, no here" in done.stderr
+    assert not (tmp_path / "report.jsonl").exists()
