@@ -81,26 +81,34 @@ _LINE_IN_MESSAGE = re.compile(r"\bline (\d+)")
 # names, said plainly: its own messages call a long comment "not finished" and end with advice
 # to set a parser flag, which means nothing to whoever fixes the sitemap.
 _LIMIT_BYTES = "10,000,000 bytes"
+_NOT_READ = "; entries after that point are not read"
+# libxml2 finds a piece of markup too long only once it has parsed the chunk the markup ends
+# in, and what follows it there: see _read_xml.
+_MARKUP_LIMIT = "Buffer size limit"
 _SAFETY_LIMITS: tuple[tuple[str, str], ...] = (
     (
         "Text node too long",
-        f"a text node (text or white space between tags) is over {_LIMIT_BYTES}",
+        f"a text node (text or white space between tags) is over {_LIMIT_BYTES}{_NOT_READ}",
     ),
-    ("Comment too big", f"a comment is over {_LIMIT_BYTES}"),
-    ("CData section too big", f"a CDATA section is over {_LIMIT_BYTES}"),
-    ("Excessive depth", "elements are nested more than 256 levels deep"),
-    ("Buffer size limit", f"one piece of markup (an attribute value, say) is over {_LIMIT_BYTES}"),
+    ("Comment too big", f"a comment is over {_LIMIT_BYTES}{_NOT_READ}"),
+    ("CData section too big", f"a CDATA section is over {_LIMIT_BYTES}{_NOT_READ}"),
+    ("Excessive depth", f"elements are nested more than 256 levels deep{_NOT_READ}"),
+    (
+        _MARKUP_LIMIT,
+        f"one piece of markup (an attribute value, say) shortly before this point is over "
+        f"{_LIMIT_BYTES}; entries from that markup on are not read",
+    ),
     # Checked although entities are never expanded here: libxml2 counts what they would make,
     # and only XML_PARSE_HUGE, which lifts every other limit too, turns that off.
     (
         "Maximum entity amplification factor exceeded",
         "entity references would expand to over 1,000,000 bytes and more than 5 times the size "
-        "of the document read so far (an entity bomb; they are not expanded here)",
+        f"of the document read so far (an entity bomb; they are not expanded here){_NOT_READ}",
     ),
     (
         "Maximum entity nesting depth exceeded",
         "entities are nested more than 19 levels deep (an entity's value refers to another "
-        "entity, whose value refers to another...)",
+        f"entity, whose value refers to another...){_NOT_READ}",
     ),
 )
 # The name the parser gives the document, so that an error's position can be told to be in the
@@ -690,6 +698,13 @@ class SitemapReader:
                     parser.feed(chunk)
             except etree.LxmlError as exc:
                 error = exc
+                fault = _first_error(parser)
+                if fault is not None and _MARKUP_LIMIT in fault.message:
+                    # The markup, over 10,000,000 bytes, started many chunks back: every
+                    # element of this chunk comes after its start and is not read, as no
+                    # entry after any other safety limit is.
+                    for _ in read_events():
+                        pass
             produced = False
             for event, element in read_events():
                 produced = True
@@ -787,7 +802,7 @@ class SitemapReader:
             limit = next((plain for key, plain in _SAFETY_LIMITS if key in message), None)
             if limit is not None:
                 prefix = "reading stopped at a parser safety limit"
-                message = f"{limit}; entries after that point are not read"
+                message = limit
             elif fault.type == etree.ErrorTypes.ERR_RESOURCE_LIMIT:
                 prefix = "reading stopped at a parser safety limit"
                 message = _PARSER_ADVICE.sub("", message)

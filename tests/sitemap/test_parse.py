@@ -999,3 +999,33 @@ def test_a_parser_safety_limit_is_said_plainly(filler: bytes, said: str) -> None
         f"reading stopped at a parser safety limit: {said}; entries after that point are not read"
     )
     assert "XML_PARSE_HUGE" not in problem.message
+
+
+@pytest.mark.parametrize("after", [1, 3000])
+def test_markup_past_the_safety_limit_stops_reading_at_that_markup(after: int) -> None:
+    # libxml2 finds the markup too long only after parsing the rest of the chunk it ends in:
+    # the entries there (one, here) are after it all the same, like those of later chunks.
+    body = (
+        b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        b"<url><loc>https://www.example.com/before</loc></url>"
+        b'<url x="'
+        + b"b" * 10_500_000
+        + b'"><loc>https://www.example.com/attr</loc></url>'
+        + b"".join(
+            b"<url><loc>https://www.example.com/after%d</loc></url>" % number
+            for number in range(after)
+        )
+        + b"</urlset>"
+    )
+    reader, entries = read(body)
+    assert locs(entries) == ["https://www.example.com/before"]
+    [problem] = reader.problems
+    assert problem.code == "xml_malformed"
+    assert problem.message == (
+        "reading stopped at a parser safety limit: one piece of markup (an attribute value, "
+        "say) shortly before this point is over 10,000,000 bytes; entries from that markup on "
+        "are not read"
+    )
+    assert problem.line == 1
+    assert problem.column is not None
+    assert 10_500_000 < problem.column <= len(body) + 1
