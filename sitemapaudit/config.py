@@ -67,6 +67,8 @@ def _parse_list(name: str, value: Any) -> list[str]:
 def _number(name: str, value: Any, cast: Callable[[Any], T], minimum: float) -> T:
     if isinstance(value, bool):
         raise ConfigError(f"{name} must be a number, got {value!r}")
+    if cast is int and not _whole(value):
+        raise ConfigError(f"{name} must be a whole number, got {value!r}")
     try:
         number = cast(value)
     except (TypeError, ValueError, OverflowError):
@@ -76,6 +78,23 @@ def _number(name: str, value: Any, cast: Callable[[Any], T], minimum: float) -> 
     if number < minimum:  # type: ignore[operator]
         raise ConfigError(f"{name} must be at least {minimum:g}, got {value!r}")
     return number
+
+
+def _whole(value: Any) -> bool:
+    """Whether a value that is a number at all is a whole one (``1.5``, ``"1e3"`` are not: an
+    integer setting would otherwise be cut down to its whole part, or refused as no number)."""
+    if isinstance(value, float):
+        return value.is_integer()
+    if isinstance(value, str):
+        try:
+            int(value)
+        except ValueError:
+            try:
+                float(value)
+            except ValueError:
+                return True  # no number at all, which the caller reports as such
+            return False
+    return True
 
 
 def _fraction(name: str, value: Any) -> float:

@@ -81,16 +81,39 @@ _LINE_IN_MESSAGE = re.compile(r"\bline (\d+)")
 # names, said plainly: its own messages call a long comment "not finished" and end with advice
 # to set a parser flag, which means nothing to whoever fixes the sitemap.
 _LIMIT_BYTES = "10,000,000 bytes"
+_NOT_READ = "; entries after that point are not read"
+# libxml2 finds a piece of markup too long only once it has parsed the chunk the markup ends
+# in, and what follows it there: see _read_xml.
+_MARKUP_LIMIT = "Buffer size limit"
 _SAFETY_LIMITS: tuple[tuple[str, str], ...] = (
     (
         "Text node too long",
-        f"a text node (text or white space between tags) is over {_LIMIT_BYTES}",
+        f"a text node (text or white space between tags) is over {_LIMIT_BYTES}{_NOT_READ}",
     ),
-    ("Comment too big", f"a comment is over {_LIMIT_BYTES}"),
-    ("CData section too big", f"a CDATA section is over {_LIMIT_BYTES}"),
-    ("Excessive depth", "elements are nested more than 256 levels deep"),
-    ("Buffer size limit", f"one piece of markup (an attribute value, say) is over {_LIMIT_BYTES}"),
+    ("Comment too big", f"a comment is over {_LIMIT_BYTES}{_NOT_READ}"),
+    ("CData section too big", f"a CDATA section is over {_LIMIT_BYTES}{_NOT_READ}"),
+    ("Excessive depth", f"elements are nested more than 256 levels deep{_NOT_READ}"),
+    (
+        _MARKUP_LIMIT,
+        f"one piece of markup (an attribute value, say) shortly before this point is over "
+        f"{_LIMIT_BYTES}; entries from that markup on are not read",
+    ),
+    # Checked although entities are never expanded here: libxml2 counts what they would make,
+    # and only XML_PARSE_HUGE, which lifts every other limit too, turns that off.
+    (
+        "Maximum entity amplification factor exceeded",
+        "entity references would expand to over 1,000,000 bytes and more than 5 times the size "
+        f"of the document read so far (an entity bomb; they are not expanded here){_NOT_READ}",
+    ),
+    (
+        "Maximum entity nesting depth exceeded",
+        "entities are nested more than 19 levels deep (an entity's value refers to another "
+        f"entity, whose value refers to another...){_NOT_READ}",
+    ),
 )
+# The name the parser gives the document, so that an error's position can be told to be in the
+# document (errors inside an entity's replacement text name no file).
+_DOCUMENT_NAME = "sitemapaudit:document"
 _PARSER_ADVICE = re.compile(r",? (?:try|use) XML_PARSE_HUGE(?: option)?\s*$")
 # A sitemap's root element comes after at most an XML declaration, comments and a DOCTYPE.
 ROOT_SEARCH_LIMIT = 1_048_576
@@ -367,7 +390,7 @@ class _NothingResolver(etree.Resolver):
 
 
 def _new_parser(**options: Any) -> Any:
-    parser = etree.XMLPullParser(**options, **_PARSER_OPTIONS)
+    parser = etree.XMLPullParser(**options, **_PARSER_OPTIONS, base_url=_DOCUMENT_NAME)
     parser.resolvers.add(_NothingResolver())
     return parser
 
@@ -646,6 +669,7 @@ class SitemapReader:
         fields = _Fields(roles, self.base_url)
         root: Any = None
         container: Any = None
+        record: Any = None  # the record being read (started, not yet ended)
 
         def is_container(node: Any) -> bool:
             nonlocal container
@@ -674,6 +698,13 @@ class SitemapReader:
                     parser.feed(chunk)
             except etree.LxmlError as exc:
                 error = exc
+                fault = _first_error(parser)
+                if fault is not None and _MARKUP_LIMIT in fault.message:
+                    # The markup, over 10,000,000 bytes, started many chunks back: every
+                    # element of this chunk comes after its start and is not read, as no
+                    # entry after any other safety limit is.
+                    for _ in read_events():
+                        pass
             produced = False
             for event, element in read_events():
                 produced = True
@@ -682,12 +713,16 @@ class SitemapReader:
                         root = element
                         if layout.container is None:
                             container = root
+                    elif (role_cache.get(element.tag) or roles(element.tag)) is record_role:
+                        record = element
                     continue
                 tag = element.tag
                 if (role_cache.get(tag) or roles(tag)) is not record_role:
                     if tag in _XINCLUDE_TAGS:
                         self._xinclude(element)
                     continue
+                if element is record:
+                    record = None
                 parent = element.getparent()
                 if parent is not container and not is_container(parent):
                     continue
@@ -714,7 +749,7 @@ class SitemapReader:
                     # A document cut short by a broken gzip stream fails at its end; the
                     # gzip_invalid problem already says why.
                     if not (at_end and stream.problems):
-                        self._malformed(fault, error)
+                        self._malformed(fault, error, record)
                     return
             if root is not None:
                 _prune(root, roles, pruning)
@@ -751,7 +786,13 @@ class SitemapReader:
             message = f"<{record}> has no <{layout.loc_name}>"
         self.problems.append(Problem("missing_loc", message, line))
 
-    def _malformed(self, fault: Any, error: etree.LxmlError | None) -> None:
+    def _malformed(self, fault: Any, error: etree.LxmlError | None, record: Any = None) -> None:
+        """An ``xml_malformed`` problem for the parser's first error (or its exception).
+
+        ``record`` is the record being read when the parser stopped, if any: its line is given
+        for an error whose position is inside an entity's replacement text, which is no
+        position in the document.
+        """
         line: int | None
         column: int | None
         prefix = "the XML is not well-formed"
@@ -761,13 +802,15 @@ class SitemapReader:
             limit = next((plain for key, plain in _SAFETY_LIMITS if key in message), None)
             if limit is not None:
                 prefix = "reading stopped at a parser safety limit"
-                message = f"{limit}; entries after that point are not read"
+                message = limit
             elif fault.type == etree.ErrorTypes.ERR_RESOURCE_LIMIT:
                 prefix = "reading stopped at a parser safety limit"
                 message = _PARSER_ADVICE.sub("", message)
-                if "entity" in message:
-                    # The position libxml2 gives is inside the entity's replacement text.
-                    line = column = None
+            if fault.filename != _DOCUMENT_NAME:
+                # The position is inside an entity's replacement text: the record being read
+                # is where the document's reading stopped.
+                line = None if record is None else _source_line(record)
+                column = None
         else:
             message = _POSITION_SUFFIX.sub("", str(getattr(error, "msg", None) or error))
             line, column = getattr(error, "position", None) or (None, None)

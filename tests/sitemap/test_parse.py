@@ -686,8 +686,89 @@ def test_billion_laughs_is_not_expanded() -> None:
     assert entries == []
     assert codes(reader) == ["xml_entities", "xml_malformed"]
     assert "lol, lol1" in reader.problems[0].message
-    assert "amplification" in reader.problems[1].message
-    assert reader.problems[1].line is None
+    assert reader.problems[1].message == (
+        "reading stopped at a parser safety limit: entity references would expand to over "
+        "1,000,000 bytes and more than 5 times the size of the document read so far (an entity "
+        "bomb; they are not expanded here); entries after that point are not read"
+    )
+    # libxml2's position is inside the entity's replacement text; the entry being read when
+    # reading stopped is where that is in the document.
+    assert (reader.problems[1].line, reader.problems[1].column) == (15, None)
+
+
+_LOL = b"".join(
+    b'<!ENTITY lol%d "%s">' % (level, b"&lol%d;" % (level - 1) * 10) for level in range(1, 10)
+)
+
+
+def test_an_entity_bomb_stops_reading_at_the_entry_that_refers_to_it() -> None:
+    body = (
+        b'<?xml version="1.0"?>\n<!DOCTYPE urlset [<!ENTITY lol0 "lol">' + _LOL + b"]>\n"
+        b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        b"<url><loc>https://e.com/a</loc></url>\n"
+        b"<url>\n<loc>https://e.com/b?&lol9;</loc></url>\n"
+        b"<url><loc>https://e.com/c</loc></url></urlset>"
+    )
+    reader, entries = read(body)
+    assert locs(entries) == ["https://e.com/a"]
+    assert codes(reader) == ["xml_entities", "xml_malformed"]
+    problem = reader.problems[1]
+    assert problem.message.startswith(
+        "reading stopped at a parser safety limit: entity references would expand to over "
+    )
+    assert problem.message.endswith("; entries after that point are not read")
+    assert "xmlCtxtSetMaxAmplification" not in problem.message
+    assert (problem.line, problem.column) == (5, None)
+
+
+def test_a_large_entity_referenced_too_often_stops_reading_where_it_does() -> None:
+    # No entity refers to another: libxml2 stops at a reference in the document itself.
+    refs = b"&big;" * 400
+    body = (
+        b'<!DOCTYPE urlset [<!ENTITY big "' + b"x" * 20_000 + b'">]>\n<urlset>\n'
+        b"<url><loc>https://e.com/a</loc></url>\n"
+        b"<url><loc>https://e.com/" + refs + b"</loc></url>\n"
+        b"<url><loc>https://e.com/c</loc></url></urlset>"
+    )
+    reader, entries = read(body)
+    assert locs(entries) == ["https://e.com/a"]
+    assert codes(reader) == ["xml_entities", "xml_malformed"]
+    problem = reader.problems[1]
+    assert "entity references would expand to over 1,000,000 bytes" in problem.message
+    assert problem.line == 4
+    assert problem.column is not None
+    assert 24 < problem.column <= 24 + len(refs)
+
+
+def test_entities_nested_too_deep_stop_reading_with_a_plain_message() -> None:
+    chain = b"".join(b'<!ENTITY e%d "&e%d;">' % (level, level - 1) for level in range(1, 25))
+    body = (
+        b'<!DOCTYPE urlset [<!ENTITY e0 "x">' + chain + b"]>\n<urlset>\n"
+        b"<url><loc>https://e.com/a</loc></url>\n"
+        b"<url><loc>https://e.com/&e24;</loc></url>\n"
+        b"<url><loc>https://e.com/c</loc></url></urlset>"
+    )
+    reader, entries = read(body)
+    assert locs(entries) == ["https://e.com/a"]
+    assert codes(reader) == ["xml_entities", "xml_malformed"]
+    problem = reader.problems[1]
+    assert problem.message == (
+        "reading stopped at a parser safety limit: entities are nested more than 19 levels deep "
+        "(an entity's value refers to another entity, whose value refers to another...); "
+        "entries after that point are not read"
+    )
+    assert (problem.line, problem.column) == (4, None)
+
+
+def test_entities_nested_19_levels_deep_are_left_unexpanded() -> None:
+    chain = b"".join(b'<!ENTITY e%d "&e%d;">' % (level, level - 1) for level in range(1, 19))
+    body = (
+        b'<!DOCTYPE urlset [<!ENTITY e0 "x">' + chain + b"]>"
+        b"<urlset><url><loc>https://e.com/&e18;</loc></url></urlset>"
+    )
+    reader, entries = read(body)
+    assert locs(entries) == ["https://e.com/&e18;"]
+    assert codes(reader) == ["xml_entities"]
 
 
 def test_small_internal_entities_are_left_unexpanded() -> None:
@@ -918,3 +999,33 @@ def test_a_parser_safety_limit_is_said_plainly(filler: bytes, said: str) -> None
         f"reading stopped at a parser safety limit: {said}; entries after that point are not read"
     )
     assert "XML_PARSE_HUGE" not in problem.message
+
+
+@pytest.mark.parametrize("after", [1, 3000])
+def test_markup_past_the_safety_limit_stops_reading_at_that_markup(after: int) -> None:
+    # libxml2 finds the markup too long only after parsing the rest of the chunk it ends in:
+    # the entries there (one, here) are after it all the same, like those of later chunks.
+    body = (
+        b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        b"<url><loc>https://www.example.com/before</loc></url>"
+        b'<url x="'
+        + b"b" * 10_500_000
+        + b'"><loc>https://www.example.com/attr</loc></url>'
+        + b"".join(
+            b"<url><loc>https://www.example.com/after%d</loc></url>" % number
+            for number in range(after)
+        )
+        + b"</urlset>"
+    )
+    reader, entries = read(body)
+    assert locs(entries) == ["https://www.example.com/before"]
+    [problem] = reader.problems
+    assert problem.code == "xml_malformed"
+    assert problem.message == (
+        "reading stopped at a parser safety limit: one piece of markup (an attribute value, "
+        "say) shortly before this point is over 10,000,000 bytes; entries from that markup on "
+        "are not read"
+    )
+    assert problem.line == 1
+    assert problem.column is not None
+    assert 10_500_000 < problem.column <= len(body) + 1

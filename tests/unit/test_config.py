@@ -57,6 +57,28 @@ def test_a_bad_setting_fails_with_its_name(name: str, value: object) -> None:
 
 
 @pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("SITEMAPAUDIT_MAX_INDEX_DEPTH", "1.5"),
+        ("SITEMAPAUDIT_MAX_INDEX_DEPTH", 1.5),
+        ("SITEMAPAUDIT_SITEMAP_READ_LIMIT", "1e3"),
+        ("SITEMAPAUDIT_MAX_REDIRECTS", "1e999"),
+    ],
+)
+def test_an_integer_setting_refuses_a_number_that_is_not_whole(name: str, value: object) -> None:
+    with pytest.raises(ConfigError, match=f"^{name} must be a whole number, got "):
+        AuditConfig.from_settings({name: value})
+
+
+def test_an_integer_setting_takes_a_whole_float_and_refuses_a_word_as_no_number() -> None:
+    config = AuditConfig.from_settings({"SITEMAPAUDIT_MAX_INDEX_DEPTH": 2.0})
+    assert config.max_index_depth == 2
+    assert isinstance(config.max_index_depth, int)
+    with pytest.raises(ConfigError, match="MAX_INDEX_DEPTH must be a number, got 'deep'"):
+        AuditConfig.from_settings({"SITEMAPAUDIT_MAX_INDEX_DEPTH": "deep"})
+
+
+@pytest.mark.parametrize(
     ("value", "token"),
     [("Googlebot/2.1", "Googlebot"), (" bingbot ", "bingbot"), ("360Spider", "360Spider")],
 )
