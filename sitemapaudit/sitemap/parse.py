@@ -63,6 +63,13 @@ _SNIFF_BYTES = 16
 _TEXT_SNIFF_LINES = 5
 _TEXT_SNIFF_BYTES = 8192
 _NEWLINE_BYTES = re.compile(rb"\r\n|\r|\n")
+_BLANK = rb"[\t\x0b\x0c\x1c-\x1f ]*"  # what str.strip removes of a line's ASCII bytes
+_EOL = rb"(?:\r\n?+|\n)"
+_BLANK_LINES = re.compile(
+    _EOL + _BLANK + _EOL + _BLANK + _EOL + rb"(?:[\t\x0b\x0c\x1c-\x1f \r\n]*[\r\n])?"
+)
+"""A line end and the two or more blank lines after it, up to the last line end before a
+line with something in it."""
 _PERCENT_ESCAPE = "sitemapaudit-percent-escape"
 
 
@@ -524,7 +531,24 @@ class SitemapReader:
             held = b""
             if data.endswith(b"\r"):
                 data, held = data[:-1], b"\r"
-            parts = _NEWLINE_BYTES.split(data)
+            position = 0
+            # A run of blank lines is found by one search and only counted, so a document of
+            # nothing but line ends costs what a scan of its bytes does, not a step per line.
+            for run in _BLANK_LINES.finditer(data):
+                # The lines before the run, the last one ended by the run's first line end.
+                parts = _split_lines(data[position : run.start()])
+                pieces.append(parts[0])
+                parts[0] = b"".join(pieces)
+                pieces = []
+                for part in parts:
+                    value = self._text_line(part, line)
+                    if value:
+                        self.url_count += 1
+                        yield UrlEntry(value, None, line)
+                    line += 1
+                line += _line_ends(data, run.start(), run.end()) - 1
+                position = run.end()
+            parts = _split_lines(data[position:])
             last = parts.pop()
             if parts:
                 if pieces:
@@ -938,6 +962,20 @@ def _transcoded(chunks: Iterable[bytes], codec: str) -> Iterator[bytes]:
         if text:
             yield text.encode("utf-8")
     yield decoder.decode(b"", True).encode("utf-8")
+
+
+def _split_lines(data: bytes) -> list[bytes]:
+    """``data`` split at its line ends (LF, CRLF, CR); it must not end inside a CRLF."""
+    return data.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
+
+
+def _line_ends(data: bytes, start: int, end: int) -> int:
+    """The line ends (LF, CRLF, CR) in ``data[start:end]``, which splits no CRLF."""
+    return (
+        data.count(b"\n", start, end)
+        + data.count(b"\r", start, end)
+        - data.count(b"\r\n", start, end)
+    )
 
 
 def _skip_preamble(chunks: Iterator[bytes]) -> tuple[bytes, int, int]:

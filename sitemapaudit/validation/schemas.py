@@ -25,7 +25,7 @@ import threading
 from dataclasses import dataclass
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, TypedDict, cast
 
 from lxml import etree
 
@@ -257,3 +257,23 @@ def load_schema() -> etree.XMLSchema:
         _local.schema = schema
     assert schema is not None
     return schema
+
+
+_required_names: frozenset[str] | None = None
+
+
+def required_attribute_names() -> frozenset[str]:
+    """Local names of the attributes some shipped schema declares ``use="required"``."""
+    global _required_names  # noqa: PLW0603
+    if _required_names is None:
+        names: set[str] = set()
+        for name, data in _shipped_bytes().items():
+            if name.endswith(".xsd"):
+                document = etree.fromstring(data, _secure_parser())
+                found = document.xpath(
+                    "//xs:attribute[@use='required']/@name",
+                    namespaces={"xs": "http://www.w3.org/2001/XMLSchema"},
+                )
+                names.update(str(value) for value in cast(list[Any], found))
+        _required_names = frozenset(names)
+    return _required_names

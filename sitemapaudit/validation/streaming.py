@@ -48,7 +48,9 @@ from sitemapaudit.validation.xsd import (
     MAX_SCHEMA_PROBLEMS,
     Chunk,
     resolve,
+    root_attributes,
     start_tag_positions,
+    trim_attributes,
     unknown_wildcard,
 )
 
@@ -113,6 +115,7 @@ class _Stream:
         self.extensions = ExtensionScan(root_tag, now=now)
         self.namespaces = NamespaceScan(root_tag)
         self.schema = load_schema() if self.validating else None
+        self.root_attrib, self.root_crowded = root_attributes(root)
         self.entries = 0
         self.tag_counts: dict[str, int] = {}
         self.seen_item = False
@@ -199,9 +202,7 @@ class _Stream:
         region = self.region
         misplaced = self.region_misplaced
         chunk_root = etree.Element(
-            self.root_tag,
-            attrib={str(key): str(value) for key, value in root.attrib.items()},
-            nsmap=cast(Any, root.nsmap),
+            self.root_tag, attrib=self.root_attrib, nsmap=cast(Any, root.nsmap)
         )
         if self.flushed == 0:
             chunk_root.text = root.text
@@ -238,9 +239,14 @@ class _Stream:
         """The XSD run on one chunk (as ``_validate_chunks`` does it for each chunk)."""
         assert self.schema is not None
         schema = self.schema
+        records: list[_Record | None] = []
+        if self.root_crowded is not None:
+            records.append(self._record(self.root_crowded, self.root_line, None, is_root=True))
+            self.root_crowded = None
+        for crowded, reason in trim_attributes(chunk.root):
+            records.append(self._record(reason, source_line(crowded), crowded, is_root=False))
         if schema.validate(chunk.root.getroottree()):
-            return []
-        records: list[_Record] = []
+            return [record for record in records if record is not None]
         for entry in cast(Iterable[Any], schema.error_log):
             if entry.type == _WILDCARD_ERROR and unknown_wildcard(
                 self.wildcard_unknown, chunk, entry
@@ -254,17 +260,26 @@ class _Stream:
             line: int | None = self.root_line if is_root else (entry.line or None)
             if element is not None and not is_root:
                 line = source_line(element) or line
-            if is_root:
-                element = None
-                if reason not in self.reported_roots:
-                    self.reported_roots.add(reason)
-                    self.reported_new += 1
-            else:
+            records.append(self._record(reason, line, element, is_root=is_root))
+        return [record for record in records if record is not None]
+
+    def _record(
+        self, reason: str, line: int | None, element: etree._Element | None, *, is_root: bool
+    ) -> _Record | None:
+        """Keep one XSD-run finding as ``validate_tree`` counts it (``None`` past the limit)."""
+        if self.reported_new >= MAX_SCHEMA_PROBLEMS:
+            self.reported_extra += 1
+            return None
+        if is_root:
+            if reason not in self.reported_roots:
+                self.reported_roots.add(reason)
                 self.reported_new += 1
-            record = _Record(reason, line, is_root, element, at_root=element is None)
-            self.reported.append(record)
-            records.append(record)
-        return records
+        else:
+            self.reported_new += 1
+        kept = None if is_root else element
+        record = _Record(reason, line, is_root, kept, at_root=kept is None)
+        self.reported.append(record)
+        return record
 
     def _place(self, records: list[_Record]) -> None:
         """Paths below the entries and document ordinals of the region's findings."""

@@ -8,6 +8,11 @@ of :mod:`sitemapaudit.validation.schemas`. Two properties of libxml2 shape this 
   (about 9 s). The root's element children are therefore validated in chunks of
   :data:`CHUNK_SIZE` under a copy of the root element, and put back afterwards; a valid
   50,000-URL document validates in about 0.1 s and one with 50,000 errors in about 0.3 s.
+* libxml2 reports every attribute an element may not have, and lxml keeps each report as an
+  object: 600,000 attributes on one ``<url>`` cost over 500 MB. No element of the shipped
+  schemas allows more than a few dozen attributes, so only the first
+  :data:`MAX_ATTRIBUTES` of an element (and any later one that a schema requires somewhere)
+  are handed to libxml2, and the element gets one finding saying how many it had.
 * After an unexpected element, libxml2 skips the rest of that parent's children. The
   root's own content model (extension elements first, then ``<url>``/``<sitemap>``
   elements only) is therefore checked here in Python, and only the children that fit it
@@ -55,12 +60,67 @@ from sitemapaudit.validation.schemas import (
     ITEM_TAGS,
     SITEMAP_NS,
     load_schema,
+    required_attribute_names,
 )
 
 CHUNK_SIZE: Final = 500
 MAX_SCHEMA_PROBLEMS: Final = 1000
 _STEP = re.compile(r"^(?P<name>[^\[\]]+)(?:\[(?P<idx>\d+)\])?$")
 _WILDCARD_ERROR: Final = int(etree.ErrorTypes.SCHEMAV_CVC_ELT_1)
+MAX_ATTRIBUTES: Final = 100
+"""Attributes of one element validated; the ones after them are dropped (schema-required aside)."""
+_CROWDED: Final = etree.XPath(f"descendant::*[@*[{MAX_ATTRIBUTES + 1}]]")
+_kept_path: etree.XPath | None = None
+
+
+def _kept(element: etree._Element) -> list[tuple[str, str]]:
+    """The attributes of a crowded element that are validated, in document order."""
+    global _kept_path  # noqa: PLW0603
+    if _kept_path is None:
+        required = " or ".join(
+            f"local-name()='{name}'" for name in sorted(required_attribute_names())
+        )
+        _kept_path = etree.XPath(
+            f"@*[position() <= {MAX_ATTRIBUTES}]"
+            + (
+                f" | @*[position() > {MAX_ATTRIBUTES}][namespace-uri()=''][{required}]"
+                if required
+                else ""
+            )
+        )
+    values = cast(list[Any], _kept_path(element))
+    return [(str(value.attrname), str(value)) for value in values]
+
+
+def crowded_reason(count: int) -> str:
+    return (
+        f"{count:,} attributes, more than any sitemap element allows: only the first "
+        f"{MAX_ATTRIBUTES} were validated"
+    )
+
+
+def root_attributes(root: etree._Element) -> tuple[dict[str, str], str | None]:
+    """The root attributes each chunk's root gets, and a reason if some were dropped."""
+    if not root.xpath(f"boolean(@*[{MAX_ATTRIBUTES + 1}])"):
+        return {str(key): str(value) for key, value in root.attrib.items()}, None
+    count = int(cast(float, root.xpath("count(@*)")))
+    return dict(_kept(root)), crowded_reason(count)
+
+
+def trim_attributes(chunk_root: etree._Element) -> list[tuple[etree._Element, str]]:
+    """Drop the attributes past :data:`MAX_ATTRIBUTES` of the chunk's elements (not its root).
+
+    Returns each trimmed element with its finding's reason.
+    """
+    trimmed: list[tuple[etree._Element, str]] = []
+    for element in cast(list[etree._Element], _CROWDED(chunk_root)):
+        count = int(cast(float, element.xpath("count(@*)")))
+        kept = _kept(element)
+        element.attrib.clear()
+        for name, value in kept:
+            element.set(name, value)
+        trimmed.append((element, crowded_reason(count)))
+    return trimmed
 
 
 @dataclass(slots=True)
@@ -135,9 +195,11 @@ def _chunks(ctx: _Context, keep: list[int]) -> list[Chunk]:
     if current or not groups:
         groups.append(current)
     chunks: list[Chunk] = []
+    attrib, reason = root_attributes(root)
+    if reason is not None:
+        ctx.add(_Finding(None, reason, source_line(root), is_root=True))
     for number, group in enumerate(groups):
         nsmap = cast(Any, root.nsmap)
-        attrib = {str(key): str(value) for key, value in root.attrib.items()}
         chunk_root = etree.Element(root_tag, attrib=attrib, nsmap=nsmap)
         if number == 0:
             chunk_root.text = root.text
@@ -199,6 +261,8 @@ def _validate_chunks(ctx: _Context, chunks: list[Chunk]) -> None:
     schema = load_schema()
     original_line = source_line(ctx.root)
     for chunk in chunks:
+        for crowded, reason in trim_attributes(chunk.root):
+            ctx.add(_Finding(crowded, reason, source_line(crowded)))
         if schema.validate(chunk.root.getroottree()):
             continue
         for entry in cast(Iterable[Any], schema.error_log):

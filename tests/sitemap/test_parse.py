@@ -261,6 +261,41 @@ def test_text_lines_split_across_chunks_keep_their_numbers() -> None:
     assert reader.url_count == 3
 
 
+@pytest.mark.parametrize("blank", [b"\n", b"\r\n", b"\r", b" \t\n", b"\n\x0c \r\n"])
+def test_long_runs_of_blank_lines_are_counted_not_read_line_by_line(
+    blank: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A megabyte of line ends (a gzip bomb's favourite) costs a scan of its bytes: the lines
+    # read one by one are the ones with something in them, and the numbers stay right.
+    read_lines: list[int] = []
+    text_line = SitemapReader._text_line
+
+    def counting(self: SitemapReader, raw: bytes, line: int) -> str:
+        read_lines.append(line)
+        return text_line(self, raw, line)
+
+    monkeypatch.setattr(SitemapReader, "_text_line", counting)
+    lines = blank.count(b"\n") + blank.count(b"\r") - blank.count(b"\r\n")
+    run = (1 << 20) // len(blank)
+    body = (
+        b"https://e.com/a\n"
+        + blank * run
+        + b"  https://e.com/b\n\nhttps://e.com/c\n"
+        + blank * run
+        + b"https://e.com/d"
+    )
+    reader, entries = read(body)
+    second = 2 + run * lines
+    assert [(e.loc, e.line) for e in entries] == [
+        ("https://e.com/a", 1),
+        ("https://e.com/b", second),
+        ("https://e.com/c", second + 2),
+        ("https://e.com/d", second + 3 + run * lines),
+    ]
+    assert reader.url_count == 4
+    assert len(read_lines) < 200
+
+
 def test_text_whose_first_lines_hold_no_url_is_not_a_sitemap() -> None:
     reader, entries = read(b"Tralala\nla\nla\nla\nla\nhttps://e.com/1\n")
     assert entries == []

@@ -203,3 +203,20 @@ def test_past_line_65535(monkeypatch: pytest.MonkeyPatch) -> None:
     assert stream_document(data, now=NOW) is not None
     problems = assert_same(data, monkeypatch)
     assert max(p.line or 0 for p in problems) > 65_535
+
+
+def test_elements_and_a_root_with_absurdly_many_attributes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    crowd = " ".join(f'a{i}="1"' for i in range(300))
+    body = [entry(i) for i in range(1200)]
+    body[3] = f"<url {crowd}><loc>https://e.com/3</loc><lastmod {crowd}>2024-01-01</lastmod></url>"
+    body[900] = f"<url {crowd}><loc>https://e.com/900</loc></url>"
+    problems = assert_same(urlset("\n".join(body), root_attrs=crowd), monkeypatch)
+    crowded = [p.message for p in problems if "more than any sitemap element" in p.message]
+    assert [message.split(":")[0] for message in crowded] == [
+        "/urlset",
+        "/urlset/url[4]",
+        "/urlset/url[4]/lastmod",
+        "/urlset/url[901]",
+    ]

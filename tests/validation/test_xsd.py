@@ -357,3 +357,38 @@ def test_after_a_content_model_error_the_rest_of_that_element_waits_for_its_fix(
         "<video:restriction> needs the attribute relationship",
         "video:live 'true' is not one of yes/Yes/YES/no/No/NO",
     ]
+
+
+def _attributes(count: int, start: int = 0) -> str:
+    return " ".join(f'a{i}="1"' for i in range(start, start + count))
+
+
+def test_an_element_with_absurdly_many_attributes_is_validated_with_its_first_hundred() -> None:
+    data = urlset(f"<url {_attributes(5000)}><loc>https://www.example.com/a</loc></url>")
+    messages = [p.message for p in validate_document(data, now=NOW)]
+    assert messages[0] == (
+        "/urlset/url: 5,000 attributes, more than any sitemap element allows: "
+        "only the first 100 were validated"
+    )
+    assert messages[1:] == [
+        f"/urlset/url: attribute a{i} is not allowed on <url>" for i in range(100)
+    ]
+
+
+def test_an_element_with_a_hundred_attributes_is_validated_whole() -> None:
+    data = urlset(f"<url {_attributes(100)}><loc>https://www.example.com/a</loc></url>")
+    messages = [p.message for p in validate_document(data, now=NOW)]
+    assert messages == [f"/urlset/url: attribute a{i} is not allowed on <url>" for i in range(100)]
+
+
+def test_a_required_attribute_past_the_hundredth_is_still_validated() -> None:
+    restriction = (
+        f'<video:restriction {_attributes(150)} relationship="allow">US</video:restriction>'
+    )
+    messages = _video(restriction)
+    assert messages[0].endswith(
+        "video:restriction: 151 attributes, more than any sitemap element allows: "
+        "only the first 100 were validated"
+    )
+    assert len(messages) == 101
+    assert not any("needs the attribute" in message for message in messages)
