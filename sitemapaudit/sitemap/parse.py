@@ -540,12 +540,8 @@ class SitemapReader:
                 pieces.append(parts[0])
                 parts[0] = b"".join(pieces)
                 pieces = []
-                for part in parts:
-                    value = self._text_line(part, line)
-                    if value:
-                        self.url_count += 1
-                        yield UrlEntry(value, None, line)
-                    line += 1
+                yield from self._text_entries(parts, line)
+                line += len(parts)
                 line += _line_ends(data, run.start(), run.end()) - 1
                 position = run.end()
             parts = _split_lines(data[position:])
@@ -555,22 +551,21 @@ class SitemapReader:
                     pieces.append(parts[0])
                     parts[0] = b"".join(pieces)
                     pieces = []
-                for part in parts:
-                    value = self._text_line(part, line)
-                    if value:
-                        self.url_count += 1
-                        yield UrlEntry(value, None, line)
-                    line += 1
+                yield from self._text_entries(parts, line)
+                line += len(parts)
             if last:
                 pieces.append(last)
         pieces.append(held)
-        for part in _NEWLINE_BYTES.split(b"".join(pieces)):
-            value = self._text_line(part, line)
+        yield from self._text_entries(_NEWLINE_BYTES.split(b"".join(pieces)), line)
+        self._complete = True
+
+    def _text_entries(self, parts: list[bytes], line: int) -> Iterator[UrlEntry]:
+        """The entries of consecutive lines of a text sitemap, the first at ``line``."""
+        for number, part in enumerate(parts, line):
+            value = self._text_line(part, number)
             if value:
                 self.url_count += 1
-                yield UrlEntry(value, None, line)
-            line += 1
-        self._complete = True
+                yield UrlEntry(value, None, number)
 
     def _text_line(self, raw: bytes, line: int) -> str:
         """One line of a text sitemap, decoded and stripped."""
