@@ -616,8 +616,9 @@ class AuditRun:
         return True
 
     def common_path_refs(self) -> list[SitemapRef]:
-        """The common paths, once robots.txt and the homepage named no sitemap. Those the
-        sitemap cap holds back wait: a guess that holds no sitemap gives its place back."""
+        """The common paths, once robots.txt and the homepage named no sitemap. A guess takes
+        no place under the sitemap cap until it holds a sitemap; those the cap holds back (it
+        is full of sitemaps already, as in a resumed audit) wait for a place."""
         if self.discovery.needs_common_paths():
             self.discovery.common_paths_tried = True
             logger.info("no sitemap named by robots.txt or the homepage; trying common paths")
@@ -629,6 +630,7 @@ class AuditRun:
                 break
             url = self.waiting_guesses.popleft()
             if decision is Decision.FETCH:
+                self.tree.release()
                 refs.append(self._pending(SitemapRef(url, "common-path", None, 0)))
         self._sitemaps_outstanding += len(refs)
         return refs
@@ -695,7 +697,6 @@ class AuditRun:
         (only a guess: no record)."""
         self._sitemap_finished()
         if ref.found_via == "common-path":
-            self.tree.release()
             self.inventory.sitemap_done(ref.url, {})
             if common_path_stat is not None:
                 self.stats.inc_value(common_path_stat)
@@ -769,6 +770,8 @@ class AuditRun:
         child_refs: list[SitemapRef] = []
         skipped: list[SitemapFacts] = []
         self.inventory.sitemap_reading(ref.url)
+        if ref.found_via == "common-path":
+            self.tree.count()  # before its children take theirs (given back if no sitemap)
         listings = self._listing_recorder(ref.url)
         newest = self._newest(ref)
         facts = read_sitemap(
@@ -870,6 +873,8 @@ class AuditRun:
         child_refs: list[SitemapRef] = []
         skipped: list[SitemapFacts] = []
         self.inventory.sitemap_reading(ref.url)
+        if ref.found_via == "common-path":
+            self.tree.count()  # a guess that held a sitemap last time, and still does
         listings = self._listing_recorder(ref.url)
         newest = self._newest(ref)
         url_count = child_count = 0

@@ -91,9 +91,14 @@ class SitemapTree:
         return Decision.FETCH
 
     def release(self) -> None:
-        """Give back the place a FETCH decision took under the cap: the guess it was made for
-        (a common path) held no sitemap."""
+        """Give back the place a FETCH decision took under the cap: it was made for a guess (a
+        common path), which takes a place only once it holds a sitemap (:meth:`count`)."""
         self.scheduled -= 1
+
+    def count(self) -> None:
+        """A guess that is read takes its place under the cap (past it, when sitemaps filled
+        the cap while it was fetched: it is read all the same), before its children do."""
+        self.scheduled += 1
 
     def claim(self, url: str, *, parent: str | None) -> bool:
         """Mark the target of a sitemap's redirect as seen, in the place of the sitemap that

@@ -89,6 +89,10 @@ class SharedSitemapTree(SitemapTree):
         """The single-process release, of the cluster's count."""
         self.shared.uncount_scheduled()
 
+    def count(self) -> None:
+        """The single-process count, of the cluster's count."""
+        self.shared.client.incr(self.shared.key("scheduled"))
+
     def claim(self, url: str, *, parent: str | None) -> bool:
         """The single-process claim, registered for the cluster."""
         return self._register(normalize_url(url), parent) is None
