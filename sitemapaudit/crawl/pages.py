@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 from sitemapaudit.facts import FetchOutcome
 from sitemapaudit.page import XML_PAGE_TYPES, media_type, page_facts
-from sitemapaudit.page.coding import CodingError, body_coding, several
+from sitemapaudit.page.coding import CodingError, body_coding, gzip_alone, several
 from sitemapaudit.page.coding import decoder as coding_decoder
 from sitemapaudit.page.head import HeadEnd
 from sitemapaudit.page.xhtml import XmlHeadEnd
@@ -39,8 +39,14 @@ def page_head_bytes(
 
     A body that is not gzip data, or any body in several codings, is decoded from ``coding``
     (from :func:`sitemapaudit.page.coding.body_coding`) when that is given; a coding the audit
-    cannot decode is what is wrong then, and no bytes are returned. ``xml``: the page is read
-    as XML (XHTML), whose head ends by XML's rules."""
+    cannot decode is what is wrong then, and no bytes are returned, as for a body declared
+    ``gzip`` alone that is not gzip data (browsers refuse it). An empty body has nothing to
+    decode, whatever its coding. ``xml``: the page is read as XML (XHTML), whose head ends by
+    XML's rules."""
+    if not body:
+        return b"", None
+    if gzip_alone(coding) and not GZIP_MAGIC.startswith(body[: len(GZIP_MAGIC)]):
+        return b"", "the body is not gzip data (it does not start with the gzip magic 1f 8b)"
     if coding is not None and _by_coding(coding, body):
         return _decoded_head(body, coding, whole=whole, xml=xml)
     if not body.startswith(GZIP_MAGIC):

@@ -1,11 +1,12 @@
-"""Incremental decoding of a page body's ``Content-Encoding`` other than gzip (no Scrapy imports).
+"""Incremental decoding of a page body's ``Content-Encoding`` (no Scrapy imports).
 
 The audit asks for gzip only, but some servers answer with ``deflate``, ``br`` or ``zstd``
 anyway; browsers decode those, so the audit reads them too. ``deflate`` is zlib data or, from
 some servers, raw deflate data, as browsers accept both. ``br`` and ``zstd`` need the ``brotli``
 (or ``brotlicffi``) and ``backports.zstd`` (``compression.zstd`` from Python 3.14) modules that
-Scrapy itself uses; without them such a body cannot be decoded. Gzip alone is not handled here:
-it is recognised by its bytes (:class:`sitemapaudit.sitemap.body.BodyStream`). Several codings
+Scrapy itself uses; without them such a body cannot be decoded. Gzip data is recognised by its
+bytes and read by :class:`sitemapaudit.sitemap.body.BodyStream`; a body declared ``gzip``
+(``x-gzip``) alone that is not gzip data is not readable, as browsers refuse it. Several codings
 (``deflate, gzip``: deflated, then gzipped) are undone from the last listed to the first, as
 browsers do (RFC 9110, section 8.4), gzip among them, whatever the body's first bytes.
 """
@@ -204,11 +205,11 @@ class _Stack(Decoder):
 
 
 def body_coding(values: Sequence[str] | None) -> str | None:
-    """The one coding to undo for ``Content-Encoding`` header ``values`` before a body that
-    is not gzip data can be read: ``None`` when it is to be read as it is (no coding,
-    ``identity``, ``gzip`` whose data is not gzip, or a coding no browser knows, which
-    browsers ignore), else the lowercased coding list (several codings when they are more
-    than one: see :func:`several`)."""
+    """The coding to undo for ``Content-Encoding`` header ``values`` before a body can be
+    read: ``None`` when it is to be read as it is (no coding, ``identity``, or a coding no
+    browser knows, which browsers ignore), else the lowercased coding list (``gzip`` alone:
+    see :func:`gzip_alone`; several codings when they are more than one: see
+    :func:`several`)."""
     codings = [
         coding.strip().lower()
         for value in values or ()
@@ -217,9 +218,15 @@ def body_coding(values: Sequence[str] | None) -> str | None:
     ]
     if not codings:
         return None
-    if len(codings) == 1 and (codings[0] in _GZIP or codings[0] not in _KNOWN):
+    if len(codings) == 1 and codings[0] not in _GZIP and codings[0] not in _KNOWN:
         return None
     return ", ".join(codings)
+
+
+def gzip_alone(coding: str | None) -> bool:
+    """Whether ``coding`` (from :func:`body_coding`) is ``gzip`` (``x-gzip``) alone: a body
+    that is gzip data is read by its bytes, and one that is not cannot be read at all."""
+    return coding in _GZIP
 
 
 def declares_gzip(values: Sequence[str] | None) -> bool:

@@ -73,3 +73,49 @@ async def test_pages_in_other_codings_are_read_and_a_corrupt_one_is_fetch_failed
         )
     assert crawler.stats.get_value("sitemapaudit/head_only/stopped_after_head") == 2
     assert crawler.stats.get_value("log_count/ERROR") is None
+
+
+@deferred_f_from_coro_f
+async def test_a_page_declared_gzip_whose_body_is_not_gzip_is_fetch_failed(
+    tmp_path: Path,
+) -> None:
+    html = f"<!DOCTYPE html><html>{HEAD}<body>x</body></html>".encode()
+    big = f"<html>{HEAD}<body>{random.Random(7).randbytes(150_000).hex()}</body></html>".encode()
+    pages = {
+        "/gzip-plain": page("gzip", html),
+        "/x-gzip-plain": page("x-gzip", html),
+        # Large enough that the download is watched for the end of its head.
+        "/gzip-plain-big": page("gzip", big, trickle=True),
+        "/gzip": page("gzip", gzip.compress(html)),
+        "/gzip-big": page("gzip", gzip.compress(big), trickle=True),
+        "/gzip-empty": page("gzip", b""),
+    }
+    listed = urlset(*(url("{base}" + path) for path in pages))
+    routes: dict[str, Any] = {
+        "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+        "/s.xml": Page(body=listed, content_type=XML),
+        **pages,
+    }
+    with TestSite(routes) as site:
+        records, crawler = await run_audit(site.base, tmp_path / "out.jsonl")
+    got = {r["url"].removeprefix(site.base): r for r in by_record(records, "url")}
+    for path, coding in (
+        ("/gzip-plain", "gzip"),
+        ("/x-gzip-plain", "x-gzip"),
+        ("/gzip-plain-big", "gzip"),
+    ):
+        assert (got[path]["status"], got[path]["fetched"]) == (200, False), path
+        assert got[path]["issues"] == ["fetch_failed"], path
+        assert got[path]["noindex"] == [], path
+        assert got[path]["errors"] == [
+            f"fetch_failed: the page's {coding}-encoded body cannot be decoded: the body is "
+            "not gzip data (it does not start with the gzip magic 1f 8b)"
+        ], path
+    for path in ("/gzip", "/gzip-big"):
+        assert got[path]["fetched"], path
+        assert got[path]["issues"] == ["noindex", "canonical_mismatch"], path
+    assert got["/gzip-empty"]["fetched"]
+    assert got["/gzip-empty"]["issues"] == []
+    # Both big pages are stopped: one once its head is read, the other at its first bytes.
+    assert crawler.stats.get_value("sitemapaudit/head_only/stopped_after_head") == 2
+    assert crawler.stats.get_value("log_count/ERROR") is None

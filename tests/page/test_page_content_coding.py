@@ -1,4 +1,4 @@
-"""Tests of page bodies in a Content-Encoding other than gzip (deflate, br, zstd)."""
+"""Tests of page bodies in a Content-Encoding: gzip declared by the header, deflate, br, zstd."""
 
 from __future__ import annotations
 
@@ -114,8 +114,9 @@ def test_a_missing_module_makes_br_undecodable(monkeypatch: pytest.MonkeyPatch) 
         (None, None),
         ([], None),
         (["identity"], None),
-        (["gzip"], None),
-        (["x-gzip"], None),
+        (["gzip"], "gzip"),
+        (["x-gzip"], "x-gzip"),
+        ([" GZIP "], "gzip"),
         (["utf-8"], None),  # no coding browsers know: they ignore it
         (["Deflate"], "deflate"),
         ([" br "], "br"),
@@ -235,3 +236,79 @@ def test_head_watcher_reads_gzip_data_by_its_bytes_whatever_the_coding() -> None
 )
 def test_declares_gzip(values: list[str] | None, declared: bool) -> None:
     assert declares_gzip(values) is declared
+
+
+@pytest.mark.parametrize("coding", ["gzip", "x-gzip"])
+@pytest.mark.parametrize("whole", [True, False])
+def test_a_body_declared_gzip_that_is_not_gzip_data_is_not_read(coding: str, whole: bool) -> None:
+    head, problem = page_head_bytes(PAGE, whole=whole, coding=body_coding([coding]))
+    assert head == b""
+    assert problem == "the body is not gzip data (it does not start with the gzip magic 1f 8b)"
+
+
+@pytest.mark.parametrize("coding", ["gzip", "x-gzip"])
+def test_a_page_declared_gzip_that_is_not_gzip_data_is_fetch_failed(coding: str) -> None:
+    for stopped in (False, True):
+        outcome = _outcome(PAGE, coding, stopped=stopped)
+        assert not outcome.fetched
+        assert outcome.status == 200
+        assert outcome.error == (
+            f"the page's {coding}-encoded body cannot be decoded: the body is not gzip data "
+            "(it does not start with the gzip magic 1f 8b)"
+        )
+        assert outcome.noindex == []
+        assert outcome.canonical is None
+
+
+@pytest.mark.parametrize("coding", ["gzip", "x-gzip", "deflate", "br", "zstd", "deflate, gzip"])
+def test_an_empty_body_in_any_coding_is_an_empty_page(coding: str) -> None:
+    assert page_head_bytes(b"", coding=body_coding([coding])) == (b"", None)
+    outcome = _outcome(b"", coding)
+    assert outcome.fetched
+    assert outcome.error is None
+
+
+@pytest.mark.parametrize("coding", ["gzip", "x-gzip"])
+def test_a_page_declared_gzip_that_is_gzip_data_is_read(coding: str) -> None:
+    body = gzip.compress(PAGE)
+    head, problem = page_head_bytes(body, coding=body_coding([coding]))
+    assert problem is None
+    assert head.startswith(HEAD)
+    outcome = _outcome(body, coding)
+    assert outcome.fetched
+    assert outcome.noindex == ["meta:robots"]
+
+
+@pytest.mark.parametrize("coding", ["gzip", "x-gzip"])
+def test_a_gzip_body_cut_short_is_read_only_when_stopped_on_purpose(coding: str) -> None:
+    body = gzip.compress(HEAD + random.Random(7).randbytes(50_000).hex().encode())
+    for cut in (1, 2, 10, 40):
+        head, problem = page_head_bytes(body[:cut], whole=False, coding=body_coding([coding]))
+        assert problem is None, cut
+        assert HEAD.startswith(head), cut
+        _, problem = page_head_bytes(body[:cut], coding=body_coding([coding]))
+        assert problem is not None, cut
+        assert "cut short" in problem, cut
+    assert _outcome(body[: len(body) // 2], coding, stopped=True).noindex == ["meta:robots"]
+
+
+def test_a_body_without_content_encoding_is_still_read_as_it_is() -> None:
+    assert page_head_bytes(PAGE, coding=body_coding(None))[1] is None
+    assert _outcome(PAGE, "identity").noindex == ["meta:robots"]
+
+
+@pytest.mark.parametrize("coding", ["gzip", "x-gzip"])
+def test_head_watcher_stops_at_once_on_a_body_declared_gzip_that_is_not(coding: str) -> None:
+    assert HeadWatcher(gzip=True, coding=body_coding([coding])).feed(PAGE[:1024])
+    assert HeadWatcher(coding=body_coding([coding])).feed(PAGE[:1024])
+
+
+def test_plain_html_under_several_codings_with_gzip_is_fetch_failed() -> None:
+    outcome = _outcome(PAGE, "deflate, gzip")
+    assert not outcome.fetched
+    assert outcome.error is not None
+    assert outcome.error.startswith(
+        "the page's deflate, gzip-encoded body cannot be decoded: "
+        "the deflate, gzip data is corrupt: gzip: "
+    )
+    assert outcome.noindex == []
