@@ -171,8 +171,9 @@ class ChildInvalidUrl(ProblemCheck):
 
 
 class SitemapRobotsBlocked(ProblemCheck):
-    """A rule of robots.txt disallows the sitemap for the audited user agent: search engines
-    that obey it do not fetch it (the audit reads it anyway)."""
+    """A rule of robots.txt disallows the sitemap for the audited user agent, or robots.txt
+    could not be read (a 5xx or 429 answer, or none), which disallows every URL of the host:
+    search engines that obey it do not fetch it (the audit reads it anyway)."""
 
     code = "robots_blocked"
     severity = Severity.ERROR

@@ -278,25 +278,32 @@ class AuditRun:
 
     def settle(self, facts: SitemapFacts) -> SitemapFacts:
         """Keep a sitemap's facts (a resumed audit reports them again) and hand them on; a
-        requested sitemap of the audited host that a rule of robots.txt disallows says so (a
-        robots.txt that could not be read is a note of the summary, not a finding here)."""
+        requested sitemap of the audited host that robots.txt disallows says so: by a rule,
+        or because robots.txt answered 5xx or 429 or could not be fetched, which disallows
+        every URL of the host (RFC 9309)."""
         robots = self.robots
         if (
             robots is not None
-            and robots.outcome == "rules"
             and (facts.fetched or facts.status is not None or facts.error is not None)
             and self.origin.owns(facts.url)
             and not robots.can_fetch(facts.url)
         ):
-            facts.problems.append(
-                Problem(
-                    "robots_blocked",
-                    f"robots.txt disallows it for {self.config.robots_user_agent}: search "
-                    "engines that obey robots.txt do not fetch it",
-                )
-            )
+            facts.problems.append(Problem("robots_blocked", self._sitemap_blocked(robots)))
         self.inventory.sitemap_done(facts.url, asdict(facts))
         return facts
+
+    def _sitemap_blocked(self, robots: RobotsPolicy) -> str:
+        """Why robots.txt disallows a sitemap, for its ``robots_blocked`` finding."""
+        obey = "search engines that obey robots.txt do not fetch it"
+        if robots.outcome != "disallow_all":
+            return f"robots.txt disallows it for {self.config.robots_user_agent}: {obey}"
+        if robots.status is None:
+            why = "robots.txt could not be fetched"
+        else:
+            why = f"robots.txt answered with status {robots.status}"
+        return (
+            f"{why}, so as RFC 9309 requires every URL is disallowed, this sitemap included: {obey}"
+        )
 
     def close(self, *, finished: bool = False) -> None:
         """End the run; ``finished``: its report is complete, and a run with the same work

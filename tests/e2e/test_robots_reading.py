@@ -8,7 +8,7 @@ from pathlib import Path
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from tests.support.crawl import by_record, run_audit
-from tests.support.golden_site import XML, url, urlset
+from tests.support.golden_site import XML, index, url, urlset
 from tests.support.server import Page, TestSite
 
 PAGES = {
@@ -110,3 +110,67 @@ async def test_a_sitemap_argument_waits_for_robots_txt(tmp_path: Path) -> None:
         asked = {path: when for when, path in reversed(site.log)}
     assert asked["/maps/s.xml"] - asked["/robots.txt"] >= 0.45  # after robots.txt's answer
     assert _sitemap_issues(records) == {"s.xml": ["robots_blocked"]}
+
+
+def _errors(records: list[dict[str, object]]) -> dict[str, object]:
+    return {str(r["url"]).rsplit("/", 1)[1]: r["errors"] for r in by_record(records, "sitemap")}
+
+
+@deferred_f_from_coro_f
+async def test_a_robots_txt_that_answers_5xx_disallows_the_sitemaps_too(tmp_path: Path) -> None:
+    """Every URL is disallowed, sitemaps included, whichever way they were found: the
+    homepage's link, and the index that lists the child."""
+    routes = {
+        "/robots.txt": Page(status=503, body="down"),
+        "/": Page(body='<html><head><link rel="sitemap" href="/i.xml"></head></html>'),
+        "/i.xml": Page(body=index("{base}/s.xml"), content_type=XML),
+        **PAGES,
+    }
+    with TestSite(routes) as site:  # type: ignore[arg-type]
+        records, _ = await run_audit(site.base, tmp_path / "r.jsonl", settings={"RETRY_TIMES": 0})
+        hits = dict(site.hits)
+    sitemaps = {
+        str(r["url"]).rsplit("/", 1)[1]: r["found_via"] for r in by_record(records, "sitemap")
+    }
+    assert sitemaps == {"i.xml": "html-link", "s.xml": "index"}
+    assert _sitemap_issues(records) == {"i.xml": ["robots_blocked"], "s.xml": ["robots_blocked"]}
+    assert _errors(records)["s.xml"] == [
+        "robots_blocked: robots.txt answered with status 503, so as RFC 9309 requires every URL "
+        "is disallowed, this sitemap included: search engines that obey robots.txt do not "
+        "fetch it"
+    ]
+    assert _blocked(records) == {"a": True, "b": True}
+    assert "/a" not in hits
+    summary = records[-1]
+    assert summary["robots_txt"]["outcome"] == "disallow_all"
+    assert summary["counts"]["robots_blocked"] == 4
+    assert summary["notes"] == [
+        "robots.txt could not be read (status 503); as RFC 9309 requires, every URL is "
+        "treated as disallowed"
+    ]
+
+
+@deferred_f_from_coro_f
+async def test_an_unreachable_robots_txt_disallows_a_sitemap_at_a_common_path(
+    tmp_path: Path,
+) -> None:
+    routes = {
+        "/robots.txt": Page(drop=True),
+        "/": Page(body="<html><head></head><body>home</body></html>"),
+        "/sitemap.xml": PAGES["/s.xml"],
+        **PAGES,
+    }
+    with TestSite(routes) as site:  # type: ignore[arg-type]
+        records, _ = await run_audit(site.base, tmp_path / "r.jsonl", settings={"RETRY_TIMES": 0})
+    [sitemap] = by_record(records, "sitemap")
+    assert sitemap["found_via"] == "common-path"
+    assert sitemap["errors"] == [
+        "robots_blocked: robots.txt could not be fetched, so as RFC 9309 requires every URL "
+        "is disallowed, this sitemap included: search engines that obey robots.txt do not "
+        "fetch it"
+    ]
+    assert _blocked(records) == {"a": True, "b": True}
+    summary = records[-1]
+    assert summary["robots_txt"]["outcome"] == "disallow_all"
+    [note] = summary["notes"]
+    assert note.startswith("robots.txt could not be read (")

@@ -11,6 +11,7 @@ import pytest
 
 from sitemapaudit.config import AuditConfig
 from sitemapaudit.crawl.run import AuditRun
+from sitemapaudit.facts import SitemapFacts
 from sitemapaudit.urls import parse_origin
 
 TLS_ERROR = "TLS error: wrong version number"
@@ -151,3 +152,27 @@ def test_robots_txt_notes_come_first_whichever_answer_came_first(
     robots, homepage = run.notes()
     assert robots.startswith("robots.txt could not be read (TimeoutError: x)")
     assert homepage.startswith("the homepage of https://e.com redirects")
+
+
+@pytest.mark.parametrize(
+    ("status", "why"),
+    [(503, "robots.txt answered with status 503"), (None, "robots.txt could not be fetched")],
+)
+def test_a_robots_txt_that_disallows_all_disallows_the_sitemaps_of_the_audited_host_only(
+    make_run: Callable[..., AuditRun], status: int | None, why: str
+) -> None:
+    """RFC 9309: the robots.txt of the audited host says nothing of another host's URLs."""
+    run = make_run("https://e.com", hosts="cdn.e.com")
+    run.robots_received(status, b"", "https://e.com/robots.txt")
+    own = run.settle(SitemapFacts("https://e.com/s.xml", "robots.txt", fetched=True, status=200))
+    cdn = run.settle(SitemapFacts("https://cdn.e.com/s.xml", "html-link", fetched=True, status=200))
+    never = run.settle(SitemapFacts("https://e.com/x", "index", problems=[]))
+    assert [(p.code, p.message) for p in own.problems] == [
+        (
+            "robots_blocked",
+            f"{why}, so as RFC 9309 requires every URL is disallowed, this sitemap included: "
+            "search engines that obey robots.txt do not fetch it",
+        )
+    ]
+    assert cdn.problems == []
+    assert never.problems == []  # not requested (skipped): no verdict on it
