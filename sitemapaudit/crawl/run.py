@@ -302,7 +302,8 @@ class AuditRun:
         else:
             why = f"robots.txt answered with status {robots.status}"
         return (
-            f"{why}, so as RFC 9309 requires every URL is disallowed, this sitemap included: {obey}"
+            f"{why}, so {_disallow_all_basis(robots.status)} every URL is disallowed, this "
+            f"sitemap included: {obey}"
         )
 
     def close(self, *, finished: bool = False) -> None:
@@ -533,8 +534,8 @@ class AuditRun:
             why = f"status {status}" if error is None else error
             self._note(
                 "robots.txt",
-                f"robots.txt could not be read ({why}); as RFC 9309 requires, every URL is "
-                "treated as disallowed",
+                f"robots.txt could not be read ({why}); "
+                f"{_disallow_all_basis(status)}, every URL is treated as disallowed",
             )
         logger.info(
             "robots.txt: %s, %d sitemap(s) named", self.robots.outcome, len(self.robots.sitemaps)
@@ -1332,3 +1333,9 @@ def _work_dir(configured: str) -> tuple[str, bool]:
         Path(configured).mkdir(parents=True, exist_ok=True)
         return configured, False
     return tempfile.mkdtemp(prefix="sitemapaudit-"), True
+
+
+def _disallow_all_basis(status: int | None) -> str:
+    """Why an unreadable robots.txt disallows every URL: RFC 9309 for a 5xx answer or none;
+    Google's reading for a 429, which the RFC counts among the 4xx (no rules)."""
+    return "as Google reads a 429" if status == 429 else "as RFC 9309 requires"

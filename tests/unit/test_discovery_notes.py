@@ -155,11 +155,15 @@ def test_robots_txt_notes_come_first_whichever_answer_came_first(
 
 
 @pytest.mark.parametrize(
-    ("status", "why"),
-    [(503, "robots.txt answered with status 503"), (None, "robots.txt could not be fetched")],
+    ("status", "why", "basis"),
+    [
+        (503, "robots.txt answered with status 503", "as RFC 9309 requires"),
+        (None, "robots.txt could not be fetched", "as RFC 9309 requires"),
+        (429, "robots.txt answered with status 429", "as Google reads a 429"),
+    ],
 )
 def test_a_robots_txt_that_disallows_all_disallows_the_sitemaps_of_the_audited_host_only(
-    make_run: Callable[..., AuditRun], status: int | None, why: str
+    make_run: Callable[..., AuditRun], status: int | None, why: str, basis: str
 ) -> None:
     """RFC 9309: the robots.txt of the audited host says nothing of another host's URLs."""
     run = make_run("https://e.com", hosts="cdn.e.com")
@@ -170,9 +174,25 @@ def test_a_robots_txt_that_disallows_all_disallows_the_sitemaps_of_the_audited_h
     assert [(p.code, p.message) for p in own.problems] == [
         (
             "robots_blocked",
-            f"{why}, so as RFC 9309 requires every URL is disallowed, this sitemap included: "
+            f"{why}, so {basis} every URL is disallowed, this sitemap included: "
             "search engines that obey robots.txt do not fetch it",
         )
     ]
     assert cdn.problems == []
     assert never.problems == []  # not requested (skipped): no verdict on it
+
+
+@pytest.mark.parametrize(
+    ("status", "note"),
+    [
+        (503, "robots.txt could not be read (status 503); as RFC 9309 requires, every URL is"),
+        (429, "robots.txt could not be read (status 429); as Google reads a 429, every URL is"),
+    ],
+)
+def test_the_note_of_a_robots_txt_that_disallows_all_says_on_what_grounds(
+    make_run: Callable[..., AuditRun], status: int, note: str
+) -> None:
+    """RFC 9309 counts a 429 among the 4xx answers (no rules); Google disallows all on it."""
+    run = make_run("https://e.com")
+    run.robots_received(status, b"", "https://e.com/robots.txt")
+    assert run.notes()[0] == f"{note} treated as disallowed"
