@@ -10,7 +10,8 @@ the same Redis. What they share:
   who writes the report (:mod:`.state`);
 - one pace per host for the whole cluster (:mod:`.ratelimit`).
 
-A worker that stops heartbeating is gone; once the others have nothing left to do, whatever it
-held is queued again (:mod:`.worker`). When every URL has its outcome, one worker (the first
+A worker that stops before the audit is complete hands back the URLs it held as it leaves; one
+that stops heartbeating (killed) is gone, and once the others have nothing left to do, whatever
+it held is queued again (:mod:`.worker`). When every URL has its outcome, one worker (the first
 to claim it) builds every record from the shared state and writes the whole report.
 """

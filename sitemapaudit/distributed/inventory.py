@@ -12,6 +12,9 @@ Keys (under the audit's prefix):
 - ``sitemaps`` / ``sitemap_urls``: sitemap url <-> id; ``pending`` the sitemaps still to read,
   ``refs`` how to request them, ``facts`` the finished ones;
 - ``outcomes`` id -> what became of the URL; ``retry``: ids queued again after a worker left.
+
+Each worker also knows the URLs it holds: taken from ``new``, or whose page request it took
+from the shared queue, and whose outcome it has not sent. A worker that stops hands them back.
 """
 
 from __future__ import annotations
@@ -80,6 +83,24 @@ end
 return added
 """
 
+# Hand back the URLs a stopping worker held, those still without an outcome, to be requested
+# again; nothing once the audit is finished (its keys are gone).
+# KEYS: outcomes, retry, new, finished. ARGV: the ids.
+_RELEASE = """
+if redis.call('EXISTS', KEYS[4]) == 1 then
+  return 0
+end
+local released = 0
+for i = 1, #ARGV do
+  if redis.call('HEXISTS', KEYS[1], ARGV[i]) == 0 then
+    redis.call('SADD', KEYS[2], ARGV[i])
+    redis.call('RPUSH', KEYS[3], ARGV[i])
+    released = released + 1
+  end
+end
+return released
+"""
+
 # The stored outcome of a URL settled without a request, as written by ``finish_many``, and
 # the one object it is read back as (records are built faster from that very object).
 _NOT_REQUESTED = {
@@ -98,8 +119,11 @@ class SharedInventory:
         self.client = client
         self.prefix = prefix
         self._add = client.register_script(_ADD)
+        self._release = client.register_script(_RELEASE)
         self._reads: dict[str, str] = {}
         self.retries: set[int] = set()
+        # The URLs this worker holds (see the module docstring).
+        self.held: set[int] = set()
         # hreflang notes, gathered by the worker that writes the report.
         self.notes: Inventory | None = None
 
@@ -225,6 +249,7 @@ class SharedInventory:
             url, lastmod, _fmt, rules = json.loads(meta)[:4]
             if again:
                 self.retries.add(int(raw_id))
+            self.held.add(int(raw_id))
             result.append((int(raw_id), str(url), tuple(rules), lastmod))
         return result
 
@@ -251,6 +276,19 @@ class SharedInventory:
         pipe.execute()
         for url_id, _ in items:
             self.retries.discard(url_id)
+            self.held.discard(url_id)
+
+    def release(self, chunk: int = 1000) -> int:
+        """Hand back the URLs this worker holds (it stops): those without an outcome are
+        handed out again, marked to be requested again. How many were."""
+        held = sorted(self.held)
+        keys = [self.key(k) for k in ("outcomes", "retry", "new", "finished")]
+        released = 0
+        for start in range(0, len(held), chunk):
+            args = [str(url_id) for url_id in held[start : start + chunk]]
+            released += int(cast(int, self._release(keys=keys, args=args)))
+        self.held.clear()
+        return released
 
     def url_count(self) -> int:
         return int(cast(str | None, self.client.get(self.key("url_seq"))) or 0)

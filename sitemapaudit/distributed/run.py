@@ -135,6 +135,10 @@ class SharedAlternates:
     def close(self) -> None:
         self.flush()
 
+    def drop(self) -> None:
+        """Forget the rows not sent (Redis is lost: nothing more is sent to it)."""
+        self._rows = []
+
 
 class SharedAuditRun(AuditRun):
     """One worker's view of a distributed audit."""
@@ -198,6 +202,18 @@ class SharedAuditRun(AuditRun):
         return SharedAlternates(self.shared)
 
     def close(self, *, finished: bool = False) -> None:
+        if self.lost is None:
+            self._leave()
+        elif isinstance(self.hreflang, SharedAlternates):
+            self.hreflang.drop()
+        if self.shared_inventory.notes is not None:
+            self.shared_inventory.notes.close()
+        super().close(finished=finished)
+
+    def _leave(self) -> None:
+        """Send the outcomes still waiting, hand back the URLs this worker holds (stopped
+        before the audit is complete), and leave: the other workers go on with that work at
+        once, without waiting for this worker to be gone."""
         try:
             self._send_outcomes()
         except redis.RedisError as exc:
@@ -206,15 +222,23 @@ class SharedAuditRun(AuditRun):
                 "workers will request those pages again",
                 exc,
             )
-        if self.shared_inventory.notes is not None:
-            self.shared_inventory.notes.close()
-        if self.lost is None:
-            try:
-                self.shared.leave()
-            except redis.RedisError as exc:
-                # Its heartbeat expires instead: the others see it gone.
-                logger.warning("this worker could not say in Redis that it leaves (%s)", exc)
-        super().close(finished=finished)
+        try:
+            released = self.shared_inventory.release()
+        except redis.RedisError as exc:
+            logger.warning(
+                "the URLs this worker held could not be handed back in Redis (%s): the other "
+                "workers queue them again once they have nothing left to do",
+                exc,
+            )
+        else:
+            if released:
+                logger.info("%d URL(s) this worker held are handed back to the others", released)
+                self.stats.inc_value("sitemapaudit/distributed/released", released)
+        try:
+            self.shared.leave()
+        except redis.RedisError as exc:
+            # Its heartbeat expires instead: the others see it gone.
+            logger.warning("this worker could not say in Redis that it leaves (%s)", exc)
 
     # -- discovery: one worker requests robots.txt and the homepage --------------------------
     def claim_discovery(self) -> bool:
@@ -399,6 +423,16 @@ class SharedAuditRun(AuditRun):
             self._send_outcomes()
         self.wake()
         return None
+
+    def page_queued(self, url_id: int) -> None:
+        """The request of a URL this worker took went to the shared queue: the worker that
+        takes it from there requests it."""
+        self.shared_inventory.held.discard(url_id)
+
+    def page_taken(self, url_id: int) -> None:
+        """This worker took a page request from the shared queue: the URL is its own until its
+        outcome is sent."""
+        self.shared_inventory.held.add(url_id)
 
     def _send_outcomes(self) -> None:
         if self._outcomes and self.lost is None:

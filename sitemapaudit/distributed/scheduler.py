@@ -7,6 +7,10 @@ the duplicate filter are keyed by the audit (``<audit>:requests``, ``<audit>:dup
 Requests are fingerprinted by their exact URL: two listed URLs that differ only in query
 order or fragment are two URLs of the sitemap, each requested once.
 
+It tells the audit which page requests this worker put in the shared queue and which it took
+from it: a worker that stops hands back the URLs it holds (see :mod:`.inventory`), not those
+whose requests wait in the queue for any worker.
+
 Redis that cannot be reached stops the worker (see the spider's ``redis_lost``): the
 scheduler then holds no request, and takes none, rather than failing in the engine's loop.
 
@@ -137,6 +141,9 @@ class AuditScheduler(Scheduler):  # type: ignore[misc]
             self.queue.push(request)
         self._queued += 1
         self._empty_since = None
+        url_id = request.meta.get("url_id")
+        if url_id is not None:
+            self.spider.run.page_queued(url_id)
         return True
 
     def next_request(self) -> Request | None:
@@ -166,6 +173,9 @@ class AuditScheduler(Scheduler):  # type: ignore[misc]
             return None
         if self.stats:
             self.stats.inc_value("scheduler/dequeued/redis")
+        url_id = request.meta.get("url_id")
+        if url_id is not None:
+            self.spider.run.page_taken(url_id)
         if self._queued:  # (a request of another worker's leaves the hint as it was)
             self._queued -= 1
             if not self._queued:

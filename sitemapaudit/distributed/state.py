@@ -11,6 +11,7 @@ import base64
 import json
 import os
 import socket
+import threading
 import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -40,6 +41,17 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('PEXPIRE', KEYS[1], ARGV[2])
 end
 return 0
+"""
+
+# A worker leaves: its heartbeat goes, and the report is free to write if it held it.
+# KEYS: its heartbeat, the workers set, the writer lock. ARGV: the worker.
+_LEAVE = """
+redis.call('DEL', KEYS[1])
+redis.call('SREM', KEYS[2], ARGV[1])
+if redis.call('GET', KEYS[3]) == ARGV[1] then
+  redis.call('DEL', KEYS[3])
+end
+return 1
 """
 
 # Keep the sitemaps the homepage named until robots.txt is read; 0 if it is read already.
@@ -164,6 +176,11 @@ class SharedAudit:
         self.worker = worker or worker_name()
         self._renew = client.register_script(_RENEW)
         self._hold = client.register_script(_HOLD)
+        self._leave = client.register_script(_LEAVE)
+        # Once the worker left, its heartbeat thread sends no more beats (one could otherwise
+        # bring it back as live, holding work, until the worker timeout).
+        self._left = False
+        self._beat_lock = threading.Lock()
         client.sadd(self.key("workers"), self.worker)
 
     def key(self, name: str) -> str:
@@ -267,18 +284,23 @@ class SharedAudit:
 
     # -- workers --------------------------------------------------------------------------------
     def heartbeat(self, state: str, ttl: float) -> None:
-        pipe = self.client.pipeline(transaction=False)
-        pipe.set(self.key(f"worker:{self.worker}"), state, px=int(ttl * 1000))
-        pipe.sadd(self.key("workers"), self.worker)
-        # Left behind by a late heartbeat after the audit's keys were removed: gone in a day.
-        pipe.expire(self.key("workers"), 86_400)
-        pipe.execute()
+        with self._beat_lock:
+            if self._left:
+                return
+            pipe = self.client.pipeline(transaction=False)
+            pipe.set(self.key(f"worker:{self.worker}"), state, px=int(ttl * 1000))
+            pipe.sadd(self.key("workers"), self.worker)
+            # Left behind by a late heartbeat after the audit's keys were removed: gone in a day.
+            pipe.expire(self.key("workers"), 86_400)
+            pipe.execute()
 
     def leave(self) -> None:
-        pipe = self.client.pipeline(transaction=False)
-        pipe.delete(self.key(f"worker:{self.worker}"))
-        pipe.srem(self.key("workers"), self.worker)
-        pipe.execute()
+        """This worker stops: it is no longer live (nor gone), and the report, if it was
+        writing it, is free for another worker to write at once."""
+        with self._beat_lock:
+            self._left = True
+            keys = [self.key(f"worker:{self.worker}"), self.key("workers"), self.key("writer")]
+            self._leave(keys=keys, args=[self.worker])
 
     def view(self, queue_key: str) -> ClusterView:
         workers = sorted(cast(set[str], self.client.smembers(self.key("workers"))))

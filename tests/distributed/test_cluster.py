@@ -129,6 +129,28 @@ def test_a_worker_killed_mid_audit_loses_nothing(
     assert "queued again" in logs(tmp_path)
 
 
+def test_a_worker_stopped_mid_audit_hands_back_its_work_and_the_other_goes_on_at_once(
+    redis_url: str, reference: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    # A worker timeout far longer than the test may take: the other worker never waits for it.
+    settings = cluster_settings(redis_url, SITEMAPAUDIT_WORKER_TIMEOUT="3600")
+    with TestSite(routes(PAGES, 4, DELAY)) as site:
+        stopped = start_worker(
+            site.base,
+            tmp_path / "part0.jsonl",
+            {**settings, "CLOSESPIDER_PAGECOUNT": str(PAGES // 8)},
+            tmp_path / "part0.log",
+        )
+        other = start_worker(site.base, tmp_path / "part1.jsonl", settings, tmp_path / "part1.log")
+        assert stopped.wait(timeout=180) == 1, logs(tmp_path)
+        assert other.wait(timeout=180) == 0, logs(tmp_path)
+        assert set(page_paths(site)) == allowed_pages(site)
+    assert normalized(tmp_path / "part1.jsonl", site.base) == reference
+    # Nothing was left for the other worker to find and queue again once it ran out of work.
+    assert stat(tmp_path / "part1.log", "sitemapaudit/distributed/sweeps") == 0
+    assert "queued again" not in logs(tmp_path)
+
+
 def test_a_cluster_stopped_completely_resumes_when_workers_start_again(
     redis_url: str, reference: list[dict[str, Any]], tmp_path: Path
 ) -> None:

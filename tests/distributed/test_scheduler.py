@@ -53,8 +53,18 @@ async def test_an_in_process_worker_audits_the_site_on_the_shared_scheduler(
     assert records[-1]["record"] == "summary"
 
 
-def open_scheduler(redis_url: str, spider: Spider, prefix: str) -> AuditScheduler:
-    spider.run = SimpleNamespace(shared=SimpleNamespace(prefix=prefix), lost=None)  # type: ignore[attr-defined]
+def open_scheduler(
+    redis_url: str, spider: Spider, prefix: str, held: set[int] | None = None
+) -> AuditScheduler:
+    """A scheduler of a worker that holds the URLs ``held`` (ids): it hands back those whose
+    requests it did not queue, and those whose requests it took, if it stops."""
+    held = set() if held is None else held
+    spider.run = SimpleNamespace(  # type: ignore[attr-defined]
+        shared=SimpleNamespace(prefix=prefix),
+        lost=None,
+        page_queued=held.discard,
+        page_taken=held.add,
+    )
     # (scrapy-redis's own client: replies as bytes, not decoded as the audit's state reads them)
     scheduler = AuditScheduler(redis.Redis.from_url(redis_url), persist=True)
     scheduler.open(spider)
@@ -88,21 +98,26 @@ def test_requests_are_encoded_as_scrapy_redis_encodes_them(redis_url: str) -> No
 def test_queued_requests_go_to_redis_with_the_next_take_in_priority_order(redis_url: str) -> None:
     prefix = f"sitemapaudit:test:{uuid.uuid4().hex}"
     spider = audit_spider()
-    one = open_scheduler(redis_url, spider, prefix)
-    other = open_scheduler(redis_url, audit_spider(), prefix)
+    held: set[int] = {1, 2, 3, 4}
+    other_held: set[int] = set()
+    one = open_scheduler(redis_url, spider, prefix, held)
+    other = open_scheduler(redis_url, audit_spider(), prefix, other_held)
     for n, priority in ((1, 0), (2, 5), (3, 0)):
         assert one.enqueue_request(page_request(spider, n, priority))
+    assert held == {4}  # the queued ones are any worker's to request
     assert len(other) == 0  # not sent yet
     taken = one.next_request()
     assert taken is not None
     assert taken.url == "https://e.com/p/2"  # the highest priority first
     assert taken.callback == spider.parse_page
     assert taken.meta["url_id"] == 2
+    assert held == {2, 4}
     assert len(other) == 2  # the others went along
     assert [r.url for r in (other.next_request(), other.next_request())] == [
         "https://e.com/p/1",
         "https://e.com/p/3",
     ]
+    assert other_held == {1, 3}
     one.enqueue_request(page_request(spider, 4))
     assert len(one) == 1  # reading the length sends what waits
     assert len(other) == 1

@@ -11,6 +11,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+import redis
 
 from sitemapaudit.config import AuditConfig
 from sitemapaudit.crawl.tree import Decision
@@ -460,3 +461,113 @@ def test_a_worker_started_with_other_arguments_stops_at_start_with_exit_status_2
     assert done.returncode == 2, done.stderr
     assert "fetch_urls yes there, no here" in done.stderr
     assert not (tmp_path / "report.jsonl").exists()
+
+
+def listed(run: SharedAuditRun, count: int) -> list[str]:
+    """``count`` URLs of the run's origin, listed by one sitemap; robots.txt read (none)."""
+    origin = run.origin.url
+    urls = [f"{origin}/p/{i}" for i in range(count)]
+    run.shared_inventory.sitemap_reading(f"{origin}/s.xml")
+    run.shared_inventory.add_entries(f"{origin}/s.xml", entries(*urls))
+    run.shared.store_robots(404, b"", f"{origin}/robots.txt")
+    return urls
+
+
+def test_a_worker_that_stops_hands_back_the_urls_it_held_at_once(
+    redis_url: str, tmp_path: Path
+) -> None:
+    origin = origin_url()
+    one, two = worker_run(redis_url, origin, tmp_path), worker_run(redis_url, origin, tmp_path)
+    listed(one, 10)
+    first = one.next_action()  # takes every URL, hands out the first...
+    second = one.next_action()  # ...and the second
+    assert isinstance(first, shared_run.PageAction)
+    assert isinstance(second, shared_run.PageAction)
+    assert not two.shared_inventory.has_new()
+    one.fetch_finished(first.url_id, FetchOutcome(status=200, fetched=True), blocked=False)
+    one.close()  # stopped (Ctrl-C, a CLOSESPIDER limit) before the audit is complete
+    # The other worker goes on with them at once, with no sweep: the URL whose outcome was
+    # sent is done, the others (the second one requested again) are handed out again.
+    view = two.shared.view(two.shared.key("requests"))
+    assert one.shared.worker not in view.live
+    assert one.shared.worker not in view.gone
+    assert not view.quiet
+    again = two.shared_inventory.take_new(20)
+    assert [url_id for url_id, *_ in again] == list(range(2, 11))
+    assert two.shared_inventory.retries == set(range(2, 11))
+    assert two.shared_inventory.outcome_count() == 1
+    two.close()
+
+
+def test_a_page_request_in_the_shared_queue_is_held_by_the_worker_that_takes_it(
+    redis_url: str, tmp_path: Path
+) -> None:
+    origin = origin_url()
+    one, two = worker_run(redis_url, origin, tmp_path), worker_run(redis_url, origin, tmp_path)
+    listed(one, 3)
+    action = one.next_action()
+    assert isinstance(action, shared_run.PageAction)
+    one.page_queued(action.url_id)  # its request went to the shared queue
+    one.close()
+    # Whoever takes the request from the queue requests it: it is not handed out again.
+    assert [url_id for url_id, *_ in two.shared_inventory.take_new(20)] == [2, 3]
+    two.page_taken(action.url_id)
+    two.close()
+    three = worker_run(redis_url, origin, tmp_path)
+    assert [url_id for url_id, *_ in three.shared_inventory.take_new(20)] == [1, 2, 3]
+    three.close()
+
+
+def test_a_worker_that_left_is_not_brought_back_by_a_late_heartbeat(
+    redis_url: str, tmp_path: Path
+) -> None:
+    origin = origin_url()
+    one, two = worker_run(redis_url, origin, tmp_path), worker_run(redis_url, origin, tmp_path)
+    one.shared.heartbeat("busy", 60)
+    two.shared.heartbeat("idle", 60)
+    one.close()
+    # (the heartbeat thread stops after the worker left Redis: one more beat may come)
+    one.shared.heartbeat("busy", 60)
+    view = two.shared.view(two.shared.key("requests"))
+    assert set(view.live) == {two.shared.worker}
+    assert view.gone == []
+    two.close()
+
+
+def test_a_worker_that_stops_while_writing_the_report_lets_another_write_it_at_once(
+    redis_url: str, tmp_path: Path
+) -> None:
+    origin = origin_url()
+    first, second = worker_run(redis_url, origin, tmp_path), worker_run(redis_url, origin, tmp_path)
+    first.shared.flag("robots_done")
+    first.shared.flag("homepage_done")
+    first.shared.add_found(1)
+    assert first.try_to_write()
+    assert not second.try_to_write()
+    first.close()  # stopped before the report was written
+    assert second.try_to_write()
+    second.finish()
+    second.close()
+
+
+def test_a_worker_that_lost_redis_sends_nothing_more_to_it(
+    redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(shared_run, "_OUTCOME_SECONDS", 3600.0)
+    origin = origin_url()
+    run = worker_run(redis_url, origin, tmp_path)
+    listed(run, 5)
+    action = run.next_action()
+    assert isinstance(action, shared_run.PageAction)
+    run.fetch_finished(action.url_id, FetchOutcome(status=200, fetched=True), blocked=False)
+    run.hreflang.add(f"{origin}/p/0", [("de", f"{origin}/p/1")], f"{origin}/s.xml")
+    sent: list[bytes] = []
+
+    def unreachable(connection: object, command: object, check_health: bool = True) -> None:
+        sent.append(repr(command).encode())
+        raise redis.ConnectionError("Connection refused")
+
+    run.lost = "ConnectionError: Connection refused"  # (as the spider's redis_lost sets it)
+    monkeypatch.setattr(redis.connection.AbstractConnection, "send_packed_command", unreachable)
+    run.close()
+    assert sent == []
