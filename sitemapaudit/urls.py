@@ -37,6 +37,8 @@ _URL_EDGE_JUNK = "".join(chr(c) for c in range(0x21))
 # with a host, and no ";" (path parameters), no brackets (IPv6 literals are checked) and no
 # empty query or fragment (urljoin drops those; see _urljoin_keeps).
 _PLAIN_ABSOLUTE_RE = re.compile(r"https?://[A-Za-z0-9][!-:<-Z\\^-~]*")
+# The authority of a URL with one: what lies between "://" and the path, query or fragment.
+_AUTHORITY_RE = re.compile(r"[^:/?#]*://([^/?#\\]*)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,9 +60,10 @@ class Origin:
     def owns(self, url: str) -> bool:
         """Whether ``url`` is on this site.
 
-        The host must be the same (case-insensitive, IDNA-normalised, a trailing dot ignored)
-        and so must the port once a scheme's default port is read as no port; ``http`` and
-        ``https`` URLs both belong to the origin whichever scheme it was given with.
+        The host must be the same (case-insensitive, IDNA-normalised, an IPv4 address in any
+        of its notations, a trailing dot ignored) and so must the port once a scheme's default
+        port is read as no port; ``http`` and ``https`` URLs both belong to the origin
+        whichever scheme it was given with.
         """
         parts = _split_authority(url)
         if parts is None:
@@ -107,10 +110,11 @@ class SitemapHosts:
 def parse_origin(value: str) -> Origin:
     """Read the ``domain`` argument: a bare host (meaning https) or an ``http(s)://`` origin.
 
-    Accepted: ``example.com``, ``sub.example.co.uk``, ``localhost``, ``127.0.0.1``,
-    ``[::1]``, an IDN such as ``bücher.de`` (stored as punycode), each with an optional
-    ``:port``; or ``http://host[:port]`` / ``https://host[:port]`` with an optional trailing
-    ``/``. A port equal to the scheme's default is stored as ``None``.
+    Accepted: ``example.com``, ``sub.example.co.uk``, ``localhost``, ``127.0.0.1`` (or
+    another notation of an IPv4 address, stored in dotted decimal), ``[::1]``, an IDN such as
+    ``bücher.de`` (stored as punycode), each with an optional ``:port``; or
+    ``http://host[:port]`` / ``https://host[:port]`` with an optional trailing ``/``. A port
+    equal to the scheme's default is stored as ``None``.
 
     Raises :class:`ConfigError` naming the ``domain`` argument and quoting the value for
     anything else.
@@ -185,17 +189,14 @@ def _config_host(raw: str) -> str | None:
     host = _ascii_host(raw)
     if host is None:
         return None
+    if _ends_in_number(host):
+        return _ipv4_host(host)
     host = host.rstrip(".") if host.endswith(".") and not host.endswith("..") else host
     if not host or len(host) > 253:
         return None
     labels = host.split(".")
     if not all(_HOST_LABEL_RE.fullmatch(label) for label in labels):
         return None
-    if all(label.isdigit() for label in labels):
-        try:
-            return str(ipaddress.IPv4Address(host))
-        except ValueError:
-            return None
     return host
 
 
@@ -236,6 +237,96 @@ def _ascii_host(host: str) -> str | None:
         return None
 
 
+_RADIX_DIGITS = {8: "01234567", 10: "0123456789", 16: "0123456789abcdefABCDEF"}
+
+
+def _ipv4_number(part: str) -> int | None:
+    """A part of a host read as an IPv4 number (decimal, ``0x`` hexadecimal or ``0`` octal, as
+    the WHATWG URL Standard reads it); ``None`` when it is not one."""
+    digits, base = part, 10
+    if part[:2] in ("0x", "0X"):
+        digits, base = part[2:], 16
+        if not digits:
+            return 0
+    elif len(part) > 1 and part[0] == "0":
+        digits, base = part[1:], 8
+    if not digits or digits.strip(_RADIX_DIGITS[base]):
+        return None
+    return int(digits, base)
+
+
+def _ends_in_number(host: str) -> bool:
+    """Whether the URL Standard reads ``host`` as an IPv4 address (its last label, a trailing
+    dot aside, is a number): ``example.123`` is then no host at all."""
+    labels = host.split(".")
+    if labels[-1] == "" and len(labels) > 1:
+        labels.pop()
+    last = labels[-1]
+    return (last.isascii() and last.isdigit()) or _ipv4_number(last) is not None
+
+
+@lru_cache(maxsize=4096)
+def _ipv4_host(host: str) -> str | None:
+    """The dotted-decimal address that an ASCII ``host`` ending in a number names, as the
+    WHATWG URL Standard (browsers, Google) reads it: ``127.1``, ``0x7f000001``, ``0177.0.0.1``,
+    ``2130706433`` and ``127.0.0.1.`` are all ``127.0.0.1``. ``None`` when it names none
+    (``999.1.1.1``, ``1.2.3.4.5``, ``example.123``)."""
+    parts = host.split(".")
+    if parts[-1] == "" and len(parts) > 1:
+        parts.pop()
+    if len(parts) > 4:
+        return None
+    numbers = [_ipv4_number(part) for part in parts]
+    if any(number is None for number in numbers):
+        return None
+    values = [number for number in numbers if number is not None]
+    last = values.pop()
+    if any(value > 255 for value in values) or last >= 256 ** (4 - len(values)):
+        return None
+    address = last + sum(value << (8 * (3 - index)) for index, value in enumerate(values))
+    return str(ipaddress.IPv4Address(address))
+
+
+def _host_form(host: str) -> str | None:
+    """An ASCII host as URLs are compared and requested: an IPv4 address in dotted decimal
+    (:func:`_ipv4_host`), a name as it is; ``None`` when it ends in a number that is no
+    address. A host with percent-escapes is kept as written."""
+    if "%" in host or not _ends_in_number(host):
+        return host
+    return _ipv4_host(host)
+
+
+def request_url(url: str) -> str:
+    """``url`` as a browser requests it: with an IPv4 address written another way
+    (``http://127.1/``, ``http://127.0.0.1./``) in dotted decimal (``http://127.0.0.1/``).
+    Any other URL is returned unchanged (a name keeps its trailing dot)."""
+    authority = _AUTHORITY_RE.match(url)
+    if authority is None:
+        return url
+    host = authority.group(1).rpartition("@")[2].partition(":")[0]
+    if host.isascii() and (not _ends_in_number(host) or _ipv4_host(host) == host):
+        return url
+    try:
+        parts = urlsplit(url)
+        hostname = parts.hostname
+    except (ValueError, TypeError, AttributeError):
+        return url
+    if not hostname or ":" in hostname or "%" in hostname:
+        return url
+    ascii_host = _ascii_host(hostname)
+    if ascii_host is None or not _ends_in_number(ascii_host):
+        return url
+    address = _ipv4_host(ascii_host)
+    if address is None:
+        return url
+    userinfo, at, hostport = parts.netloc.rpartition("@")
+    split = _split_host_port(hostport)
+    if split is None or split[0] == address:
+        return url
+    port = "" if split[1] is None else f":{split[1]}"
+    return urlunsplit(parts._replace(netloc=f"{userinfo}{at}{address}{port}"))
+
+
 def _split_authority(url: str) -> tuple[str, str, int | None] | None:
     """(lowercased scheme, normalised host, port or ``None``) of an absolute URL."""
     try:
@@ -252,6 +343,8 @@ def _split_authority(url: str) -> tuple[str, str, int | None] | None:
         except ValueError:
             return None
     host = _ascii_host(hostname)
+    if host is not None:
+        host = _host_form(host)
     if host is None:
         return None
     return parts.scheme.lower(), host, port
@@ -363,16 +456,11 @@ def _valid_loc(loc: str) -> bool:
     if host.isascii():
         if not _REG_NAME_RE.fullmatch(host) or host.strip(".") == "":
             return False
-        labels = host.rstrip(".").split(".")
-        if all(label.isdigit() for label in labels):
-            try:
-                ipaddress.IPv4Address(host.rstrip("."))
-            except ValueError:
-                return False
-        return True
+        return _host_form(host.lower()) is not None
     if not _REG_NAME_RE.fullmatch(_NON_ASCII_RE.sub("a", host)):
         return False
-    return _ascii_host(host) is not None
+    ascii_host = _ascii_host(host)
+    return ascii_host is not None and _host_form(ascii_host) is not None
 
 
 def _valid_ip_literal(literal: str) -> bool:
@@ -499,13 +587,14 @@ def _encode_char(char: str, encoding: str) -> str:
 def normalize_url(url: str) -> str:
     """``url`` in a form for comparison.
 
-    Lowercases the scheme and host (an IDN host becomes punycode), drops the scheme's default
-    port and the fragment, turns an empty path into ``/``, resolves ``.`` and ``..`` segments,
-    percent-encodes what a browser
-    encodes in a path or query (non-ASCII characters as UTF-8, spaces, ``"<>```), decodes
-    escaped unreserved characters (``%7E`` is ``~``) and uppercases the hex digits of other
-    escapes. The query is kept in its order. Input that cannot be parsed is returned stripped
-    of surrounding whitespace.
+    Lowercases the scheme and host (an IDN host becomes punycode, an IPv4 address written
+    another way, such as ``127.1`` or ``127.0.0.1.``, becomes ``127.0.0.1``; a name keeps its
+    trailing dot), drops the scheme's default port and the fragment, turns an empty path into
+    ``/``, resolves ``.`` and ``..`` segments, percent-encodes what a browser encodes in a path
+    or query (non-ASCII characters as UTF-8, spaces, ``"<>```), decodes escaped unreserved
+    characters (``%7E`` is ``~``) and uppercases the hex digits of other escapes. The query is
+    kept in its order. Input that cannot be parsed is returned stripped of surrounding
+    whitespace.
     """
     text = url.strip() if isinstance(url, str) else ""
     try:
@@ -523,7 +612,11 @@ def normalize_url(url: str) -> str:
             host, port = hostport.lower(), None
         else:
             host, port = split
-            host = host.lower() if host.startswith("[") else (_ascii_host(host) or host.lower())
+            if host.startswith("["):
+                host = host.lower()
+            else:
+                ascii_host = _ascii_host(host) or host.lower()
+                host = _host_form(ascii_host) or ascii_host
         default = DEFAULT_PORTS.get(scheme)
         if port is not None and (port == "" or (port.isdigit() and int(port) == default)):
             port = None

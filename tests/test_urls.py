@@ -19,10 +19,12 @@ from sitemapaudit.urls import (
     normalize_url,
     origin_of,
     parse_origin,
+    request_url,
     resolve,
     resolve_href,
     same_url,
     scope_problem,
+    url_origin,
 )
 
 # --- parse_origin -------------------------------------------------------------------------
@@ -547,3 +549,112 @@ def test_resolve_href_keeps_a_value_that_is_no_url_as_written() -> None:
 @settings(max_examples=300, database=None)
 def test_invalid_url_reason_never_raises(loc: str) -> None:
     assert invalid_url_reason(loc)
+
+
+# --- hosts written as numbers and with a trailing dot ---------------------------------------
+
+# Spellings of 127.0.0.1 that the WHATWG URL Standard's host parser (browsers, Google) reads as
+# that address: fewer parts, hexadecimal, octal, one 32-bit number, a trailing dot, or
+# full-width digits that IDNA maps to ASCII ones.
+IPV4_SPELLINGS = [
+    "127.1",
+    "127.0.1",
+    "0x7f000001",
+    "0X7F.1",
+    "0x7f.0.0.1",
+    "0177.0.0.1",
+    "127.000.000.001",
+    "2130706433",
+    "127.0.0.1.",
+    "127.1.",
+    "\uff11\uff12\uff17.0.0.1",
+]
+
+
+@pytest.mark.parametrize("host", IPV4_SPELLINGS)
+def test_an_ipv4_address_written_another_way_is_that_address(host: str) -> None:
+    url = f"http://{host}:8080/a/page"
+    dotted = "http://127.0.0.1:8080/a/page"
+    assert loc_problems(url) == []
+    assert parse_origin("http://127.0.0.1:8080").owns(url)
+    assert url_origin(url) == Origin("http", "127.0.0.1", 8080)
+    assert parse_origin(f"http://{host}:8080") == Origin("http", "127.0.0.1", 8080)
+    assert in_sitemap_scope(url, "http://127.0.0.1:8080/a/sitemap.xml")
+    assert in_sitemap_scope(dotted, f"http://{host}:8080/a/sitemap.xml")
+    assert scope_problem(url, "http://127.0.0.1:8080/b/sitemap.xml") == (
+        "outside the directory of http://127.0.0.1:8080/b/sitemap.xml"
+    )
+    assert normalize_url(url) == dotted
+    assert same_url(url, dotted)
+    assert request_url(url) == dotted
+    assert request_url(f"http://{host}:8080/a?q=1#top") == "http://127.0.0.1:8080/a?q=1#top"
+
+
+@pytest.mark.parametrize(
+    ("host", "address"),
+    [
+        ("0", "0.0.0.0"),
+        ("0x", "0.0.0.0"),
+        ("10.1", "10.0.0.1"),
+        ("192.168.257", "192.168.1.1"),
+        ("4294967295", "255.255.255.255"),
+        ("0xffffffff", "255.255.255.255"),
+        ("017700000001", "127.0.0.1"),
+        ("1.2.3.4", "1.2.3.4"),
+    ],
+)
+def test_ipv4_numbers_are_read_as_the_url_standard_reads_them(host: str, address: str) -> None:
+    assert normalize_url(f"http://{host}/") == f"http://{address}/"
+    assert parse_origin(f"http://{host}") == Origin("http", address, None)
+
+
+@pytest.mark.parametrize(
+    "host",
+    [
+        "999.1.1.1",
+        "256.0.0.1",
+        "1.2.3.4.5",
+        "4294967296",
+        "0x100000000",
+        "1.2.65536",
+        "08.0.0.1",
+        "0x7g.0.0.1",
+        "example.123",
+        "example.0x1",
+        "1..1",
+        "127.0.0.1..1",
+    ],
+)
+def test_a_host_that_ends_in_a_number_but_is_no_ipv4_address_is_invalid(host: str) -> None:
+    url = f"http://{host}/a"
+    assert loc_problems(url) == ["invalid_url"]
+    assert invalid_url_reason(url) == f"its host {host!r} is not a valid host name or IP address"
+    assert not parse_origin("http://127.0.0.1").owns(url)
+    assert url_origin(url) is None
+    assert normalize_url(url) == url
+    assert request_url(url) == url
+    with pytest.raises(ConfigError):
+        parse_origin(f"http://{host}")
+
+
+@pytest.mark.parametrize(
+    "host", ["example.com", "example.1a", "1.2.3.4a", "0x7f.example", "a1.b2", "[::1]"]
+)
+def test_a_host_that_does_not_end_in_a_number_is_a_name(host: str) -> None:
+    url = f"http://{host}/a"
+    assert loc_problems(url) == []
+    assert normalize_url(url) == url
+    assert request_url(url) == url
+
+
+def test_a_name_with_a_trailing_dot_is_on_the_host_but_another_url() -> None:
+    # The URL Standard keeps the dot of a name ("example.com." is another host string, and
+    # browsers request it as written); the audit counts it on the audited host and in scope,
+    # but compares it as another URL (a canonical) and requests it as written.
+    url = "https://Example.com./a/page"
+    assert loc_problems(url) == []
+    assert parse_origin("example.com").owns(url)
+    assert in_sitemap_scope(url, "https://example.com/a/sitemap.xml")
+    assert normalize_url(url) == "https://example.com./a/page"
+    assert not same_url(url, "https://example.com/a/page")
+    assert request_url(url) == url

@@ -45,6 +45,7 @@ from sitemapaudit.readlimit import META_KEY as READ_LIMIT_META
 from sitemapaudit.readlimit import OWN_LIMIT_KEY as OWN_READ_LIMIT
 from sitemapaudit.report.records import SummaryRecord
 from sitemapaudit.sitemap.records import Problem
+from sitemapaudit.urls import request_url
 
 if TYPE_CHECKING:
     from sitemapaudit.distributed.run import SharedAuditRun
@@ -830,7 +831,7 @@ class AuditSpider(Spider):
         priority: int = 0,
     ) -> Request:
         return Request(
-            url,
+            request_url(url),
             callback=callback,
             errback=errback,
             priority=priority,
@@ -841,7 +842,7 @@ class AuditSpider(Spider):
     def _sitemap_request(self, ref: SitemapRef) -> Request:
         headers, previous_run = self.run.conditional_headers(ref.url)
         return Request(
-            ref.url,
+            request_url(ref.url),
             callback=self.parse_sitemap,
             errback=self.sitemap_failed,
             priority=50 - ref.depth,
@@ -868,7 +869,7 @@ class AuditSpider(Spider):
 
     def _page_request(self, url_id: int, url: str, state: RedirectState, blocked: bool) -> Request:
         return Request(
-            url,
+            request_url(url),
             callback=self.parse_page,
             errback=self.page_failed,
             dont_filter=True,
@@ -912,7 +913,7 @@ class AuditSpider(Spider):
         target = self._next_target(response, hosts, max_redirects=max_redirects)
         if target is None:
             return None
-        return response.request.replace(url=target)  # type: ignore[union-attr]
+        return response.request.replace(url=request_url(target))  # type: ignore[union-attr]
 
 
 # Redirects of robots.txt followed: Google follows five, then treats robots.txt as not found

@@ -1081,3 +1081,42 @@ async def test_urls_settled_without_a_request_are_not_counted_as_unrecorded_page
         f"({unrecorded} more were requested, but the audit stopped before their records were "
         "written: a URL's record waits until every sitemap is read)"
     ) in records[-1]["notes"][0]
+
+
+@deferred_f_from_coro_f
+async def test_an_ipv4_host_written_another_way_is_the_audited_host(tmp_path: Path) -> None:
+    # 127.1, 0x7f000001, 0177.0.0.1, 2130706433 and 127.0.0.1. are all 127.0.0.1 as the URL
+    # Standard (browsers, Google) reads them: on the audited host, in the sitemap's scope, the
+    # same page for a canonical, requested as 127.0.0.1; the record keeps the URL as listed.
+    site = TestSite({})
+    port = site.port
+    spellings = ["127.1", "0x7f000001", "0177.0.0.1", "2130706433", "127.0.0.1."]
+    listed = [f"http://{host}:{port}/d/{i}" for i, host in enumerate(spellings)]
+    site.routes.update(
+        {
+            "/robots.txt": Page(
+                body=f"Sitemap: {{base}}/d/s.xml\nSitemap: http://127.1.:{port}/d/s.xml\n",
+                content_type="text/plain",
+            ),
+            "/": page(),
+            "/d/s.xml": Page(
+                body=urlset(*(url(loc) for loc in listed), url("{base}/d/canonical")),
+                content_type=XML,
+            ),
+            **{f"/d/{i}": page() for i in range(len(spellings))},
+            "/d/canonical": page(
+                f'<link rel="canonical" href="http://2130706433:{port}/d/canonical">'
+            ),
+        }
+    )
+    with site:
+        records = await audit(site, tmp_path)
+    assert [r["url"] for r in by_record(records, "sitemap")] == [f"{site.base}/d/s.xml"]
+    urls = {r["url"]: r for r in by_record(records, "url")}
+    assert {loc: r["issues"] for loc, r in urls.items()} == {
+        loc: [] for loc in [*listed, f"{site.base}/d/canonical"]
+    }
+    for i, loc in enumerate(listed):
+        assert (urls[loc]["status"], urls[loc]["final_url"]) == (200, f"{site.base}/d/{i}")
+        assert site.request_headers[f"/d/{i}"]["host"] == f"127.0.0.1:{port}"
+    assert site.hits["/d/s.xml"] == 1

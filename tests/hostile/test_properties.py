@@ -41,6 +41,7 @@ from sitemapaudit.urls import (
     loc_problems,
     normalize_url,
     parse_origin,
+    request_url,
     resolve,
     same_url,
 )
@@ -477,7 +478,7 @@ def test_url_rules_take_any_text(value: str, other: str) -> None:
         return
     # A URL the audit would request goes nowhere but the audited origin, whatever Scrapy
     # makes of it on the way (percent-encoding, IDNA, whitespace).
-    request = Request(value)
+    request = Request(request_url(value))
     parts = urlsplit(request.url)
     assert parts.scheme in DEFAULT_PORTS
     assert (parts.hostname or "").rstrip(".") == ORIGIN.host
