@@ -152,7 +152,8 @@ class LastmodMismatch(UrlCheck):
 
 class LastmodUnverifiable(UrlCheck):
     """The page has no usable Last-Modified (absent, not a date, equal to its Date or later than
-    it): lastmod is unchecked."""
+    it): lastmod is unchecked. Not for a response whose body could not be read
+    (``fetch_failed`` says what is wrong with it)."""
 
     code = "lastmod_unverifiable"
     severity = Severity.NOTICE
@@ -164,7 +165,7 @@ class LastmodUnverifiable(UrlCheck):
         outcome = facts.outcome
         if listed_lastmod(facts.lastmod, facts.lastmod_format) is None:
             return None
-        if outcome.status is None or not 200 <= outcome.status < 300:
+        if not outcome.fetched or outcome.status is None or not 200 <= outcome.status < 300:
             return None
         if usable_last_modified(outcome, ctx.config.generated_date_window) is not None:
             return None

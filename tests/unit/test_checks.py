@@ -594,3 +594,16 @@ def test_lastmods_at_the_ends_of_the_calendar_are_judged_not_crashed_on() -> Non
         "lastmod_future",
         "lastmod_mismatch",
     ]
+
+
+def test_the_lastmod_of_a_page_whose_body_cannot_be_read_is_not_called_unverifiable() -> None:
+    """A response whose body cannot be decoded is fetch_failed; its Last-Modified is not
+    what makes its lastmod unchecked, and it is not "equal to its Date" either."""
+    record = url_record(
+        lastmod="2024-05-01",
+        fetched=False,
+        error="the page's gzip-encoded body cannot be decoded: the body is not gzip data",
+        last_modified="Wed, 01 May 2024 10:00:00 GMT",
+        date="Mon, 23 Nov 2026 12:00:00 GMT",
+    )
+    assert record.issues == ["fetch_failed"]
