@@ -280,11 +280,14 @@ class AuditRun:
         """Keep a sitemap's facts (a resumed audit reports them again) and hand them on; a
         requested sitemap of the audited host that robots.txt disallows says so: by a rule,
         or because robots.txt answered 5xx or 429 or could not be fetched, which disallows
-        every URL of the host (RFC 9309)."""
+        every URL of the host (RFC 9309), when the sitemap itself was answered."""
         robots = self.robots
+        answered = facts.fetched or facts.status is not None
         if (
             robots is not None
-            and (facts.fetched or facts.status is not None or facts.error is not None)
+            # Under a robots.txt that could not be read, a sitemap that got no answer either
+            # has the same outage: its fetch_failed says it.
+            and (answered or (facts.error is not None and robots.outcome == "rules"))
             and self.origin.owns(facts.url)
             and not robots.can_fetch(facts.url)
         ):

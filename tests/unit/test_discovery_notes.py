@@ -171,6 +171,9 @@ def test_a_robots_txt_that_disallows_all_disallows_the_sitemaps_of_the_audited_h
     own = run.settle(SitemapFacts("https://e.com/s.xml", "robots.txt", fetched=True, status=200))
     cdn = run.settle(SitemapFacts("https://cdn.e.com/s.xml", "html-link", fetched=True, status=200))
     never = run.settle(SitemapFacts("https://e.com/x", "index", problems=[]))
+    unanswered = run.settle(
+        SitemapFacts("https://e.com/t.xml", "robots.txt", error="TimeoutError: took too long")
+    )
     assert [(p.code, p.message) for p in own.problems] == [
         (
             "robots_blocked",
@@ -180,6 +183,7 @@ def test_a_robots_txt_that_disallows_all_disallows_the_sitemaps_of_the_audited_h
     ]
     assert cdn.problems == []
     assert never.problems == []  # not requested (skipped): no verdict on it
+    assert unanswered.problems == []  # the same outage as robots.txt's: fetch_failed says it
 
 
 @pytest.mark.parametrize(
