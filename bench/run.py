@@ -1006,6 +1006,13 @@ class Bench:
                 return a[key] / b[key]
             return None
 
+        # The fastest round of each row: other work on a shared machine only slows a round
+        # down, so best against best is the ratio least disturbed by it (reported beside the
+        # medians, which decide).
+        best = {
+            name: {"pages_per_s": max((r.get("pages_per_s") or 0.0) for r in rs) or None}
+            for name, rs in rows.items()
+        }
         errors = any("error" in r for rs in rows.values() for r in rs)
         pages_ok = all(r.get("pages") == site.url_count for rs in rows.values() for r in rs)
         valid = not errors and pages_ok
@@ -1018,7 +1025,8 @@ class Bench:
             f">= {T3A_RATIO}",
             None if r3a is None else (valid and r3a >= T3A_RATIO),
             note=f"per CPU-second {fmt(rate_ratio(audit, same, 'pages_per_cpu_s'))}; "
-            f"crawl-time {fmt(rate_ratio(audit, same, 'pages_per_s_crawl'))}",
+            f"crawl-time {fmt(rate_ratio(audit, same, 'pages_per_s_crawl'))}; best rounds "
+            f"{fmt(rate_ratio(best['sitemapaudit'], best['bare, audit settings']))}",
         )
         self.target(
             "3b",
@@ -1028,10 +1036,12 @@ class Bench:
             f">= {T3B_RATIO}",
             None if r3b is None else (valid and r3b >= T3B_RATIO),
             note=f"per CPU-second {fmt(rate_ratio(audit, default, 'pages_per_cpu_s'))}; "
-            f"crawl-time {fmt(rate_ratio(audit, default, 'pages_per_s_crawl'))}",
+            f"crawl-time {fmt(rate_ratio(audit, default, 'pages_per_s_crawl'))}; best rounds "
+            f"{fmt(rate_ratio(best['sitemapaudit'], best['bare, Scrapy defaults']))}",
         )
         if head_only and self.args.page_size == "small":
             off = med["sitemapaudit, head-only off"]
+            best_off = best["sitemapaudit, head-only off"]
             r4c = rate_ratio(audit, off)
             self.target(
                 "4",
@@ -1039,7 +1049,8 @@ class Bench:
                 r4c,
                 f">= {T4_SMALL_PAGES}",
                 None if r4c is None else (valid and r4c >= T4_SMALL_PAGES),
-                note=f"per CPU-second {fmt(rate_ratio(audit, off, 'pages_per_cpu_s'))}",
+                note=f"per CPU-second {fmt(rate_ratio(audit, off, 'pages_per_cpu_s'))}; best "
+                f"rounds {fmt(rate_ratio(best['sitemapaudit'], best_off))}",
             )
         first = rows["sitemapaudit"][0].get("findings")
         if first:
