@@ -67,7 +67,8 @@ class UrlNon200(UrlCheck):
 
 
 class UrlFetchFailed(UrlCheck):
-    """The URL could not be fetched: DNS, connection, timeout (after retries)."""
+    """The URL could not be fetched: DNS, connection, timeout (after retries); or its body
+    cannot be decoded as its ``Content-Encoding`` says, which browsers refuse too."""
 
     code = "fetch_failed"
     severity = Severity.ERROR

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 from sitemapaudit.facts import FetchOutcome
 from sitemapaudit.page import XML_PAGE_TYPES, media_type, page_facts
-from sitemapaudit.page.coding import CodingError, body_coding, gzip_alone, several
+from sitemapaudit.page.coding import CodingError, body_coding, gzip_alone
 from sitemapaudit.page.coding import decoder as coding_decoder
 from sitemapaudit.page.head import HeadEnd
 from sitemapaudit.page.xhtml import XmlHeadEnd
@@ -33,24 +33,33 @@ def _format_second(second: int) -> str:
 def page_head_bytes(
     body: bytes, *, whole: bool = True, coding: str | None = None, xml: bool = False
 ) -> tuple[bytes, str | None]:
-    """The start of a page, decompressed if gzip, up to the end of <head> (bounded); and what
-    is wrong with its gzip data when that shows on the way: corrupt data, or (for a ``whole``
-    body, not a download stopped after the head) a stream that ends before its end.
+    """The start of a page up to the end of <head> (bounded), decoded as its
+    ``Content-Encoding`` says (``coding``, from :func:`sitemapaudit.page.coding.body_coding`),
+    as browsers decode it; and what makes it unreadable when that shows on the way: corrupt
+    data, a coding the audit cannot decode, or (for a ``whole`` body, not a download stopped
+    after the head) data that ends before its end. No bytes are returned then when nothing
+    could be decoded.
 
-    A body that is not gzip data, or any body in several codings, is decoded from ``coding``
-    (from :func:`sitemapaudit.page.coding.body_coding`) when that is given; a coding the audit
-    cannot decode is what is wrong then, and no bytes are returned, as for a body declared
-    ``gzip`` alone that is not gzip data (browsers refuse it). An empty body has nothing to
-    decode, whatever its coding. ``xml``: the page is read as XML (XHTML), whose head ends by
-    XML's rules."""
+    Browsers read a body as it is when no coding is declared, so gzip data sent without
+    ``Content-Encoding: gzip`` is unreadable to them (and to search engines), as is a body
+    declared ``gzip`` alone that is not gzip data. An empty body has nothing to decode,
+    whatever its coding. ``xml``: the page is read as XML (XHTML), whose head ends by XML's
+    rules."""
     if not body:
         return b"", None
-    if gzip_alone(coding) and not GZIP_MAGIC.startswith(body[: len(GZIP_MAGIC)]):
-        return b"", "the body is not gzip data (it does not start with the gzip magic 1f 8b)"
-    if coding is not None and _by_coding(coding, body):
-        return _decoded_head(body, coding, whole=whole, xml=xml)
-    if not body.startswith(GZIP_MAGIC):
+    if coding is None:
+        if body.startswith(GZIP_MAGIC):
+            return b"", (
+                "the body is gzip data, but the response does not say Content-Encoding: gzip "
+                "(browsers and search engines read it as it is, compressed)"
+            )
         return body[:HEAD_READ_LIMIT], None
+    if not gzip_alone(coding):
+        return _decoded_head(body, coding, whole=whole, xml=xml)
+    if not GZIP_MAGIC.startswith(body[: len(GZIP_MAGIC)]):
+        return b"", "the body is not gzip data (it does not start with the gzip magic 1f 8b)"
+    if len(body) < len(GZIP_MAGIC):  # nothing decodable yet
+        return b"", _GZIP_CUT if whole else None
     parts: list[bytes] = []
     head_end = XmlHeadEnd() if xml else HeadEnd()
     stream = BodyStream(body, limit=HEAD_READ_LIMIT)
@@ -61,16 +70,14 @@ def page_head_bytes(
     if stream.corrupt is not None:
         return b"".join(parts), stream.corrupt
     if whole and stream.cut_short:
-        return b"".join(parts), "the gzip data is cut short (it ends before its trailer)"
+        return b"".join(parts), _GZIP_CUT
     return b"".join(parts), None
 
 
+_GZIP_CUT = "the gzip data is cut short (it ends before its trailer)"
+
+
 _CHUNK = 65536
-
-
-def _by_coding(coding: str, body: bytes) -> bool:
-    """Whether a body is decoded from its ``Content-Encoding`` (else gunzipped by its bytes)."""
-    return several(coding) or not body.startswith(GZIP_MAGIC)
 
 
 def _decoded_head(body: bytes, coding: str, *, whole: bool, xml: bool) -> tuple[bytes, str | None]:
@@ -127,8 +134,10 @@ def outcome_from_response(
         head, corrupt = page_head_bytes(body, whole=not stopped, coding=coding, xml=xml)
         if corrupt is not None:
             # Browsers refuse such a page (a decoding error), and search engines cannot read it.
-            kind = "gzip" if coding is None or not _by_coding(coding, body) else coding
-            outcome.error = f"the page's {kind}-encoded body cannot be decoded: {corrupt}"
+            if coding is None:
+                outcome.error = f"the page cannot be read: {corrupt}"
+            else:
+                outcome.error = f"the page's {coding}-encoded body cannot be decoded: {corrupt}"
             outcome.fetched = False
         facts = page_facts(url, headers, head, user_agent=user_agent.lower())
         outcome.noindex = list(facts.noindex)

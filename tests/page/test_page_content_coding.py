@@ -312,3 +312,35 @@ def test_plain_html_under_several_codings_with_gzip_is_fetch_failed() -> None:
         "the deflate, gzip data is corrupt: gzip: "
     )
     assert outcome.noindex == []
+
+
+@pytest.mark.parametrize("stopped", [False, True])
+def test_gzip_data_sent_without_content_encoding_is_not_read(stopped: bool) -> None:
+    """Browsers and search engines read a body with no Content-Encoding as it is: gzip data
+    there is compressed bytes to them, not the page's head."""
+    outcome = outcome_from_response(
+        url="https://e.com/a",
+        status=200,
+        headers={"content-type": ["text/html"]},
+        body=gzip.compress(PAGE),
+        outcome=FetchOutcome(),
+        user_agent="Googlebot",
+        stopped=stopped,
+    )
+    assert not outcome.fetched
+    assert outcome.status == 200
+    assert outcome.error == (
+        "the page cannot be read: the body is gzip data, but the response does not say "
+        "Content-Encoding: gzip (browsers and search engines read it as it is, compressed)"
+    )
+    assert outcome.noindex == []
+
+
+@pytest.mark.parametrize("coding", ["deflate", "br", "zstd"])
+def test_gzip_data_declared_in_another_coding_is_corrupt_in_that_coding(coding: str) -> None:
+    """Browsers decode the coding the response names, whatever the body's first bytes."""
+    outcome = _outcome(gzip.compress(PAGE), coding)
+    assert not outcome.fetched
+    assert outcome.error is not None
+    assert outcome.error.startswith(f"the page's {coding}-encoded body cannot be decoded: ")
+    assert outcome.noindex == []

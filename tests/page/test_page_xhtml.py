@@ -390,7 +390,7 @@ def test_the_head_watcher_stops_an_xml_response_that_is_no_page_at_once() -> Non
 def test_a_gzip_xhtml_page_is_decompressed_to_its_xml_head_end() -> None:
     script = '<script>//<![CDATA[\nvar s = "</head>";\n//]]></script>'
     text = page(f"{script}{NOINDEX}", FILLER * 2000)
-    head, problem = page_head_bytes(gzip.compress(text.encode()), xml=True)
+    head, problem = page_head_bytes(gzip.compress(text.encode()), coding="gzip", xml=True)
     assert problem is None
     assert head.startswith(text[: text.index("</head>") + 7].encode())
     facts = page_facts(URL, {"content-type": ["application/xhtml+xml"]}, head)
