@@ -75,6 +75,14 @@ def off_host_sitemap(url: str) -> str:
 # URL-rule codes that keep a listed URL from being requested at all.
 NOT_FETCHABLE = frozenset({"invalid_url", "url_too_long", "off_host"})
 
+# Findings of a sitemap that a 304 does not carry over from the previous run: those of its
+# fetch, what the index listing it says of it, what this run's robots.txt says of it, and
+# what the children of an index (read again from the kept entries) give.
+NOT_CARRIED = frozenset(
+    {"http_error", "fetch_failed", "redirect", "robots_blocked", *INDEX_LASTMOD_CODES}
+)
+INDEX_CHILD_CODES = frozenset({"index_cycle", "index_too_deep", "sitemap_limit", "invalid_url"})
+
 
 class Stats(Protocol):
     def inc_value(self, key: str, count: int = 1, start: int = 0) -> None: ...
@@ -924,11 +932,13 @@ class AuditRun:
                 f"be read from the history ({self.history_error}); {url_count:,} URL(s) and "
                 f"{child_count:,} child sitemap(s) were read before that"
             )
+        rejudged = NOT_CARRIED | (
+            INDEX_CHILD_CODES if before.get("kind") == "sitemapindex" else set()
+        )
         carried = [
             Problem(code, f"carried over from run {previous_run}: the sitemap is unchanged (304)")
             for code in before.get("issues", [])
-            # (The index's lastmod for it is judged again: the index may have changed.)
-            if code not in ("http_error", "fetch_failed", "redirect", *INDEX_LASTMOD_CODES)
+            if code not in rejudged
         ]
         facts = SitemapFacts(
             url=ref.url,

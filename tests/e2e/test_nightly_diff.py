@@ -184,6 +184,63 @@ async def test_a_history_that_keeps_two_runs_still_diffs_and_reuses_sitemaps(
 
 
 @deferred_f_from_coro_f
+async def test_what_robots_txt_and_the_audit_s_caps_say_of_a_304_sitemap_is_judged_again(
+    tmp_path: Path,
+) -> None:
+    """A 304 keeps what the sitemap's body gave (its entries, its document findings), not what
+    this run's robots.txt and settings say of it and of the children it lists: a robots.txt that
+    no longer disallows the sitemap, or a depth cap that is raised, ends robots_blocked and
+    index_too_deep at once, and each finding that holds is reported once."""
+    history = {"SITEMAPAUDIT_HISTORY_PATH": str(tmp_path / "history.sqlite3")}
+    blocking = "User-agent: *\nDisallow: /index.xml\nSitemap: {base}/index.xml\n"
+    site = TestSite(
+        {
+            "/robots.txt": Page(body=blocking, content_type="text/plain"),
+            "/index.xml": conditional(
+                '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+                "<sitemap><loc>{base}/s.xml</loc></sitemap>"
+                "<sitemap><loc>ftp://example.com/s.xml</loc></sitemap></sitemapindex>",
+                '"i1"',
+            ),
+            "/s.xml": conditional(urlset(url("{base}/a")), '"v1"'),
+            "/a": page(),
+        }
+    )
+    capped = {**history, "SITEMAPAUDIT_MAX_INDEX_DEPTH": 0}
+    with site:
+        first, _ = await run_audit(site.base, tmp_path / "1.jsonl", settings=capped)
+        second, _ = await run_audit(site.base, tmp_path / "2.jsonl", settings=capped)
+        site.routes["/robots.txt"] = Page(
+            body="Sitemap: {base}/index.xml\n", content_type="text/plain"
+        )
+        third, crawler = await run_audit(
+            site.base,
+            tmp_path / "3.jsonl",
+            settings=history,
+            fail_on="robots_blocked,index_too_deep",
+        )
+
+    def index_record(records: list[dict[str, Any]]) -> dict[str, Any]:
+        return next(r for r in by_record(records, "sitemap") if r["url"].endswith("/index.xml"))
+
+    for records in (first, second):
+        found = index_record(records)
+        assert found["issues"] == ["invalid_url", "index_too_deep", "robots_blocked"]
+        assert [e.split(":", 1)[0] for e in found["errors"]] == found["issues"]
+    assert index_record(second)["status"] == 304
+    assert index_record(third)["status"] == 304
+    assert index_record(third)["issues"] == ["invalid_url"]
+    assert len(index_record(third)["errors"]) == 1
+    assert {r["url"].rsplit("/", 1)[-1] for r in by_record(third, "sitemap")} == {
+        "index.xml",
+        "s.xml",
+    }
+    assert ("finding_fixed", "index.xml", "robots_blocked") in changes(third)
+    assert ("finding_fixed", "index.xml", "index_too_deep") in changes(third)
+    assert not audit_failed(crawler.stats.get_stats())
+
+
+@deferred_f_from_coro_f
 async def test_incremental_runs_recheck_what_changed_and_carry_the_rest(tmp_path: Path) -> None:
     import zlib
 
