@@ -680,7 +680,7 @@ class AuditRun:
     def claim_redirect(self, ref: SitemapRef, target: str) -> bool:
         """Whether to follow a sitemap's redirect to ``target``: not when ``target`` is a
         sitemap already known to this audit (it is read under its own name)."""
-        return self.tree.claim(target, parent=ref.parent)
+        return self.tree.claim(target, parent=ref.parent, source=ref.url)
 
     def sitemap_redirected(
         self, ref: SitemapRef, redirects: RedirectState, target: str
