@@ -94,11 +94,13 @@ class SharedSitemapTree(SitemapTree):
         self.shared.client.incr(self.shared.key("scheduled"))
 
     def claim(self, url: str, *, parent: str | None, source: str) -> bool:
-        """The single-process claim, registered for the cluster."""
-        key = normalize_url(url)
+        """The single-process claim, registered for the cluster. A sitemap read again because
+        its first reader left claims its redirect's target again: that reader may have left
+        before reading it."""
+        key, source_key = normalize_url(url), normalize_url(source)
         if self._register(key, parent) is not None:
-            return False
-        self._note_redirect(key, normalize_url(source))
+            return self.shared.redirected_from(key) == source_key
+        self._note_redirect(key, source_key)
         return True
 
     def _note_redirect(self, target: str, source: str) -> None:
