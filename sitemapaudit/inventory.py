@@ -61,6 +61,11 @@ CREATE INDEX IF NOT EXISTS urls_done ON urls (id) WHERE state = 2;
 CREATE TABLE IF NOT EXISTS url_notes (url TEXT NOT NULL, note TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS url_notes_url ON url_notes (url);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sitemap_redirects (
+    target TEXT PRIMARY KEY,
+    source TEXT NOT NULL,
+    parent TEXT
+);
 """
 
 
@@ -331,6 +336,21 @@ class Inventory:
             "ON CONFLICT(url) DO UPDATE SET state = excluded.state, facts = excluded.facts",
             (url, SITEMAP_DONE, json.dumps(facts)),
         )
+
+    def sitemap_redirected(self, target: str, source: str, parent: str | None) -> None:
+        """The sitemap ``source`` (listed by ``parent``) redirects to ``target``, where it is
+        read: a resumed audit knows ``target`` as read once ``source`` is done."""
+        self._db.execute(
+            "INSERT OR REPLACE INTO sitemap_redirects (target, source, parent) VALUES (?, ?, ?)",
+            (target, source, parent),
+        )
+
+    def sitemap_redirects(self) -> list[tuple[str, str, str | None]]:
+        """``(target, source, parent)`` of every redirect followed from a sitemap."""
+        rows = self._db.execute(
+            "SELECT target, source, parent FROM sitemap_redirects ORDER BY rowid"
+        )
+        return [(str(target), str(source), parent) for target, source, parent in rows]
 
     def pending_sitemaps(self) -> list[dict[str, Any]]:
         rows = self._db.execute(

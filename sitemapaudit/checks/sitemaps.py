@@ -103,7 +103,8 @@ class MissingLoc(ProblemCheck):
 
 
 class IndexCycle(ProblemCheck):
-    """An index lists itself or an index above it in the tree (a loop); it is not read again."""
+    """An index lists itself or an index above it in the tree (a loop), at its URL or at one it
+    redirects to; it is not read again."""
 
     code = "index_cycle"
     severity = Severity.WARNING

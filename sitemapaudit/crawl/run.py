@@ -257,17 +257,21 @@ class AuditRun:
         self.inventory.prepare_resume()
         self.resumed_refs = [SitemapRef(**ref) for ref in self.inventory.pending_sitemaps()]
         parents = {ref.url: ref.parent for ref in self.resumed_refs}
-        parents.update(
-            (data["url"], data.get("parent")) for data in self.inventory.done_sitemaps() if data
-        )
+        # Read before the interruption (an empty entry is a common path that held no sitemap).
+        done = {data["url"]: data.get("parent") for data in self.inventory.done_sitemaps() if data}
+        parents.update(done)
         self.tree.restore(self.inventory.sitemap_urls(), parents)
+        # A sitemap read where it redirects was read there once its record is out; one still
+        # pending is requested again and follows its redirect again.
+        for target, source, parent in self.inventory.sitemap_redirects():
+            if source in done:
+                self.tree.claim(target, parent=parent, source=source)
         # A common path that held no sitemap has no place under the cap.
         self.tree.scheduled = len(self.inventory.sitemap_urls()) - sum(
             1 for data in self.inventory.done_sitemaps() if not data
         )
         self._sitemaps_outstanding += len(self.resumed_refs)
-        # Read before the interruption (an empty entry is a common path that held no sitemap).
-        self.totals.sitemaps = sum(1 for data in self.inventory.done_sitemaps() if data)
+        self.totals.sitemaps = len(done)
         logger.info(
             "resuming the audit in %s: %d sitemap(s) still to read",
             self._work_dir,
@@ -688,7 +692,10 @@ class AuditRun:
     def claim_redirect(self, ref: SitemapRef, target: str) -> bool:
         """Whether to follow a sitemap's redirect to ``target``: not when ``target`` is a
         sitemap already known to this audit (it is read under its own name)."""
-        return self.tree.claim(target, parent=ref.parent)
+        if not self.tree.claim(target, parent=ref.parent, source=ref.url):
+            return False
+        self.inventory.sitemap_redirected(target, ref.url, ref.parent)
+        return True
 
     def sitemap_redirected(
         self, ref: SitemapRef, redirects: RedirectState, target: str

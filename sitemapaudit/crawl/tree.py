@@ -58,6 +58,9 @@ class SitemapTree:
         # robots.txt, the homepage, arguments, common paths, or unknown after a resume), to
         # tell a loop from a sitemap listed again.
         self._parents: dict[str, str | None] = {}
+        # The URLs that sitemaps redirected to and were read at (normalized), each with the
+        # sitemap read there: an index lists itself under either URL.
+        self._redirected_from: dict[str, str] = {}
         self.scheduled = 0
 
     def __len__(self) -> int:
@@ -100,29 +103,39 @@ class SitemapTree:
         the cap while it was fetched: it is read all the same), before its children do."""
         self.scheduled += 1
 
-    def claim(self, url: str, *, parent: str | None) -> bool:
-        """Mark the target of a sitemap's redirect as seen, in the place of the sitemap that
-        redirects (``parent`` is that one's); whether it was new. (It does not count against
-        the cap: it is the same sitemap.)"""
+    def claim(self, url: str, *, parent: str | None, source: str) -> bool:
+        """Mark the target of a sitemap's redirect as seen, in the place of ``source``, the
+        sitemap that redirects (``parent`` is that one's); whether it was new. (It does not
+        count against the cap: it is the same sitemap.)"""
         key = normalize_url(url)
         if key in self._parents:
             return False
         self._parents[key] = parent
+        self._note_redirect(key, normalize_url(source))
         return True
+
+    def _note_redirect(self, target: str, source: str) -> None:
+        self._redirected_from[target] = source
+
+    def redirected_from(self, url: str) -> str | None:
+        """The sitemap (normalized) read at ``url`` after redirecting there, or ``None``."""
+        return self._redirected_from.get(normalize_url(url))
 
     def parent_of(self, url: str) -> str | None:
         """The sitemap that first listed ``url`` (``None`` for a root, or one not seen)."""
         return self._parents.get(normalize_url(url))
 
     def loops(self, index: str, loc: str) -> bool:
-        """Whether ``loc``, listed by ``index``, is ``index`` itself or an index above it: a
-        loop. (A sitemap seen elsewhere, or listed twice, is only listed again.)"""
+        """Whether ``loc``, listed by ``index``, is ``index`` itself or an index above it, at
+        its URL or one it redirected to: a loop. (A sitemap seen elsewhere, or listed twice,
+        is only listed again.)"""
         target = normalize_url(loc)
+        read_as = self.redirected_from(target)
         node: str | None = index
         walked: set[str] = set()
         while node is not None:
             key = normalize_url(node)
-            if key == target:
+            if key in (target, read_as):
                 return True
             if key in walked:
                 return False

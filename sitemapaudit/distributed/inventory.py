@@ -225,6 +225,13 @@ class SharedInventory:
         """Sitemaps of an interrupted local audit: a shared audit is never resumed that way."""
         return []
 
+    def sitemap_redirected(self, target: str, source: str, parent: str | None) -> None:
+        """Nothing to keep: the cluster's sitemap tree knows the redirects it followed."""
+
+    def sitemap_redirects(self) -> list[tuple[str, str, str | None]]:
+        """Redirects of an interrupted local audit: a shared audit is never resumed that way."""
+        return []
+
     def set_identity(self, identity: str) -> None:
         """Nothing to keep: a shared audit's keys are those of its origin already."""
 

@@ -93,9 +93,22 @@ class SharedSitemapTree(SitemapTree):
         """The single-process count, of the cluster's count."""
         self.shared.client.incr(self.shared.key("scheduled"))
 
-    def claim(self, url: str, *, parent: str | None) -> bool:
-        """The single-process claim, registered for the cluster."""
-        return self._register(normalize_url(url), parent) is None
+    def claim(self, url: str, *, parent: str | None, source: str) -> bool:
+        """The single-process claim, registered for the cluster. A sitemap read again because
+        its first reader left claims its redirect's target again: that reader may have left
+        before reading it."""
+        key, source_key = normalize_url(url), normalize_url(source)
+        if self._register(key, parent) is not None:
+            return self.shared.redirected_from(key) == source_key
+        self._note_redirect(key, source_key)
+        return True
+
+    def _note_redirect(self, target: str, source: str) -> None:
+        self.shared.register_redirect(target, source)
+
+    def redirected_from(self, url: str) -> str | None:
+        """The single-process answer, for the whole cluster."""
+        return self.shared.redirected_from(normalize_url(url))
 
     def parent_of(self, url: str) -> str | None:
         """The sitemap that first listed ``url``, for the whole cluster."""

@@ -254,6 +254,15 @@ class SharedAudit:
             return None
         return cast(str | None, self.client.hget(self.key("seen"), key))
 
+    def register_redirect(self, target: str, source: str) -> None:
+        """Note that the sitemap ``source`` was read at ``target`` (both normalized), where it
+        redirected."""
+        self.client.hsetnx(self.key("redirected"), target, source)
+
+    def redirected_from(self, target: str) -> str | None:
+        """The sitemap read at ``target`` after redirecting there, ``None`` if none was."""
+        return cast(str | None, self.client.hget(self.key("redirected"), target))
+
     def count_scheduled(self, limit: int) -> bool:
         """Count one more sitemap against the cap; ``False`` (and not counted) past it."""
         if int(self.client.incr(self.key("scheduled"))) <= limit:

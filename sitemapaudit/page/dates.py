@@ -62,9 +62,22 @@ _TIME_RE = re.compile(
 )
 
 
+# A date and a time separated by spaces, as SQL and PHP's ``Y-m-d H:i:s`` write them.
+_SPACED_TIME_RE = re.compile(r"\s*(?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})\s+(?P<time>[0-9]{2}:.*)")
+SPACED_TIME = "a time is separated from its date by 'T', not a space"
+
+
 def w3c_refusal(lastmod: str) -> str:
     """Why a value that is no W3C Datetime is refused, when its shape tells: ``": "`` and the
     reason, or ``""``."""
+    spaced = _SPACED_TIME_RE.fullmatch(lastmod)
+    if spaced is not None:
+        written = f"{spaced['date']}T{spaced['time']}"
+        if parse_w3c_datetime(written) is not None:
+            return f": {SPACED_TIME}"
+        more = w3c_refusal(written)
+        # Said only when it is all that is wrong, or with what else is.
+        return f": {SPACED_TIME}; and {more[2:]}" if more else ""
     dated = _DATE_ZONE_RE.fullmatch(lastmod)
     if dated is not None:
         return _offset_beyond(dated) or f": {DATE_WITH_TIME_ZONE}"

@@ -200,6 +200,37 @@ def test_the_sitemap_tree_is_the_clusters(redis_url: str) -> None:
     assert len(one) == len(two) == 4
 
 
+def test_an_index_read_where_it_redirects_is_known_there_to_every_worker(
+    redis_url: str,
+) -> None:
+    origin = origin_url()
+    one, two = tree(audit(redis_url, origin)), tree(audit(redis_url, origin))
+    old, index = "https://e.com/old.xml", "https://e.com/index.xml"
+    assert one.consider(old, depth=0) is Decision.FETCH
+    assert one.claim(index, parent=None, source=old)
+    assert not two.claim(index, parent=None, source="https://e.com/b.xml")
+    assert one.consider("https://e.com/a.xml", depth=1, parent=old) is Decision.FETCH
+    # The child, read by another worker, lists the index at the URL it was read at.
+    assert two.consider(index, depth=2, parent="https://e.com/a.xml") is Decision.SEEN
+    assert two.loops("https://e.com/a.xml", index)
+    assert two.redirected_from(index) == old
+
+
+def test_a_sitemap_read_again_by_another_worker_follows_its_redirect_again(
+    redis_url: str,
+) -> None:
+    # The worker that followed /old.xml's redirect left before reading /index.xml: another
+    # worker reads /old.xml again, and must read /index.xml too.
+    origin = origin_url()
+    one, two = tree(audit(redis_url, origin)), tree(audit(redis_url, origin))
+    old, index = "https://e.com/old.xml", "https://e.com/index.xml"
+    assert one.consider(old, depth=0) is Decision.FETCH
+    assert one.claim(index, parent=None, source=old)
+    assert two.claim(index, parent=None, source=old)
+    # Another sitemap that redirects there: read under /old.xml's record, not twice.
+    assert not two.claim(index, parent=None, source="https://e.com/b.xml")
+
+
 def test_the_pace_of_a_host_is_shared_by_every_client(redis_url: str) -> None:
     host = f"{uuid.uuid4().hex}.example"
     paces = [HostPace(connect(redis_url)) for _ in range(3)]

@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -141,3 +142,59 @@ async def test_a_finished_audit_run_again_with_its_jobdir_is_a_new_audit(tmp_pat
     assert second[-1]["urls_listed"] == 2
     assert hits["/s.xml"] == 2
     assert hits["/b"] == 2
+
+
+def test_a_sitemap_read_where_it_redirects_is_not_read_again_after_a_resume(
+    tmp_path: Path,
+) -> None:
+    """robots.txt names /old.xml, read at /new.xml where it redirects, and an index that lists
+    /new.xml; the audit is killed while that index is being fetched. Resumed, the index lists
+    a sitemap read already, as in an audit that ran in one go."""
+    release = threading.Event()
+
+    def late_index(site: TestSite, path: str) -> Page:
+        release.wait(60)
+        return Page(body=index("{base}/new.xml"), content_type=XML)
+
+    routes: dict[str, object] = {
+        "/robots.txt": Page(
+            body="Sitemap: {base}/old.xml\nSitemap: {base}/late-index.xml\n",
+            content_type="text/plain",
+        ),
+        "/old.xml": Page(status=301, headers=[("Location", "/new.xml")]),
+        "/new.xml": Page(body=urlset(url("{base}/p/1"), url("{base}/p/2")), content_type=XML),
+        "/late-index.xml": late_index,
+        "/p/1": Page(body="<html><head></head><body>1</body></html>"),
+        "/p/2": Page(body="<html><head></head><body>2</body></html>"),
+    }
+    jobdir = tmp_path / "job"
+    first_report = tmp_path / "first.jsonl"
+    with TestSite(routes) as site:  # type: ignore[arg-type]
+        first = start_audit(site.base, jobdir, first_report)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (
+            site.hits["/late-index.xml"]
+            and first_report.exists()
+            and "/old.xml" in first_report.read_text()
+        ):
+            time.sleep(0.05)
+        os.kill(first.pid, signal.SIGKILL)
+        first.wait(timeout=10)
+        assert first.stderr is not None
+        first.stderr.close()
+        assert first.returncode != 0, "the first audit ended before it was killed"
+        release.set()
+        second = start_audit(site.base, jobdir, tmp_path / "second.jsonl")
+        _, stderr = second.communicate(timeout=120)
+        assert second.returncode == 0, stderr.decode()[-3000:]
+        hits = dict(site.hits)
+
+    records = [json.loads(line) for line in (tmp_path / "second.jsonl").read_text().splitlines()]
+    sitemaps = {r["url"].replace(site.base, ""): r["issues"] for r in by_record(records, "sitemap")}
+    assert sitemaps == {"/old.xml": ["redirect"], "/late-index.xml": []}
+    assert {r["url"].replace(site.base, ""): r["issues"] for r in by_record(records, "url")} == {
+        "/p/1": [],
+        "/p/2": [],
+    }
+    assert records[-1]["sitemaps_found"] == 2
+    assert hits["/new.xml"] == 1

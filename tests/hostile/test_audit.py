@@ -482,6 +482,42 @@ async def test_index_cycles_and_self_references_end_with_a_finding(
 
 
 @deferred_f_from_coro_f
+async def test_an_index_that_lists_the_url_it_redirects_to_is_a_cycle(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # robots.txt names the old location of the index (an http URL on an https site, say);
+    # the index, and a nested index below it, list its new location.
+    site = TestSite(
+        {
+            "/robots.txt": robots("/old-index.xml"),
+            "/old-index.xml": Page(status=301, headers=[("Location", "/index.xml")]),
+            "/index.xml": Page(
+                body=sitemapindex(["{base}/index.xml", "{base}/nested.xml", "{base}/pages.xml"]),
+                content_type=XML,
+            ),
+            "/nested.xml": Page(body=sitemapindex(["{base}/index.xml"]), content_type=XML),
+            "/pages.xml": Page(body=urlset(["{base}/p"]), content_type=XML),
+            "/p": Page(body=HTML),
+        }
+    )
+    with site:
+        records, crawler = await audit(site, tmp_path, caplog)
+    by_path = sitemaps_by_url(records, site)
+    assert {path: r["issues"] for path, r in by_path.items()} == {
+        "/old-index.xml": ["index_cycle", "redirect"],
+        "/nested.xml": ["index_cycle", "nested_index"],
+        "/pages.xml": [],
+    }
+    assert by_path["/old-index.xml"]["errors"][0] == (
+        f"index_cycle: lists itself or an index above it (a loop), not read again: "
+        f"{site.base}/index.xml"
+    )
+    assert all(site.hits[path] == 1 for path in ("/old-index.xml", "/index.xml", "/nested.xml"))
+    assert_accounted(records, {f"{site.base}/p"})
+    assert crawler.stats.get_value("sitemapaudit/sitemaps/listed_again") is None
+
+
+@deferred_f_from_coro_f
 async def test_a_sitemap_listed_again_is_no_loop_and_a_redirect_is_read_once(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

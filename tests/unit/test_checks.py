@@ -507,6 +507,13 @@ def test_24_00_00_is_the_midnight_that_ends_the_day() -> None:
         ("9999-12-31T24:00:00Z", ": no such time, or one outside the range of dates"),
         ("2024-05-01-05:00", ": a date with a time zone is no W3C Datetime form (the XSD"),
         ("2024-05-01+15:00", ": its time zone offset +15:00 is outside -14:00 to +14:00"),
+        ("2024-05-01 10:00:00+02:00", ": a time is separated from its date by 'T', not a space"),
+        (
+            "2024-05-01 10:00:00",
+            ": a time is separated from its date by 'T', not a space; and a time needs a time "
+            "zone (Z or +hh:mm) in W3C Datetime",
+        ),
+        ("2024-05-01 10:00:00 GMT", ""),
         ("yesterday", ""),
     ],
 )

@@ -169,6 +169,27 @@ def test_a_loop_is_an_index_listing_itself_or_an_index_above_it() -> None:
     assert not tree.loops(child, other)
 
 
+def test_an_index_read_at_the_url_it_redirects_to_is_in_the_tree_under_both() -> None:
+    tree = SitemapTree(ORIGIN, max_depth=5, max_sitemaps=100, max_url_length=2048)
+    old, root, child = (f"{ORIGIN.url}/{name}.xml" for name in ("old", "root", "child"))
+    moved, other = f"{ORIGIN.url}/moved.xml", f"{ORIGIN.url}/other.xml"
+    assert tree.consider(old, depth=0) is Decision.FETCH
+    # /old.xml redirects twice, and is read at /root.xml under its own name.
+    assert tree.claim(moved, parent=None, source=old)
+    assert tree.claim(root, parent=None, source=old)
+    assert tree.consider(other, depth=0) is Decision.FETCH
+    assert tree.consider(child, depth=1, parent=old) is Decision.FETCH
+    # The index lists the URL it was read at, or one it redirected through; its child too.
+    assert tree.loops(old, root)
+    assert tree.loops(old, moved)
+    assert tree.loops(child, root)
+    # Another index listing them: listed again.
+    assert not tree.loops(other, root)
+    # A redirect to a sitemap read under its own name makes no alias of it.
+    assert not tree.claim(other, parent=None, source=child)
+    assert not tree.loops(child, other)
+
+
 def test_restored_parents_keep_loops_known_after_a_resume() -> None:
     tree = SitemapTree(ORIGIN, max_depth=5, max_sitemaps=100, max_url_length=2048)
     root, child = f"{ORIGIN.url}/root.xml", f"{ORIGIN.url}/child.xml"
