@@ -98,13 +98,11 @@ class SharedSitemapTree(SitemapTree):
         its first reader left claims its redirect's target again: that reader may have left
         before reading it."""
         key, source_key = normalize_url(url), normalize_url(source)
-        if self._register(key, parent) is not None:
-            return self.shared.redirected_from(key) == source_key
-        self._note_redirect(key, source_key)
-        return True
-
-    def _note_redirect(self, target: str, source: str) -> None:
-        self.shared.register_redirect(target, source)
+        new, first_source = self.shared.register_redirected(key, parent, source_key)
+        if new:
+            self._mine.add(key)
+            return True
+        return first_source == source_key
 
     def redirected_from(self, url: str) -> str | None:
         """The single-process answer, for the whole cluster."""

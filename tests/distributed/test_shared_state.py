@@ -231,6 +231,36 @@ def test_a_sitemap_read_again_by_another_worker_follows_its_redirect_again(
     assert not two.claim(index, parent=None, source="https://e.com/b.xml")
 
 
+def test_a_worker_that_dies_while_claiming_a_redirect_target_loses_no_sitemap(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The worker that followed /old.xml's redirect dies on its next call to Redis after the
+    # first: whatever it managed to register, the worker that reads /old.xml again must still
+    # read /index.xml.
+    origin = origin_url()
+    one, two = tree(audit(redis_url, origin)), tree(audit(redis_url, origin))
+    old, index = "https://e.com/old.xml", "https://e.com/index.xml"
+    assert one.consider(old, depth=0) is Decision.FETCH
+    client = one.shared.client
+    real = client.execute_command
+    calls: list[object] = []
+
+    def dying(*args: object, **kwargs: object) -> object:
+        calls.append(args[0])
+        if len(calls) > 1:
+            raise redis.ConnectionError("the worker died")
+        return real(*args, **kwargs)
+
+    def claim_until_dead() -> None:
+        for _ in range(3):  # (a first call of a script may first load it)
+            one.claim(index, parent=None, source=old)
+
+    monkeypatch.setattr(client, "execute_command", dying)
+    with pytest.raises(redis.ConnectionError):
+        claim_until_dead()
+    assert two.claim(index, parent=None, source=old)
+
+
 def test_the_pace_of_a_host_is_shared_by_every_client(redis_url: str) -> None:
     host = f"{uuid.uuid4().hex}.example"
     paces = [HostPace(connect(redis_url)) for _ in range(3)]
