@@ -14,6 +14,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from sitemapaudit.checks.fetching import Redirect
+from sitemapaudit.checks.indexing import CanonicalMismatch
 from sitemapaudit.checks.registry import lastmod_codes, page_codes, response_codes
 from sitemapaudit.history.store import (
     SITEMAP_RECORD,
@@ -51,8 +53,16 @@ CHANGES: dict[str, str] = {
     "finding_persisting": "A URL or sitemap has the same finding code in both runs.",
     "status_regression": "The final status was 2xx and is now 4xx/5xx, or fetching now fails.",
     "status_changed": "The final status changed in another way between two fetched results.",
-    "indexability_regression": "The URL was indexable and now is not (old and new say why).",
-    "indexability_restored": "The URL was not indexable and now is.",
+    "indexability_regression": (
+        "The URL was indexable and now is not. The record's old and new give the reason, the "
+        "first of: robots_blocked, fetch_failed, a non-2xx status (as its number: 404), "
+        "redirected (the listed URL redirects: its redirect finding), noindex, canonicalised "
+        "(its canonical names another URL: its canonical_mismatch finding); else indexable. "
+        "A redirect or a canonical counts only when its check is on in both runs."
+    ),
+    "indexability_restored": (
+        "The URL was not indexable and now is (old says why, as for indexability_regression)."
+    ),
     "lastmod_backwards": "The URL's lastmod moved to an earlier date than in the old run.",
     "lastmod_changed_page_unchanged": (
         "The lastmod changed but the page's Last-Modified is the same in both runs."
@@ -85,6 +95,10 @@ _PHRASES: dict[str, tuple[str, str]] = {
         "pages changed under unchanged lastmods",
     ),
 }
+
+# Why an indexable URL is not, besides the finding codes and statuses that say it themselves.
+REDIRECTED = "redirected"
+CANONICALISED = "canonicalised"
 
 # A date-only lastmod names a day in an unknown time zone (UTC-12:00 to UTC+14:00).
 _EARLIEST_OFFSET = timedelta(hours=14)
@@ -141,8 +155,8 @@ def _diff(
     yield from _findings(store, "finding_persisting", runs["new"], runs["old"], present=True)
     yield from _statuses(store, "status_regression", runs)
     yield from _statuses(store, "status_changed", runs)
-    yield from _indexability(store, "indexability_regression", runs)
-    yield from _indexability(store, "indexability_restored", runs)
+    yield from _indexability(store, "indexability_regression", runs, skipped)
+    yield from _indexability(store, "indexability_restored", runs, skipped)
     yield from _lastmod_backwards(store, runs)
     yield from _lastmod_changed_page_unchanged(store, runs)
     yield from _page_changed_lastmod_unchanged(store, runs)
@@ -347,36 +361,64 @@ def _statuses(store: HistoryStore, change: str, runs: dict[str, int]) -> Iterato
         )
 
 
-def _indexability_sql(alias: str) -> str:
-    """SQL: ``'indexable'``, why not, or NULL when the run does not tell (not requested)."""
+def _indexability_sql(alias: str, skipped: frozenset[str]) -> str:
+    """SQL: ``'indexable'``, why not, or NULL when the run does not tell (not requested).
+
+    In order: ``robots_blocked``, ``fetch_failed``, the status of a non-2xx answer (``'404'``),
+    ``'redirected'`` (the listed URL redirects: its ``redirect`` finding), ``'noindex'``,
+    ``'canonicalised'`` (its canonical names another URL: its ``canonical_mismatch`` finding).
+    A finding whose check is in ``skipped`` (switched off in either run) is not asked about,
+    so that a run that did not look does not make the URL indexable again.
+    """
     a = alias
+    redirected = (
+        ""
+        if Redirect.code in skipped
+        else f"WHEN {_has_finding(a, Redirect.code)} THEN '{REDIRECTED}' "
+    )
+    canonicalised = (
+        ""
+        if CanonicalMismatch.code in skipped
+        else f"WHEN {_has_finding(a, CanonicalMismatch.code)} THEN '{CANONICALISED}' "
+    )
     return (
         f"CASE WHEN {a}.robots_blocked THEN 'robots_blocked' "
         f"WHEN {a}.fetch_failed THEN 'fetch_failed' "
         f"WHEN NOT {a}.fetched OR {a}.status IS NULL THEN NULL "
         f"WHEN {a}.status NOT BETWEEN 200 AND 299 THEN CAST({a}.status AS TEXT) "
+        f"{redirected}"
         f"WHEN {a}.noindex <> '' THEN 'noindex' "
+        f"{canonicalised}"
         "ELSE 'indexable' END"
     )
 
 
+def _has_finding(alias: str, code: str) -> str:
+    """SQL: the URL result ``alias`` has the finding ``code`` in its run."""
+    return (
+        f"EXISTS (SELECT 1 FROM findings f WHERE f.run_id = {alias}.run_id "
+        f"AND f.kind = {URL_RECORD} AND f.loc_id = {alias}.url_id AND f.code = '{code}')"
+    )
+
+
 def _indexability(
-    store: HistoryStore, change: str, runs: dict[str, int]
+    store: HistoryStore, change: str, runs: dict[str, int], skipped: frozenset[str]
 ) -> Iterator[dict[str, Any]]:
     if change == "indexability_regression":
         condition = "old = 'indexable' AND new <> 'indexable'"
     else:
         condition = "old <> 'indexable' AND new = 'indexable'"
+    old, new = _indexability_sql("o", skipped), _indexability_sql("n", skipped)
     rows = store.query(
         "SELECT url, old, new FROM ("
-        f"SELECT l.loc AS url, {_indexability_sql('o')} AS old, {_indexability_sql('n')} AS new "
+        f"SELECT l.loc AS url, {old} AS old, {new} AS new "
         "FROM url_results n JOIN url_results o ON o.run_id = :old AND o.url_id = n.url_id "
         "JOIN locs l ON l.id = n.url_id WHERE n.run_id = :new"
         f") WHERE {condition} ORDER BY url",
         runs,
     )
-    for url, old, new in rows:
-        yield _record(change, url, old=old, new=new)
+    for url, old_reason, new_reason in rows:
+        yield _record(change, url, old=old_reason, new=new_reason)
 
 
 def _lastmod_backwards(store: HistoryStore, runs: dict[str, int]) -> Iterator[dict[str, Any]]:

@@ -64,6 +64,46 @@ async def test_the_second_run_reports_what_changed(tmp_path: Path) -> None:
 
 
 @deferred_f_from_coro_f
+async def test_redirects_and_canonicals_make_a_page_no_longer_indexable(tmp_path: Path) -> None:
+    """A listed page that now redirects (to a page answering 200) is redirected; one whose
+    canonical now names another page is canonicalised; one whose canonical names it again is
+    indexable again."""
+    history = {"SITEMAPAUDIT_HISTORY_PATH": str(tmp_path / "history.sqlite3")}
+    itself = '<link rel="canonical" href="{base}/back">'
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+            "/s.xml": Page(
+                body=urlset(url("{base}/moves"), url("{base}/canon"), url("{base}/back")),
+                content_type=XML,
+            ),
+            "/moves": page(),
+            "/moved": page(),
+            "/canon": page('<link rel="canonical" href="{base}/canon">'),
+            "/other": page(),
+            "/back": page('<link rel="canonical" href="{base}/other">'),
+        }
+    )
+    with site:
+        await run_audit(site.base, tmp_path / "1.jsonl", settings=history)
+        site.routes["/moves"] = Page(status=301, headers=[("Location", "/moved")])
+        site.routes["/canon"] = page('<link rel="canonical" href="{base}/other">')
+        site.routes["/back"] = page(itself)
+        second, _ = await run_audit(site.base, tmp_path / "2.jsonl", settings=history)
+
+    got = {
+        (r["change"], r["url"].rsplit("/", 1)[-1], r["old"], r["new"])
+        for r in by_record(second, "diff")
+        if r["change"].startswith("indexability_")
+    }
+    assert got == {
+        ("indexability_regression", "moves", "indexable", "redirected"),
+        ("indexability_regression", "canon", "indexable", "canonicalised"),
+        ("indexability_restored", "back", "canonicalised", "indexable"),
+    }
+
+
+@deferred_f_from_coro_f
 async def test_a_site_whose_sitemaps_are_all_gone_fails_fail_on_error(tmp_path: Path) -> None:
     """No sitemap means no finding (no record carries one), but a nightly run with
     fail_on=error must not pass when the site's sitemaps disappeared."""

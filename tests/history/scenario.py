@@ -213,7 +213,7 @@ EXPECTED: list[dict[str, Any]] = [
     diff("status_changed", f"{E}/redirected", old=200, new=301),
     diff("indexability_regression", f"{E}/blocked", old="indexable", new="robots_blocked"),
     diff("indexability_regression", f"{E}/broken", old="indexable", new="500"),
-    diff("indexability_regression", f"{E}/failed", old="indexable", new="fetch_failed"),
+    # /failed redirected in the old run already: not indexable then either (no record).
     diff("indexability_regression", f"{E}/noindexed", old="indexable", new="noindex"),
     diff("indexability_regression", f"{E}/redirected", old="indexable", new="301"),
     diff("indexability_restored", f"{E}/fixed", old="404", new="indexable"),

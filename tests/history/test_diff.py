@@ -19,6 +19,7 @@ from tests.history.scenario import (
     OLD_SUMMARY,
     A,
     E,
+    diff,
     sitemap,
     url,
     write_report,
@@ -306,22 +307,148 @@ def test_a_304_of_a_conditional_sitemap_fetch_is_the_success_it_confirms(
     assert got == expected
 
 
+EXPECTED_NOINDEXED = next(
+    r for r in EXPECTED if r["change"] == "indexability_regression" and r["new"] == "noindex"
+)
+
+
 def test_a_check_switched_off_in_either_run_is_neither_new_nor_fixed(store: HistoryStore) -> None:
     """Switching ``http_error`` off is not fixing the pages; switching ``redirect`` off in the
-    old run is not breaking them in the new one."""
+    old run is not breaking them in the new one. Nor is a redirect then a reason a URL is not
+    indexable, in either run: /failed, which redirected in the old run, counts as indexable
+    then, and as no longer indexable once its fetch fails."""
     old_summary = {**OLD_SUMMARY, "settings": {"disabled_checks": ["redirect"]}}
     new_summary = {**NEW_SUMMARY, "settings": {"disabled_checks": ["http_error"]}}
     old = store_run(store, OLD_RECORDS, old_summary)
     new = store_run(store, NEW_RECORDS, new_summary)
     skipped = {"http_error", "redirect"}
+    failed = diff("indexability_regression", f"{E}/failed", old="indexable", new="fetch_failed")
     expected = [
         r
         for r in EXPECTED
         if not (r["change"] in {"finding_new", "finding_fixed"} and r["code"] in skipped)
     ]
+    expected.insert(expected.index(EXPECTED_NOINDEXED), failed)
     assert expected != EXPECTED
     assert list(diff_runs(store, old, new)) == expected
     plain = store_run(store, NEW_RECORDS, NEW_SUMMARY)  # a run whose summary is not stored yet
     assert [
         r for r in diff_runs(store, old, plain, unchecked=["http_error"]) if r["code"] in skipped
     ] == [r for r in expected if r["code"] in skipped]
+
+
+def _indexability(store: HistoryStore, old: int, new: int) -> list[tuple[str, str, Any, Any]]:
+    return [
+        (r["change"], r["url"].removeprefix(E), r["old"], r["new"])
+        for r in diff_runs(store, old, new)
+        if r["change"].startswith("indexability_")
+    ]
+
+
+_HOP = [{"url": E + "/p", "status": 301}]
+
+
+@pytest.mark.parametrize(
+    ("fields", "reason"),
+    [
+        # Redirects to a page that answers 200 on the audited host: redirected, as SEO tools say.
+        ({"redirect_chain": _HOP, "final_url": E + "/q", "issues": ["redirect"]}, "redirected"),
+        # The status of where it ended comes first: a redirect to an error page is that error.
+        (
+            {
+                "status": 404,
+                "redirect_chain": _HOP,
+                "final_url": E + "/q",
+                "issues": ["redirect", "http_error"],
+            },
+            "404",
+        ),
+        # Its canonical names another URL: canonicalised.
+        ({"canonical": E + "/other", "issues": ["canonical_mismatch"]}, "canonicalised"),
+        # A noindex page is noindex whatever its canonical says; a redirect comes before both.
+        (
+            {
+                "noindex": ["meta:robots"],
+                "canonical": E + "/other",
+                "issues": ["noindex", "canonical_mismatch"],
+            },
+            "noindex",
+        ),
+        (
+            {
+                "redirect_chain": _HOP,
+                "final_url": E + "/q",
+                "noindex": ["meta:robots"],
+                "canonical": E + "/other",
+                "issues": ["redirect", "noindex", "canonical_mismatch"],
+            },
+            "redirected",
+        ),
+        # A canonical naming the page itself (written differently) is no finding: indexable.
+        ({"canonical": E + "/p?"}, None),
+        (
+            {"status": None, "fetched": False, "final_url": None, "issues": ["fetch_failed"]},
+            "fetch_failed",
+        ),
+        ({"robots_blocked": True, "issues": ["robots_blocked"]}, "robots_blocked"),
+    ],
+)
+def test_indexability_reasons_follow_redirects_and_canonicals(
+    store: HistoryStore, fields: dict[str, Any], reason: str | None
+) -> None:
+    summary = {"record": "summary", "origin": E, "started_at": "a", "finished_at": "b"}
+    old = store_run(store, [sitemap(A), url("/p")], summary)
+    new = store_run(store, [sitemap(A), url("/p", **fields)], summary)
+    expected = [] if reason is None else [("indexability_regression", "/p", "indexable", reason)]
+    assert _indexability(store, old, new) == expected
+    restored = [] if reason is None else [("indexability_restored", "/p", reason, "indexable")]
+    assert _indexability(store, new, old) == restored
+
+
+def test_a_canonical_that_moves_away_and_back(store: HistoryStore) -> None:
+    """A page whose canonical moved to another URL is no longer indexable; once its canonical
+    names the page itself again, it is indexable again."""
+    summary = {"record": "summary", "origin": E, "started_at": "a", "finished_at": "b"}
+    itself = url("/p", canonical=E + "/p")
+    elsewhere = url("/p", canonical=E + "/q", issues=["canonical_mismatch"])
+    first = store_run(store, [sitemap(A), itself], summary)
+    second = store_run(store, [sitemap(A), elsewhere], summary)
+    third = store_run(store, [sitemap(A), itself], summary)
+    assert _indexability(store, first, second) == [
+        ("indexability_regression", "/p", "indexable", "canonicalised")
+    ]
+    assert _indexability(store, second, third) == [
+        ("indexability_restored", "/p", "canonicalised", "indexable")
+    ]
+
+
+def test_a_url_that_started_redirecting(store: HistoryStore, tmp_path: Path) -> None:
+    """From report files too: the listed URL now redirects (and the page it reaches answers
+    200, so the status alone says nothing)."""
+    summary = {"record": "summary", "origin": E, "started_at": "a", "finished_at": "b"}
+    moved = url("/p", redirect_chain=_HOP, final_url=E + "/p/", issues=["redirect"])
+    old = store.import_report(
+        write_report(tmp_path / "old.jsonl", [sitemap(A), url("/p")], summary)
+    )
+    new = store.import_report(write_report(tmp_path / "new.jsonl", [sitemap(A), moved], summary))
+    assert _indexability(store, old, new) == [
+        ("indexability_regression", "/p", "indexable", "redirected")
+    ]
+
+
+@pytest.mark.parametrize("code", ["redirect", "canonical_mismatch"])
+def test_a_check_switched_off_does_not_change_indexability(store: HistoryStore, code: str) -> None:
+    """A run that did not look for redirects or canonicals (its check switched off) does not
+    make the URLs that redirect or are canonicalised indexable again."""
+    fields = {
+        "redirect": {"redirect_chain": _HOP, "final_url": E + "/q"},
+        "canonical_mismatch": {"canonical": E + "/q"},
+    }[code]
+    summary = {"record": "summary", "origin": E, "started_at": "a", "finished_at": "b"}
+    off = {**summary, "settings": {"disabled_checks": [code]}}
+    old = store_run(store, [sitemap(A), url("/p", **fields, issues=[code])], summary)
+    new = store_run(store, [sitemap(A), url("/p", **fields)], off)
+    assert _indexability(store, old, new) == []
+    unsummarised = store_run(store, [sitemap(A), url("/p", **fields)], summary)
+    changes = diff_runs(store, old, unsummarised, unchecked=[code])
+    assert [r for r in changes if r["change"].startswith("indexability_")] == []
