@@ -638,6 +638,7 @@ class Bench:
                 "log_count/ERROR",
                 "sitemapaudit/head_only/stopped_after_head",
                 "sitemapaudit/head_only/stopped_after_headers",
+                "sitemapaudit/head_only/stopped_unreadable",
             )
         }
         row["report"] = {k: report.get(k) for k in ("exists", "records", "fetched", "issues")}

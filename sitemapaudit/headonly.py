@@ -4,7 +4,8 @@ The checks need a page's headers and ``<head>`` only. For large HTML pages the d
 the end of ``<head>``, and for pages of unknown length (chunked) at the end of ``<head>`` once
 ``SITEMAPAUDIT_HEAD_ONLY_MIN_BYTES`` have arrived; the head of an XHTML page ends by XML's
 rules, and an ``application/xml`` or ``text/xml`` response stops as soon as its root element
-shows it is not XHTML; other responses are judged by their headers and not downloaded at all.
+shows it is not XHTML; a body that cannot be read as its ``Content-Encoding`` says stops as soon
+as that shows; other responses are judged by their headers and not downloaded at all.
 Small pages are read whole: on HTTP/1.1 a stopped download closes the connection, which costs
 more than the bytes it saves.
 """
@@ -59,16 +60,13 @@ class HeadOnlyDownloads:
             return
         kind = media_type((headers.get(b"Content-Type") or b"").decode("latin-1"))
         if kind is not None and kind not in HTML_MEDIA_TYPES and kind not in XML_MEDIA_TYPES:
-            self._stopped("headers")
+            self._stopped("after_headers")
             raise StopDownload(fail=False)
         # Every Content-Encoding line: two lines are two codings, as one line listing both.
-        encoding = ", ".join(
-            value.decode("latin-1") for value in headers.getlist(b"Content-Encoding")
-        )
-        encoding = encoding.strip().lower()
+        # The body is decoded as they say, by the rule the page is read by.
+        encodings = [value.decode("latin-1") for value in headers.getlist(b"Content-Encoding")]
         request.meta[META_KEY] = HeadWatcher(
-            gzip=encoding in ("gzip", "x-gzip"),
-            coding=body_coding([encoding]),
+            coding=body_coding(encodings),
             min_bytes=0 if known else self.min_bytes,
             xml=kind in XML_PAGE_TYPES,
             xhtml_root=kind in XML_MEDIA_TYPES,
@@ -82,9 +80,11 @@ class HeadOnlyDownloads:
     def bytes_received(self, data: bytes, request: Request, **kwargs: Any) -> None:
         watcher = request.meta.get(META_KEY)
         if isinstance(watcher, HeadWatcher) and watcher.feed(data):
-            self._stopped("head")
+            # A body that cannot be read as its Content-Encoding says is stopped at once: the
+            # page is fetch_failed whatever follows (as a full download finds).
+            self._stopped("after_head" if watcher.unreadable is None else "unreadable")
             raise StopDownload(fail=False)
 
     def _stopped(self, where: str) -> None:
         if self.stats is not None:
-            self.stats.inc_value(f"sitemapaudit/head_only/stopped_after_{where}")
+            self.stats.inc_value(f"sitemapaudit/head_only/stopped_{where}")

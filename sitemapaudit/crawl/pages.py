@@ -10,11 +10,19 @@ from datetime import UTC, datetime
 
 from sitemapaudit.facts import FetchOutcome
 from sitemapaudit.page import XML_PAGE_TYPES, media_type, page_facts
-from sitemapaudit.page.coding import CodingError, body_coding, gzip_alone
+from sitemapaudit.page.coding import (
+    START_BYTES,
+    CodingError,
+    body_coding,
+    corrupt_data,
+    gzip_alone,
+    unreadable_start,
+    unsupported,
+)
 from sitemapaudit.page.coding import decoder as coding_decoder
 from sitemapaudit.page.head import HeadEnd
 from sitemapaudit.page.xhtml import XmlHeadEnd
-from sitemapaudit.sitemap.body import GZIP_MAGIC, BodyStream
+from sitemapaudit.sitemap.body import BodyStream
 
 # Bytes of a (decompressed) page read when looking for the end of <head>.
 HEAD_READ_LIMIT = 2 * 1024 * 1024
@@ -47,18 +55,14 @@ def page_head_bytes(
     rules."""
     if not body:
         return b"", None
+    unreadable = unreadable_start(coding, body[:START_BYTES])
+    if unreadable is not None:
+        return b"", unreadable
     if coding is None:
-        if body.startswith(GZIP_MAGIC):
-            return b"", (
-                "the body is gzip data, but the response does not say Content-Encoding: gzip "
-                "(browsers and search engines read it as it is, compressed)"
-            )
         return body[:HEAD_READ_LIMIT], None
     if not gzip_alone(coding):
         return _decoded_head(body, coding, whole=whole, xml=xml)
-    if not GZIP_MAGIC.startswith(body[: len(GZIP_MAGIC)]):
-        return b"", "the body is not gzip data (it does not start with the gzip magic 1f 8b)"
-    if len(body) < len(GZIP_MAGIC):  # nothing decodable yet
+    if len(body) < START_BYTES:  # nothing decodable yet
         return b"", _GZIP_CUT if whole else None
     parts: list[bytes] = []
     head_end = XmlHeadEnd() if xml else HeadEnd()
@@ -83,7 +87,7 @@ _CHUNK = 65536
 def _decoded_head(body: bytes, coding: str, *, whole: bool, xml: bool) -> tuple[bytes, str | None]:
     decoder = coding_decoder(coding)
     if decoder is None:
-        return b"", f"Content-Encoding {coding!r} is not supported"
+        return b"", unsupported(coding)
     parts: list[bytes] = []
     head_end = XmlHeadEnd() if xml else HeadEnd()
     seen = 0
@@ -104,7 +108,7 @@ def _decoded_head(body: bytes, coding: str, *, whole: bool, xml: bool) -> tuple[
                     return b"".join(parts), f"the {coding} data is cut short"
                 break
     except CodingError as exc:
-        return b"".join(parts), f"the {coding} data is corrupt: {exc}"
+        return b"".join(parts), corrupt_data(coding, exc)
     return b"".join(parts), None
 
 

@@ -4,9 +4,11 @@ The audit asks for gzip only, but some servers answer with ``deflate``, ``br`` o
 anyway; browsers decode those, so the audit reads them too. ``deflate`` is zlib data or, from
 some servers, raw deflate data, as browsers accept both. ``br`` and ``zstd`` need the ``brotli``
 (or ``brotlicffi``) and ``backports.zstd`` (``compression.zstd`` from Python 3.14) modules that
-Scrapy itself uses; without them such a body cannot be decoded. Gzip data is recognised by its
-bytes and read by :class:`sitemapaudit.sitemap.body.BodyStream`; a body declared ``gzip``
-(``x-gzip``) alone that is not gzip data is not readable, as browsers refuse it. Several codings
+Scrapy itself uses; without them such a body cannot be decoded. A body is decoded as its header
+says, never by its bytes: gzip data sent without ``Content-Encoding: gzip``, or declared in
+another coding, is not readable, as browsers refuse it, nor is a body declared ``gzip``
+(``x-gzip``) alone that is not gzip data (:func:`unreadable_start` says so from the body's first
+bytes; gzip alone is read by :class:`sitemapaudit.sitemap.body.BodyStream`). Several codings
 (``deflate, gzip``: deflated, then gzipped) are undone from the last listed to the first, as
 browsers do (RFC 9110, section 8.4), gzip among them, whatever the body's first bytes.
 """
@@ -18,6 +20,8 @@ import zlib
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
+
+from sitemapaudit.sitemap.body import GZIP_MAGIC
 
 _GZIP = frozenset({"gzip", "x-gzip"})
 _IGNORED = frozenset({"", "identity"})
@@ -227,6 +231,37 @@ def gzip_alone(coding: str | None) -> bool:
     """Whether ``coding`` (from :func:`body_coding`) is ``gzip`` (``x-gzip``) alone: a body
     that is gzip data is read by its bytes, and one that is not cannot be read at all."""
     return coding in _GZIP
+
+
+GZIP_UNDECLARED = (
+    "the body is gzip data, but the response does not say Content-Encoding: gzip "
+    "(browsers and search engines read it as it is, compressed)"
+)
+NOT_GZIP = "the body is not gzip data (it does not start with the gzip magic 1f 8b)"
+START_BYTES = len(GZIP_MAGIC)
+"""The first bytes of a body that :func:`unreadable_start` needs to judge it."""
+
+
+def unreadable_start(coding: str | None, start: bytes) -> str | None:
+    """Why a body whose first bytes are ``start`` cannot be read as ``coding`` (from
+    :func:`body_coding`) says, seen from those bytes alone: gzip data with no coding declared,
+    or a body declared ``gzip`` alone that is not gzip data. ``None`` when nothing shows (yet:
+    ``start`` shorter than :data:`START_BYTES` may be the start of either)."""
+    if coding is None:
+        return GZIP_UNDECLARED if start.startswith(GZIP_MAGIC) else None
+    if coding in _GZIP and not GZIP_MAGIC.startswith(start[:START_BYTES]):
+        return NOT_GZIP
+    return None
+
+
+def unsupported(coding: str) -> str:
+    """What makes a body in ``coding`` unreadable when :func:`decoder` gives none for it."""
+    return f"Content-Encoding {coding!r} is not supported"
+
+
+def corrupt_data(coding: str, error: CodingError) -> str:
+    """What makes a body in ``coding`` unreadable when its decoder raises ``error``."""
+    return f"the {coding} data is corrupt: {error}"
 
 
 def declares_gzip(values: Sequence[str] | None) -> bool:

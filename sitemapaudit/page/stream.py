@@ -1,42 +1,52 @@
 """Watching a page download until its ``<head>`` is complete (no Scrapy imports).
 
-Fed the raw bytes of a response as they arrive (plain, or gzip when the response says
-``Content-Encoding: gzip``, or another coding :mod:`sitemapaudit.page.coding` decodes),
-:class:`HeadWatcher` says when everything the checks need has
-arrived, so the rest of a large page need not be downloaded. The head of a page read as XML
-(XHTML) ends by XML's rules (:mod:`sitemapaudit.page.xhtml`).
+Fed the raw bytes of a response as they arrive, :class:`HeadWatcher` decodes them exactly as
+the response's ``Content-Encoding`` says (:mod:`sitemapaudit.page.coding`, the rule the page is
+read by) and says when everything the checks need has arrived, so the rest of a large page need
+not be downloaded; or, as soon as it shows, that the body cannot be read as its header says
+(gzip data sent without ``Content-Encoding: gzip``, a body that is not in its declared coding, a
+coding the audit cannot decode), so that nothing more of it is downloaded. The head of a page
+read as XML (XHTML) ends by XML's rules (:mod:`sitemapaudit.page.xhtml`).
 """
 
 from __future__ import annotations
 
-import zlib
-
-from sitemapaudit.page.coding import CodingError, decoder, several
+from sitemapaudit.page.coding import (
+    START_BYTES,
+    CodingError,
+    corrupt_data,
+    decoder,
+    gzip_alone,
+    unreadable_start,
+    unsupported,
+)
 from sitemapaudit.page.head import HeadEnd
 from sitemapaudit.page.xhtml import XhtmlRoot, XmlHeadEnd
-from sitemapaudit.sitemap.body import GZIP_MAGIC
 
 
 class HeadWatcher:
-    """Says when the end of ``<head>`` (or the start of ``<body>``) has been received."""
+    """Says when the end of ``<head>`` (or the start of ``<body>``) has been received, or
+    that the body cannot be read (``unreadable`` says why)."""
 
     def __init__(
         self,
         *,
-        gzip: bool = False,
         coding: str | None = None,
         limit: int = 2 * 1024 * 1024,
         min_bytes: int = 0,
         xml: bool = False,
         xhtml_root: bool = False,
     ) -> None:
-        self._inflate = zlib.decompressobj(16 + zlib.MAX_WBITS) if gzip else None
-        # ``coding`` as from sitemapaudit.page.coding.body_coding; one the audit cannot decode
-        # leaves nothing to watch for (the page is reported as not decodable).
-        self._decoder = decoder(coding) if coding is not None and not gzip else None
-        undecodable = coding is not None and not gzip and self._decoder is None
-        # Several codings are undone as listed, whatever the body's first bytes.
-        self._by_bytes = coding is None or not several(coding)
+        # ``coding`` as from sitemapaudit.page.coding.body_coding.
+        self._coding = coding
+        self._decoder = decoder(coding) if coding is not None else None
+        self.unreadable: str | None = None
+        """Why the body cannot be read as its header says, once that shows."""
+        if coding is not None and self._decoder is None:
+            self.unreadable = unsupported(coding)
+        # The body's first bytes, kept until they show whether it is in its declared coding
+        # (no coding, or gzip alone); ``None`` once they have (or when there is nothing to see).
+        self._start: bytes | None = b"" if coding is None or gzip_alone(coding) else None
         # ``xml``: a page read as XML (XHTML), whose head ends by XML's rules; ``xhtml_root``:
         # one that is a page only if its root element is XHTML's <html> (application/xml),
         # nothing more to read once it is known not to be.
@@ -48,33 +58,27 @@ class HeadWatcher:
         # unknown length may be a small page, best read whole.
         self.min_bytes = min_bytes
         self._received = 0
-        self._undecodable = undecodable
         self.done = False
 
     def feed(self, data: bytes) -> bool:
         """Take the next raw chunk; ``True`` once the head is complete (or the limit reached)
-        and at least ``min_bytes`` have been received."""
-        first = self._received == 0
+        and at least ``min_bytes`` have been received, or at once when the body cannot be
+        read."""
         self._received += len(data)
         if self.done:
             return self._received >= self.min_bytes
-        if first and self._inflate is None and self._by_bytes and data.startswith(GZIP_MAGIC):
-            # Gzip data whatever the header said, as the page is read (by its bytes).
-            self._inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
-            self._decoder, self._undecodable = None, False
-        if self._undecodable:
+        if self._start is not None:
+            start = self._start + data[:START_BYTES]
+            self._start = start if len(start) < START_BYTES else None
+            self.unreadable = unreadable_start(self._coding, start)
+        if self.unreadable is not None:
             self.done = True
             return True
-        if self._inflate is not None:
-            try:
-                data = self._inflate.decompress(data, self.limit)
-            except zlib.error:
-                self.done = True
-                return True
-        elif self._decoder is not None:
+        if self._decoder is not None:
             try:
                 data = self._decoder.decompress(data, self.limit - self._seen)
-            except CodingError:
+            except CodingError as exc:
+                self.unreadable = corrupt_data(self._decoder.coding, exc)
                 self.done = True
                 return True
         self._seen += len(data)

@@ -56,6 +56,7 @@ from sitemapaudit.report.markup import (
     badges,
     bar_chart,
     change_row,
+    count_noun,
     count_text,
     delta_class,
     details,
@@ -349,11 +350,10 @@ class HtmlReport:
         out.write(self._changes_section())
         self._write_urls_section(out)
         out.write("</main>\n")
+        records = self.url_total + self.sitemap_total + sum(self.changes.values())
         out.write(
             f"<footer><p>Written by sitemapaudit {esc(__version__)} from the report's "
-            f"{count_text(self.url_total + self.sitemap_total + sum(self.changes.values()))} "
-            "records."
-            "</p></footer>\n"
+            f"{count_noun(records, 'record')}.</p></footer>\n"
         )
         out.write(f"<script>{js}</script>\n</body>\n</html>\n")
 
@@ -413,23 +413,34 @@ class HtmlReport:
         sitemaps = as_int(summary.get("sitemaps_found"))
         listed = as_int(summary.get("urls_listed"))
         fetched = as_int(summary.get("urls_fetched"))
+        # (label of one, label of another number, the number, extra classes)
         cards = [
-            ("Sitemaps found", sitemaps if sitemaps is not None else self.sitemap_total, ""),
-            ("URLs listed", listed if listed is not None else self.url_total, ""),
-            ("URLs fetched", fetched if fetched is not None else self.urls_fetched, ""),
-            ("URLs with findings", self.urls_with_findings, ""),
+            (
+                "Sitemap found",
+                "Sitemaps found",
+                sitemaps if sitemaps is not None else self.sitemap_total,
+                "",
+            ),
+            ("URL listed", "URLs listed", listed if listed is not None else self.url_total, ""),
+            (
+                "URL fetched",
+                "URLs fetched",
+                fetched if fetched is not None else self.urls_fetched,
+                "",
+            ),
+            ("URL with findings", "URLs with findings", self.urls_with_findings, ""),
         ]
         for severity, count in self._severity_totals().items():
-            label = _SEVERITY_PLURAL.get(severity, severity).capitalize()
-            cards.append((label, count, f" sev-{esc(severity)}"))
+            plural = _SEVERITY_PLURAL.get(severity, severity).capitalize()
+            cards.append((severity.capitalize(), plural, count, f" sev-{esc(severity)}"))
         total_changes = sum(self.changes.values())
         if total_changes:
-            cards.append(("Changes since last run", total_changes, ""))
+            cards.append(("Change since last run", "Changes since last run", total_changes, ""))
         parts.append('<div class="cards">\n')
-        for label, value, extra in cards:
+        for one, many, value, extra in cards:
             parts.append(
                 f'<div class="card{extra}"><span class="value">{count_text(value)}</span>'
-                f'<span class="label">{esc(label)}</span></div>\n'
+                f'<span class="label">{esc(one if value == 1 else many)}</span></div>\n'
             )
         parts.append("</div>\n")
 
@@ -550,7 +561,7 @@ class HtmlReport:
             "&ldquo;ahead&rdquo; that the lastmod claims a change the server does not show"
             "</figcaption>\n"
             f"{bar_chart(delta_bars, label='Last-Modified minus lastmod')}"
-            f'<p class="chart-note">{count_text(delta_total)} URLs compared; '
+            f'<p class="chart-note">{count_noun(delta_total, "URL")} compared; '
             f"{count_text(self.no_delta)} "
             "without both a lastmod and a usable Last-Modified.</p>\n"
             "</figure>\n"
@@ -599,9 +610,9 @@ class HtmlReport:
         for entry in self.sitemaps.values():
             entries = []
             if entry.url_count:
-                entries.append(f"{count_text(entry.url_count)} URLs")
+                entries.append(count_noun(entry.url_count, "URL"))
             if entry.child_count:
-                entries.append(f"{count_text(entry.child_count)} sitemaps")
+                entries.append(count_noun(entry.child_count, "sitemap"))
             own = badges(entry.issues, "sitemap")
             if entry.errors:
                 own += details(entry.errors)
@@ -651,8 +662,8 @@ class HtmlReport:
         ]
         parts.append('<div class="charts one">\n<figure class="chart-box" id="chart-changes">\n')
         parts.append(
-            f"<figcaption><strong>{count_text(total)} changes</strong> per type</figcaption>\n"
-            f"{bar_chart(bars, label='Changes per type', unit='changes')}</figure>\n</div>\n"
+            f"<figcaption><strong>{count_noun(total, 'change')}</strong> per type</figcaption>\n"
+            f"{bar_chart(bars, label='Changes per type', unit='change')}</figure>\n</div>\n"
         )
         rows = self.change_rows.rows()
         parts.append(
@@ -672,11 +683,12 @@ class HtmlReport:
         )
         parts.extend(html for html, _ in rows)
         parts.append(GRID_END)
-        if self.change_rows.left_out:
+        left_out = self.change_rows.left_out
+        if left_out:
             parts.append(
                 f'<p class="left-out" id="changes-left-out">'
-                f"{count_text(self.change_rows.left_out)} more changes are not in this table "
-                f"(it holds at most {count_text(self.max_rows)} rows; "
+                f"{count_noun(left_out, 'more change')} {_are(left_out)} not in this table "
+                f"(it holds at most {count_noun(self.max_rows, 'row')}; "
                 "regressions come first).</p>\n"
             )
         parts.append("</section>\n")
@@ -708,14 +720,16 @@ class HtmlReport:
             "</form>\n"
             '<noscript><p class="muted">Filtering the table needs JavaScript.</p></noscript>\n'
         )
-        if self.url_rows.left_out:
+        left_out = self.url_rows.left_out
+        if left_out:
             out.write(
-                f'<p class="left-out" id="urls-left-out">{count_text(self.url_rows.left_out)} of '
-                f"{count_text(self.url_total)} URLs are not in this table: it holds at most "
-                f"{count_text(self.max_rows)} rows, URLs with findings first.</p>\n"
+                f'<p class="left-out" id="urls-left-out">{count_text(left_out)} of '
+                f"{count_noun(self.url_total, 'URL')} {_are(left_out)} not in this table: it "
+                f"holds at most {count_noun(self.max_rows, 'row')}, URLs with findings first."
+                "</p>\n"
             )
         out.write(
-            f'<p class="muted" id="urls-count">{count_text(len(rows))} URLs in the table.</p>\n'
+            f'<p class="muted" id="urls-count">{count_noun(len(rows), "URL")} in the table.</p>\n'
             + grid_start(
                 "urls",
                 "url-table",
@@ -738,6 +752,11 @@ class HtmlReport:
             "No URL in the table matches the filter.</p>\n"
             "</section>\n"
         )
+
+
+def _are(count: int) -> str:
+    """The verb of ``count`` things: ``1 ... is``, ``2 ... are``."""
+    return "is" if count == 1 else "are"
 
 
 def _summary_value(key: str, value: Any, *, complete: Any = True) -> str:

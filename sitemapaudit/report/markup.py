@@ -59,6 +59,13 @@ def count_text(value: int) -> str:
     return f"{value:,}"
 
 
+def count_noun(value: int, singular: str, plural: str | None = None) -> str:
+    """``value`` and the noun in the number it takes: ``1 URL``, ``2 URLs``, ``0 URLs``
+    (``plural``: when it is not ``singular`` and an ``s``)."""
+    noun = singular if value == 1 else (plural or f"{singular}s")
+    return f"{value:,} {noun}"
+
+
 def _percent(part: int, whole: int) -> str:
     if whole <= 0:
         return ""
@@ -325,8 +332,9 @@ _LABEL = 170
 _COUNT = 110
 
 
-def bar_chart(bars: list[tuple[str, int, str]], *, label: str, unit: str = "URLs") -> str:
-    """A horizontal bar chart as inline SVG: one ``rect.bar`` per (label, count, class)."""
+def bar_chart(bars: list[tuple[str, int, str]], *, label: str, unit: str = "URL") -> str:
+    """A horizontal bar chart as inline SVG: one ``rect.bar`` per (label, count, class); a
+    bar's title counts its ``unit`` (a singular noun, made plural as :func:`count_noun` does)."""
     if not bars:
         return '<p class="empty">No data.</p>\n'
     total = sum(count for _, count, _ in bars)
@@ -350,7 +358,7 @@ def bar_chart(bars: list[tuple[str, int, str]], *, label: str, unit: str = "URLs
             f"{esc(name)}</text>"
             f'<rect class="track" x="{_LABEL}" y="{y}" width="{span}" height="{_BAR}" rx="3"/>'
             f'<rect class="bar {esc(css)}" x="{_LABEL}" y="{y}" width="{width:.1f}" '
-            f'height="{_BAR}" rx="3"><title>{esc(name)}: {count_text(count)} {esc(unit)}'
+            f'height="{_BAR}" rx="3"><title>{esc(name)}: {esc(count_noun(count, unit))}'
             f"{' (' + share + ')' if share else ''}</title></rect>"
             f'<text class="count" x="{_LABEL + width + 6:.1f}" y="{text_y:.1f}">{count_text(count)}'
             f"{_MIDDOT + share if share else ''}</text></g>\n"

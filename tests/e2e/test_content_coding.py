@@ -117,5 +117,6 @@ async def test_a_page_declared_gzip_whose_body_is_not_gzip_is_fetch_failed(
     assert got["/gzip-empty"]["fetched"]
     assert got["/gzip-empty"]["issues"] == []
     # Both big pages are stopped: one once its head is read, the other at its first bytes.
-    assert crawler.stats.get_value("sitemapaudit/head_only/stopped_after_head") == 2
+    assert crawler.stats.get_value("sitemapaudit/head_only/stopped_after_head") == 1
+    assert crawler.stats.get_value("sitemapaudit/head_only/stopped_unreadable") == 1
     assert crawler.stats.get_value("log_count/ERROR") is None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import random
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,12 @@ def big_page(head: str, size: int = 200_000, *, random_text: bool = False) -> st
     return f"<!DOCTYPE html><html>{head_block}<body>{body}</body></html>"
 
 
+def long_head_page() -> bytes:
+    """A page whose head does not end before some 100 KB even gzipped (random text)."""
+    title = random.Random(8).randbytes(60_000).hex()
+    return big_page(f"<meta name=robots content=noindex><title>{title}</title>").encode()
+
+
 def site_routes() -> dict[str, Any]:
     pages = {
         "/plain": Page(body=big_page(""), trickle=NET),
@@ -54,6 +61,19 @@ def site_routes() -> dict[str, Any]:
             body="<html><head><link rel=canonical href=/plain></head><body>x</body></html>",
             chunked=True,
         ),
+        # Bodies that cannot be read as their Content-Encoding says: fetch_failed either way.
+        "/gzip-undeclared": Page(body=gzip.compress(long_head_page()), trickle=NET),
+        "/gzip-undeclared-chunked": Page(
+            body=gzip.compress(long_head_page()), trickle=NET, chunked=True
+        ),
+        "/html-declared-gzip": Page(
+            body=long_head_page(), headers=[("Content-Encoding", "gzip")], trickle=NET
+        ),
+        "/gzip-declared-deflate": Page(
+            body=gzip.compress(long_head_page()),
+            headers=[("Content-Encoding", "deflate")],
+            trickle=NET,
+        ),
         "/pdf": Page(
             body=b"%PDF" + b"0" * 300_000,
             content_type="application/pdf",
@@ -70,7 +90,14 @@ def site_routes() -> dict[str, Any]:
 
 def findings(records: list[dict[str, Any]]) -> dict[str, tuple[Any, ...]]:
     return {
-        r["url"]: (r["status"], r["issues"], r["noindex"], r["canonical"])
+        r["url"]: (
+            r["status"],
+            r["fetched"],
+            r["issues"],
+            r["errors"],
+            r["noindex"],
+            r["canonical"],
+        )
         for r in by_record(records, "url")
     }
 
@@ -83,14 +110,30 @@ async def test_head_only_gives_the_same_findings_for_a_tenth_of_the_bytes(tmp_pa
         )
         head, head_crawler = await run_audit(site.base, tmp_path / "head.jsonl")
     assert findings(head) == findings(full)
-    got = findings(head)
-    assert got[f"{site.base}/noindex"][1] == ["noindex"]
-    assert got[f"{site.base}/gzipped"][1] == ["noindex"]
-    assert got[f"{site.base}/pdf"][1] == ["noindex"]
-    assert got[f"{site.base}/late-noindex"][1] == []  # a meta in <body> is not in the head
-    assert got[f"{site.base}/canonical"][1] == ["canonical_mismatch"]
-    assert got[f"{site.base}/chunked"][1] == ["noindex"]
-    assert got[f"{site.base}/chunked-small"][1] == ["canonical_mismatch"]
+    got = {url.removeprefix(site.base): found[2] for url, found in findings(head).items()}
+    assert got["/noindex"] == ["noindex"]
+    assert got["/gzipped"] == ["noindex"]
+    assert got["/pdf"] == ["noindex"]
+    assert got["/late-noindex"] == []  # a meta in <body> is not in the head
+    assert got["/canonical"] == ["canonical_mismatch"]
+    assert got["/chunked"] == ["noindex"]
+    assert got["/chunked-small"] == ["canonical_mismatch"]
+    errors = {url.removeprefix(site.base): found[3] for url, found in findings(head).items()}
+    for path in ("/gzip-undeclared", "/gzip-undeclared-chunked"):
+        assert got[path] == ["fetch_failed"], path
+        assert errors[path] == [
+            "fetch_failed: the page cannot be read: the body is gzip data, but the response "
+            "does not say Content-Encoding: gzip (browsers and search engines read it as it "
+            "is, compressed)"
+        ], path
+    assert errors["/html-declared-gzip"] == [
+        "fetch_failed: the page's gzip-encoded body cannot be decoded: the body is not gzip "
+        "data (it does not start with the gzip magic 1f 8b)"
+    ]
+    assert errors["/gzip-declared-deflate"][0].startswith(
+        "fetch_failed: the page's deflate-encoded body cannot be decoded: the deflate data is "
+        "corrupt: "
+    )
 
     def page_bytes(crawler: Any) -> int:
         return int(crawler.stats.get_value("downloader/response_bytes"))
@@ -98,6 +141,9 @@ async def test_head_only_gives_the_same_findings_for_a_tenth_of_the_bytes(tmp_pa
     assert page_bytes(head_crawler) < 0.1 * page_bytes(full_crawler)
     stopped = head_crawler.stats.get_value("sitemapaudit/head_only/stopped_after_head")
     assert stopped == 6  # the five large pages and the large chunked one
+    # The pages that cannot be read are stopped at their first bytes, not after their heads.
+    unreadable = head_crawler.stats.get_value("sitemapaudit/head_only/stopped_unreadable")
+    assert unreadable == 4
     for crawler in (head_crawler, full_crawler):
         assert crawler.stats.get_value("log_count/ERROR") is None
     assert head_crawler.stats.get_value("sitemapaudit/head_only/stopped_after_headers") == 1

@@ -211,14 +211,117 @@ def test_head_watcher_stops_at_once_on_a_coding_it_cannot_decode() -> None:
     assert HeadWatcher(coding="compress").feed(b"\x1f\x9d\x90")
 
 
-def test_head_watcher_reads_gzip_data_by_its_bytes_whatever_the_coding() -> None:
-    # A head of random text (which does not compress) that ends well after the first chunk.
-    filler = random.Random(7).randbytes(20_000).hex().encode()
-    body = gzip.compress(b"<html><head><title>" + filler + b"</title></head><body>" + PAGE)
-    for coding in ("br", "compress"):
-        watcher = HeadWatcher(coding=coding)
-        stops = [watcher.feed(body[start : start + 1024]) for start in range(0, 80_000, 1024)]
-        assert stops.index(True) > 10
+def _head_only(body: bytes, coding: str | None, size: int = 1024) -> tuple[bytes, bool]:
+    """What a head-only download keeps of ``body`` arriving in chunks of ``size`` bytes, and
+    whether it was stopped."""
+    watcher = HeadWatcher(coding=coding)
+    for start in range(0, len(body), size):
+        if watcher.feed(body[start : start + size]):
+            return body[: start + size], True
+    return body, False
+
+
+def _read(body: bytes, coding: str | None, *, stopped: bool = False) -> FetchOutcome:
+    return outcome_from_response(
+        url="https://e.com/a",
+        status=200,
+        headers={"content-type": ["text/html"]}
+        | ({} if coding is None else {"content-encoding": [coding]}),
+        body=body,
+        outcome=FetchOutcome(),
+        user_agent="Googlebot",
+        stopped=stopped,
+    )
+
+
+# A page whose head is long and does not compress (random text): its end is far from the start
+# of the body in any coding.
+_RANDOM = random.Random(7)
+LONG_HEAD = (
+    b"<html><head><title>"
+    + _RANDOM.randbytes(20_000).hex().encode()
+    + b'</title><meta name="robots" content="noindex"></head><body>'
+)
+LONG = LONG_HEAD + _RANDOM.randbytes(50_000).hex().encode() + b"</body></html>"
+
+# Bodies that cannot be read as their Content-Encoding says, known from their first bytes.
+UNREADABLE: dict[str, tuple[bytes, str | None]] = {
+    "gzip data without Content-Encoding": (gzip.compress(LONG), None),
+    "html declared gzip": (LONG, "gzip"),
+    "html declared x-gzip": (LONG, "x-gzip"),
+    "gzip data declared deflate": (gzip.compress(LONG), "deflate"),
+    "gzip data declared br": (gzip.compress(LONG), "br"),
+    "gzip data declared zstd": (gzip.compress(LONG), "zstd"),
+    "gzip data declared compress": (gzip.compress(LONG), "compress"),
+    "zlib data declared gzip": (zlib.compress(LONG), "gzip"),
+    "br data declared gzip": (brotli.compress(LONG), "gzip"),
+    "zstd data declared deflate": (zstd.compress(LONG), "deflate"),
+    "html declared zstd": (LONG, "zstd"),
+}
+
+
+@pytest.mark.parametrize("case", UNREADABLE)
+@pytest.mark.parametrize("size", [1, 1024, 65536])
+def test_head_watcher_stops_at_once_on_a_body_not_in_its_declared_coding(
+    case: str, size: int
+) -> None:
+    body, coding = UNREADABLE[case]
+    kept, stopped = _head_only(body, coding, size)
+    assert stopped
+    # Stopped at the chunk that shows it (a decoder may need a few bytes to see it).
+    assert len(kept) <= max(size, 64)
+    full, head_only = _read(body, coding), _read(kept, coding, stopped=True)
+    assert not full.fetched
+    assert full.error is not None
+    assert (head_only.fetched, head_only.error) == (full.fetched, full.error)
+    assert head_only.noindex == full.noindex == []
+
+
+def test_head_watcher_says_why_it_stopped() -> None:
+    watcher = HeadWatcher()
+    assert not watcher.feed(b"\x1f")
+    assert watcher.unreadable is None
+    assert watcher.feed(b"\x8b\x08")
+    assert watcher.unreadable == (
+        "the body is gzip data, but the response does not say Content-Encoding: gzip "
+        "(browsers and search engines read it as it is, compressed)"
+    )
+    watcher = HeadWatcher(coding="compress")
+    assert watcher.feed(b"\x1f\x9d\x90")
+    assert watcher.unreadable == "Content-Encoding 'compress' is not supported"
+    watcher = HeadWatcher(coding="deflate")
+    assert watcher.feed(gzip.compress(PAGE)[:1024])
+    assert watcher.unreadable is not None
+    assert watcher.unreadable.startswith("the deflate data is corrupt: ")
+    watcher = HeadWatcher()
+    assert watcher.feed(PAGE[:1024])
+    assert watcher.unreadable is None
+
+
+# Bodies read as their Content-Encoding says: the head-only download stops after the head.
+READABLE: dict[str, tuple[bytes, str | None]] = {
+    "html": (LONG, None),
+    "html starting with 1f": (b"\x1f" + LONG, None),
+    "gzip": (gzip.compress(LONG), "gzip"),
+    "x-gzip": (gzip.compress(LONG), "x-gzip"),
+    "deflate": (zlib.compress(LONG), "deflate"),
+    "br": (brotli.compress(LONG), "br"),
+    "deflate, gzip": (gzip.compress(zlib.compress(LONG)), "deflate, gzip"),
+}
+
+
+@pytest.mark.parametrize("case", READABLE)
+@pytest.mark.parametrize("size", [7, 1024])
+def test_a_head_only_read_gives_what_a_full_read_gives(case: str, size: int) -> None:
+    body, coding = READABLE[case]
+    kept, stopped = _head_only(body, coding, size)
+    assert stopped
+    assert len(kept) < len(body)
+    full, head_only = _read(body, coding), _read(kept, coding, stopped=True)
+    assert (head_only.fetched, head_only.error) == (full.fetched, full.error)
+    assert (head_only.noindex, head_only.canonical) == (full.noindex, full.canonical)
+    if not body.startswith(b"\x1f"):  # a page that does not start with its markup
+        assert full.noindex == ["meta:robots"]
 
 
 @pytest.mark.parametrize(
@@ -299,7 +402,6 @@ def test_a_body_without_content_encoding_is_still_read_as_it_is() -> None:
 
 @pytest.mark.parametrize("coding", ["gzip", "x-gzip"])
 def test_head_watcher_stops_at_once_on_a_body_declared_gzip_that_is_not(coding: str) -> None:
-    assert HeadWatcher(gzip=True, coding=body_coding([coding])).feed(PAGE[:1024])
     assert HeadWatcher(coding=body_coding([coding])).feed(PAGE[:1024])
 
 

@@ -110,7 +110,7 @@ def test_every_format_through_scrapy_feeds(tmp_path: Path) -> None:
 
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "<title>Sitemap audit: https://a.example</title>" in html
-    assert "1 of 2 URLs are not in this table" in html
+    assert "1 of 2 URLs is not in this table" in html
 
     # FEED_EXPORT_ENCODING=utf-8-sig is for the CSV files: JSON Lines stay plain UTF-8.
     report = (out / "report.jsonl").read_bytes()

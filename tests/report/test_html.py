@@ -6,6 +6,8 @@ import base64
 import hashlib
 import io
 import re
+import shutil
+import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -432,3 +434,87 @@ def test_the_resumes_of_an_audit_have_a_label(records: list[dict[str, Any]]) -> 
     assert '<dt>Resumed</dt><dd><time datetime="2024-06-05T11:58:00Z">' in html
     assert "<dt>resumed_at</dt>" not in html
     assert "<dt>Resumed</dt>" not in _page(records)
+
+
+def _text(html: str) -> str:
+    """The page's text, tags removed (an SVG title included), whitespace collapsed."""
+    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+
+
+def test_a_count_of_one_takes_a_singular_noun() -> None:
+    sitemap = {
+        "record": "sitemap",
+        "url": "https://a.example/s.xml",
+        "kind": "urlset",
+        "url_count": 1,
+        "child_count": 1,
+    }
+    url = _url(1) | {"status": 200, "lastmod_delta_s": 0, "sitemaps": [sitemap["url"]]}
+    change = {"record": "diff", "change": "url_added", "url": "https://a.example/1"}
+    text = _text(_page([sitemap, url, change], max_rows=1))
+    assert "1 URL compared;" in text
+    assert "1 URL in the table." in text
+    assert "1 change per type" in text
+    assert "200: 1 URL (100%)" in text  # a bar's own title
+    assert "url_added: 1 change (100%)" in text
+    assert "1 URL, 1 sitemap" in text
+    assert "from the report's 3 records." in text
+    assert "from the report's 1 record." in _text(_page([_url(1)]))
+    assert "1 URL listed" in text  # a card
+    assert "1 Change since last run" in text
+    assert "0 URLs fetched" in text
+    assert not re.search(r"(?<!\S)1 (URLs|changes|sitemaps|records|rows|Sitemaps)\b", text)
+
+    text = _text(_page([_url(1), _url(2), change, change], max_rows=1))
+    assert "1 of 2 URLs is not in this table: it holds at most 1 row," in text
+    assert "1 more change is not in this table (it holds at most 1 row;" in text
+    text = _text(_page([_url(n) for n in range(3)] + [change] * 3, max_rows=1))
+    assert "2 of 3 URLs are not in this table: it holds at most 1 row," in text
+    assert "2 more changes are not in this table (it holds at most 1 row;" in text
+    text = _text(_page([_url(n) for n in range(3)] + [change] * 3, max_rows=2))
+    assert "1 of 3 URLs is not in this table: it holds at most 2 rows," in text
+    assert "1 more change is not in this table (it holds at most 2 rows;" in text
+    assert "3 changes per type" in text
+    assert "2 URLs in the table." in text
+
+
+# A stand-in for the few parts of the DOM the page's script uses, enough to run it in Node.
+_FAKE_DOM = """
+function element(extra) {
+  return Object.assign({
+    value: "", hidden: false, textContent: "", options: [],
+    addEventListener: function () {}, setAttribute: function () {},
+    getAttribute: function () { return ""; },
+  }, extra || {});
+}
+var rows = [];
+for (var i = 0; i < ROWS; i++) { rows.push(element({textContent: "https://a.example/" + i})); }
+var byId = {
+  "url-table": element({querySelectorAll: function () { return rows; }}),
+  "filters": element(), "filter-text": element(), "filter-code": element(),
+  "filter-status": element(), "filter-empty": element(),
+};
+var document = {
+  getElementById: function (id) { return byId[id]; },
+  querySelectorAll: function () { return []; },
+};
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node not installed")
+@pytest.mark.parametrize(
+    ("rows", "status"), [(1, "Showing 1 of 1 row"), (2, "Showing 2 of 2 rows")]
+)
+def test_the_filter_status_counts_rows_in_the_right_number(rows: int, status: str) -> None:
+    html = _page([_url(n) for n in range(rows)])
+    script = re.search(r"<script>(.*)</script>", html, re.S)
+    assert script is not None
+    program = (
+        _FAKE_DOM.replace("ROWS", str(rows))
+        + script.group(1)
+        + '\nprocess.stdout.write(byId["filter-status"].textContent);\n'
+    )
+    done = subprocess.run(
+        ["node", "-e", program], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout == status

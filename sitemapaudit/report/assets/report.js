@@ -50,7 +50,8 @@
         shown++;
       }
     }
-    status.textContent = "Showing " + format(shown) + " of " + format(rows.length) + " rows";
+    var noun = rows.length === 1 ? " row" : " rows";
+    status.textContent = "Showing " + format(shown) + " of " + format(rows.length) + noun;
     table.setAttribute("data-shown", String(shown));
     empty.hidden = shown !== 0 || rows.length === 0;
   }
