@@ -10,7 +10,12 @@ from __future__ import annotations
 
 from typing import Final
 
-from sitemapaudit.validation.document import check_limits, validate_document
+from sitemapaudit.validation.document import (
+    Judgement,
+    check_limits,
+    judge_document,
+    validate_document,
+)
 from sitemapaudit.validation.hreflang import HreflangGraph, is_valid_hreflang, iter_alternates
 from sitemapaudit.validation.schemas import SchemaLoadError, load_schema, schema_files
 
@@ -109,10 +114,12 @@ CODES: Final[dict[str, tuple[str, str]]] = {
 __all__ = [
     "CODES",
     "HreflangGraph",
+    "Judgement",
     "SchemaLoadError",
     "check_limits",
     "is_valid_hreflang",
     "iter_alternates",
+    "judge_document",
     "load_schema",
     "schema_files",
     "validate_document",
