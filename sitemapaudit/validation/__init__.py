@@ -3,7 +3,8 @@
 :func:`validate_document` checks one decompressed urlset or sitemapindex against the official
 XSDs (shipped in the package, never fetched) and against the protocol's and Google's further
 rules; :class:`HreflangGraph` checks hreflang reciprocity across all sitemaps of an audit.
-:data:`CODES` lists every finding code with its severity and meaning.
+:data:`CODES` lists every finding code with its severity and meaning. :func:`judge_document`
+also says until when the findings that depend on the time of validation hold.
 """
 
 from __future__ import annotations

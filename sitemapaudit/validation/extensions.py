@@ -21,10 +21,6 @@ These go beyond what the XSDs can express:
   reports the empty field already.
 * ``video_expired``: a ``video:expiration_date`` before ``now``, read as ``news_too_old`` reads
   dates (a date without a time ends with that day in UTC-12:00).
-
-``news_too_old`` and ``video_expired`` depend on ``now``: the same document judged later can
-have more of them. :attr:`ExtensionScan.rejudge_after` is the earliest moment after ``now``
-at which one more would appear (a running minimum over the dates, by the rules above).
 * ``hreflang_invalid``: an ``xhtml:link rel="alternate"`` whose ``hreflang`` is not a valid
   BCP 47 tag or ``x-default``, or names a language that is not ISO 639-1 (``jp``, ``eng``,
   ``und``, ``i-klingon``) or a region that is not ISO 3166-1 alpha-2 (``en-UK``), or that lacks
@@ -38,6 +34,11 @@ at which one more would appear (a running minimum over the dates, by the rules a
   namespace (the XSD's strict wildcards would reject them). The XSD run of
   :mod:`sitemapaudit.validation.xsd` finds these; :func:`unknown_namespaces` is the walk for
   documents it skips.
+
+``news_too_old`` and ``video_expired`` depend on ``now``: the same document judged later can
+have more of them. :attr:`ExtensionScan.rejudge_after` is the earliest moment, ``now`` or
+later, past which one more would appear (a running minimum over the dates, by the rules
+above).
 """
 
 from __future__ import annotations
