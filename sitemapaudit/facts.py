@@ -32,6 +32,10 @@ class SitemapFacts:
     problems: list[Problem] = field(default_factory=list)
     # See FetchOutcome.retry_after.
     retry_after: dict[str, Any] | None = None
+    # When the body read has findings that depend on the time (news_too_old, video_expired):
+    # the earliest moment (ISO 8601, UTC) past which it would have one more, read again
+    # unchanged. A 304 carries the body's findings over only until then.
+    rejudge_after: str | None = None
 
 
 @dataclass(slots=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Iterable, Iterator
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Protocol
 
 from sitemapaudit.facts import SitemapFacts
@@ -24,7 +24,7 @@ from sitemapaudit.sitemap.records import (
     SitemapKind,
     UrlEntry,
 )
-from sitemapaudit.validation import check_limits, iter_alternates, validate_document
+from sitemapaudit.validation import check_limits, iter_alternates, judge_document
 from sitemapaudit.validation.freshness import NewestLastmod
 
 # In stored listings, the lastmod format of a child sitemap of an index.
@@ -76,6 +76,8 @@ def read_sitemap(
     the URL the body came from, after redirects (relative Atom links are resolved against it);
     ``None`` for a local file. ``newest`` is fed the lastmod of every URL entry.
     ``gzip_encoded``: the response declared ``Content-Encoding: gzip`` (a local file does not).
+    A validated document whose findings would change with the time (``news_too_old``,
+    ``video_expired``) sets ``facts.rejudge_after``.
     """
     stream = BodyStream(
         body, limit=min(PROTOCOL_MAX_BYTES, read_limit) + 1, gzip_encoded=gzip_encoded
@@ -133,9 +135,10 @@ def read_sitemap(
     if data is not None and reader.kind in VALIDATED_KINDS and not over_limit:
         # (A document past the entry limit is already invalid, and is not validated further:
         # a well-formed one would go chunk by chunk, but a broken one takes its whole text.)
-        facts.problems.extend(
-            validate_document(data, now=now, near_limit_fraction=near_limit_fraction)
-        )
+        judged = judge_document(data, now=now, near_limit_fraction=near_limit_fraction)
+        facts.problems.extend(judged.problems)
+        if judged.rejudge_after is not None:
+            facts.rejudge_after = judged.rejudge_after.astimezone(UTC).isoformat()
     elif data is not None and reader.kind in LISTED_KINDS:
         # A text list or a feed has no schema, but the protocol's limits are the same.
         facts.problems.extend(

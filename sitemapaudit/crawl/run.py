@@ -41,7 +41,7 @@ from sitemapaudit.facts import (
 )
 from sitemapaudit.history.background import BackgroundHistoryStore
 from sitemapaudit.history.diff import diff_runs
-from sitemapaudit.history.store import STORE_FAILURES, HistoryStore
+from sitemapaudit.history.store import REJUDGE_UNKNOWN, STORE_FAILURES, HistoryStore
 from sitemapaudit.inventory import Inventory, Listing, NewEntry, audit_identity
 from sitemapaudit.sitemap.records import Problem, SitemapKind
 from sitemapaudit.urls import Origin, in_sitemap_scope, loc_problems, origin_of, url_origin
@@ -876,12 +876,84 @@ class AuditRun:
             headers["If-None-Match"] = etag
         if last_modified:
             headers["If-Modified-Since"] = last_modified
-        return headers, (run_id if headers else None)
+        if not headers:
+            return {}, None
+        due = self.rejudge_due(url, run_id)
+        if due is None or due:
+            if due:
+                self.stats.inc_value("sitemapaudit/sitemaps/rejudged")
+            return {}, None
+        return headers, run_id
 
-    def remember_validators(self, url: str, etag: str | None, last_modified: str | None) -> None:
+    def rejudge_due(self, url: str, run_id: int, *, log: bool = True) -> bool | None:
+        """Whether the body of a sitemap that run ``run_id`` read (or carried over) may have
+        findings that depend on the time (``news_too_old``, ``video_expired``) other than the
+        ones it kept: an article has turned two days old or a video has expired since, or the
+        run did not keep when that would be. Then a 304 would carry over findings its body no
+        longer has, and the sitemap is requested without its validators, to be read and judged
+        again (logged, unless ``log`` is false). ``None`` without a history (it failed)."""
+        if self.history is None:
+            return None
+        try:
+            kept = self.history.rejudge_after(run_id, url)
+        except STORE_FAILURES as exc:
+            self.history_failed(exc)
+            return None
+        if kept is None:
+            return False
+        if kept == REJUDGE_UNKNOWN:
+            if not log:
+                return True
+            logger.info(
+                "sitemap %s: requested without validators, to be judged again: run %d did not "
+                "keep when its findings change with the time",
+                url,
+                run_id,
+            )
+            return True
+        try:
+            moment = datetime.fromisoformat(kept)
+        except ValueError:
+            moment = None
+        if moment is None or moment.tzinfo is None:
+            logger.warning(
+                "sitemap %s: the history keeps %r as when its findings change with the time, "
+                "which is no date: it is requested without validators, to be judged again",
+                url,
+                kept,
+            )
+            return True
+        if self.audit_time <= moment:
+            return False
+        if not log:
+            return True
+        logger.info(
+            "sitemap %s: requested without validators, to be judged again: a news article it "
+            "lists has turned two days old or a video has expired since %s",
+            url,
+            kept,
+        )
+        return True
+
+    def remember_validators(
+        self,
+        url: str,
+        etag: str | None,
+        last_modified: str | None,
+        rejudge_after: str | None,
+        *,
+        kept_by: int | None = None,
+    ) -> None:
+        """Keep a sitemap's validators, with when the findings of the body they stand for
+        change with the time (see :meth:`rejudge_due`). ``kept_by``: the sitemap answered 304
+        and its body is the one that run read, whose moment goes on."""
         if self.history is not None and (etag or last_modified):
             try:
-                self.history.set_validators(self.history_run, url, etag, last_modified)
+                if kept_by is not None:
+                    rejudge_after = self.history.rejudge_after(kept_by, url)
+                self.history.set_validators(
+                    self.history_run, url, etag, last_modified, rejudge_after
+                )
             except STORE_FAILURES as exc:
                 self.history_failed(exc)
 

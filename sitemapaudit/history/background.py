@@ -34,7 +34,12 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
-from sitemapaudit.history.store import HistoryError, HistoryStore, listing_chunks
+from sitemapaudit.history.store import (
+    REJUDGE_UNKNOWN,
+    HistoryError,
+    HistoryStore,
+    listing_chunks,
+)
 
 _FRAME = struct.Struct("<Q")
 # The pipe to the writer holds this much (Linux), so that the crawl rarely waits while the
@@ -78,9 +83,14 @@ class BackgroundHistoryStore(HistoryStore):
             self._send(("listings", run_id, sitemap_url, chunk, batch))
 
     def set_validators(
-        self, run_id: int, sitemap_url: str, etag: str | None, last_modified: str | None
+        self,
+        run_id: int,
+        sitemap_url: str,
+        etag: str | None,
+        last_modified: str | None,
+        rejudge_after: str | None = REJUDGE_UNKNOWN,
     ) -> None:
-        self._send(("validators", run_id, sitemap_url, etag, last_modified))
+        self._send(("validators", run_id, sitemap_url, etag, last_modified, rejudge_after))
 
     # Everything else waits until the writer has caught up
 

@@ -35,6 +35,12 @@ from sitemapaudit.sqlitefiles import is_damaged, roll_back, storage_detail
 # files are read as they are (their ``listings`` rows) and written in the new layout, after
 # which earlier versions of sitemapaudit, which would not see the new listings, refuse them.
 SCHEMA_VERSION = 2
+# A sitemap's validators also keep when the findings of its body that depend on the time would
+# change (``rejudge_after``): version 2 files gain the column when this version opens them to
+# write. Earlier versions of sitemapaudit go on reading and writing them (they leave the
+# column to its default), so the schema version stays 2; the default, this value, says the
+# moment is not known.
+REJUDGE_UNKNOWN = ""
 # Indexes of version 1 that no query needs: results are looked up by run, then URL (the
 # primary keys).
 _DROPPED_INDEXES = ("url_results_url", "url_sitemaps_sitemap")
@@ -116,6 +122,7 @@ CREATE TABLE IF NOT EXISTS validators (
     sitemap_id INTEGER NOT NULL,
     etag TEXT,
     last_modified TEXT,
+    rejudge_after TEXT DEFAULT '',
     PRIMARY KEY (run_id, sitemap_id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS validators_sitemap ON validators (sitemap_id, run_id);
@@ -243,6 +250,11 @@ class HistoryStore:
                     for index in _DROPPED_INDEXES:
                         db.execute(f"DROP INDEX IF EXISTS {index}")
                     db.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
+                if not _has_column(db, "validators", "rejudge_after"):
+                    db.execute(
+                        "ALTER TABLE validators ADD COLUMN rejudge_after TEXT "
+                        f"DEFAULT '{REJUDGE_UNKNOWN}'"
+                    )
                 db.execute("COMMIT")
             except BaseException:
                 roll_back(db)
@@ -253,6 +265,8 @@ class HistoryStore:
             ).fetchone()
             is not None
         )
+        # (A file opened read-only keeps the layout it has.)
+        self._rejudge_kept = _has_column(db, "validators", "rejudge_after")
 
     def _check_version(self) -> int:
         """The file's schema version (0 for a new file); refuses versions it cannot read."""
@@ -812,15 +826,36 @@ class HistoryStore:
             seq = int(rows[-1][0])
 
     def set_validators(
-        self, run_id: int, sitemap_url: str, etag: str | None, last_modified: str | None
+        self,
+        run_id: int,
+        sitemap_url: str,
+        etag: str | None,
+        last_modified: str | None,
+        rejudge_after: str | None = REJUDGE_UNKNOWN,
     ) -> None:
-        """Remember a sitemap's ``ETag`` and ``Last-Modified`` as answered in this run."""
+        """Remember a sitemap's ``ETag`` and ``Last-Modified`` as answered in this run, and
+        ``rejudge_after``: the moment (ISO 8601) past which the findings of the body they
+        stand for would change with the time, ``None`` when they never would,
+        :data:`REJUDGE_UNKNOWN` when that is not known."""
         sitemap_id = self._loc_id(sitemap_url, create=True)
         self._db.execute(
-            "INSERT OR REPLACE INTO validators (run_id, sitemap_id, etag, last_modified) "
-            "VALUES (?, ?, ?, ?)",
-            (run_id, sitemap_id, etag, last_modified),
+            "INSERT OR REPLACE INTO validators "
+            "(run_id, sitemap_id, etag, last_modified, rejudge_after) VALUES (?, ?, ?, ?, ?)",
+            (run_id, sitemap_id, etag, last_modified, rejudge_after),
         )
+
+    def rejudge_after(self, run_id: int, sitemap_url: str) -> str | None:
+        """The ``rejudge_after`` stored with the validators of a sitemap in run ``run_id`` (see
+        :meth:`set_validators`); :data:`REJUDGE_UNKNOWN` when that run kept none, or kept them
+        with a version of sitemapaudit that did not keep this."""
+        sitemap_id = self._loc_id(sitemap_url, create=False)
+        if sitemap_id is None or not self._rejudge_kept:
+            return REJUDGE_UNKNOWN
+        row = self._db.execute(
+            "SELECT rejudge_after FROM validators WHERE run_id = ? AND sitemap_id = ?",
+            (run_id, sitemap_id),
+        ).fetchone()
+        return REJUDGE_UNKNOWN if row is None else row[0]
 
     def validators(
         self, origin: str, sitemap_url: str
@@ -1024,3 +1059,7 @@ def _url_result(url: str, row: Sequence[Any]) -> dict[str, Any]:
         "issues": sorted(json.loads(row[11])),
         "sitemaps": sorted(json.loads(row[12])),
     }
+
+
+def _has_column(db: sqlite3.Connection, table: str, column: str) -> bool:
+    return any(row[1] == column for row in db.execute(f"PRAGMA table_info({table})"))

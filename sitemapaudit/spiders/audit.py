@@ -536,8 +536,16 @@ class AuditSpider(Spider):
         )
         previous_run = response.meta.get("previous_run")
         if response.status == 304 and previous_run is not None:
+            if self.run.rejudge_due(ref.url, previous_run, log=False):
+                # Requested conditionally before a JOBDIR resume, and the body's findings have
+                # changed with the time since: read it again, without validators (the new
+                # request says so in the log and the stats).
+                yield self._sitemap_request(ref)
+                return
             # This run keeps the entries it reuses, and the validators they still answer to.
-            self.run.remember_validators(ref.url, *_validators(response))
+            self.run.remember_validators(
+                ref.url, *_validators(response), None, kept_by=previous_run
+            )
             facts, children = self.run.reuse_sitemap(ref, previous_run, moved)
             yield from self._present(facts)
             yield from self._live(self.run.take_skipped_children())
@@ -555,7 +563,7 @@ class AuditSpider(Spider):
             )
             yield from self._sitemaps([])  # a common path that was not there gave its place back
             return
-        self.run.remember_validators(ref.url, *_validators(response))
+        validators = _validators(response)
         facts, children = self.run.read_sitemap(
             ref,
             response.status,
@@ -563,6 +571,9 @@ class AuditSpider(Spider):
             moved,
             url=response.url,
             gzip_encoded=declares_gzip(_headers(response).get("content-encoding")),
+        )
+        self.run.remember_validators(
+            ref.url, *validators, None if facts is None else facts.rejudge_after
         )
         yield from self._present(facts)
         yield from self._live(self.run.take_skipped_children())

@@ -3,14 +3,20 @@
 :func:`validate_document` checks one decompressed urlset or sitemapindex against the official
 XSDs (shipped in the package, never fetched) and against the protocol's and Google's further
 rules; :class:`HreflangGraph` checks hreflang reciprocity across all sitemaps of an audit.
-:data:`CODES` lists every finding code with its severity and meaning.
+:data:`CODES` lists every finding code with its severity and meaning. :func:`judge_document`
+also says until when the findings that depend on the time of validation hold.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from sitemapaudit.validation.document import check_limits, validate_document
+from sitemapaudit.validation.document import (
+    Judgement,
+    check_limits,
+    judge_document,
+    validate_document,
+)
 from sitemapaudit.validation.hreflang import HreflangGraph, is_valid_hreflang, iter_alternates
 from sitemapaudit.validation.schemas import SchemaLoadError, load_schema, schema_files
 
@@ -109,10 +115,12 @@ CODES: Final[dict[str, tuple[str, str]]] = {
 __all__ = [
     "CODES",
     "HreflangGraph",
+    "Judgement",
     "SchemaLoadError",
     "check_limits",
     "is_valid_hreflang",
     "iter_alternates",
+    "judge_document",
     "load_schema",
     "schema_files",
     "validate_document",

@@ -26,7 +26,7 @@ from typing import Final
 from lxml import etree
 
 from sitemapaudit.sitemap.records import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_ENTRIES, Problem
-from sitemapaudit.validation.extensions import check_extensions, unknown_namespaces
+from sitemapaudit.validation.extensions import ExtensionScan, unknown_namespaces
 from sitemapaudit.validation.messages import local_name, namespace_of, source_line
 from sitemapaudit.validation.schemas import (
     ITEM_TAGS,
@@ -476,6 +476,19 @@ def _count_entries_text(text: str, item: str) -> int:
     return sum(1 for _ in pattern.finditer(text))
 
 
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    """What :func:`judge_document` found."""
+
+    problems: list[Problem]
+    """The findings, as :func:`validate_document` returns them."""
+    rejudge_after: datetime | None
+    """The earliest moment, ``now`` or later, past which the same document judged again would
+    have one more ``news_too_old`` or ``video_expired`` (an article turns two days old, a video
+    expires); until then it would have the same findings. ``None`` when no such finding can
+    appear."""
+
+
 def validate_document(
     data: bytes, *, now: datetime | None = None, near_limit_fraction: float = 0.9
 ) -> list[Problem]:
@@ -492,6 +505,13 @@ def validate_document(
     ``near_limit_fraction`` sets how close to the 50,000-entry and 50 MiB limits a document
     must be to get ``near_limit``. Lines and columns are 1-based.
     """
+    return judge_document(data, now=now, near_limit_fraction=near_limit_fraction).problems
+
+
+def judge_document(
+    data: bytes, *, now: datetime | None = None, near_limit_fraction: float = 0.9
+) -> Judgement:
+    """:func:`validate_document`'s findings, and until when they hold (see :class:`Judgement`)."""
     if not 0 < near_limit_fraction <= 1:
         raise ValueError(f"near_limit_fraction must be in (0, 1], got {near_limit_fraction!r}")
     moment = now or datetime.now(UTC)
@@ -501,14 +521,14 @@ def validate_document(
     # its whole tree; anything else (or a document with a DOCTYPE) takes the whole tree.
     streamed = stream_document(data, now=moment)
     if streamed is not None:
-        return _streamed_problems(data, streamed, near_limit_fraction)
+        return Judgement(
+            _streamed_problems(data, streamed, near_limit_fraction), streamed.rejudge_after
+        )
     return _whole_tree_problems(data, moment, near_limit_fraction)
 
 
-def _whole_tree_problems(
-    data: bytes, moment: datetime, near_limit_fraction: float
-) -> list[Problem]:
-    """:func:`validate_document` on the whole parsed tree (or the text of a broken document)."""
+def _whole_tree_problems(data: bytes, moment: datetime, near_limit_fraction: float) -> Judgement:
+    """:func:`judge_document` on the whole parsed tree (or the text of a broken document)."""
     tree_root: etree._Element | None
     try:
         tree_root = etree.fromstring(data, _parser())
@@ -518,7 +538,7 @@ def _whole_tree_problems(
     if tree_root is not None:
         tag = tree_root.tag
         if not isinstance(tag, str) or local_name(tag) not in ITEM_TAGS:
-            return []
+            return Judgement([], None)
         head_text = _decode(data[:_HEAD_BYTES], _detect_encoding(data))
         sniffed, _offset = sniff_root(head_text)
         if sniffed is not None and sniffed.local == local_name(tag):
@@ -530,7 +550,7 @@ def _whole_tree_problems(
         text = _decode(data, _detect_encoding(data))
         sniffed, _offset = sniff_root(text)
         if sniffed is None or sniffed.local not in ITEM_TAGS:
-            return []
+            return Judgement([], None)
         root = sniffed
     collector = _Collector()
     collector.extend(check_encoding(data))
@@ -538,9 +558,9 @@ def _whole_tree_problems(
     collector.extend(namespace_problems)
     item = ITEM_TAGS[root.local]
     if tree_root is not None:
-        root_tag = tree_root.tag
-        assert isinstance(root_tag, str)
-        item_tag = root_tag[: len(root_tag) - len(root.local)] + item
+        tag = tree_root.tag
+        assert isinstance(tag, str)
+        item_tag = tag[: len(tag) - len(root.local)] + item
         entries = sum(1 for kid in tree_root if kid.tag == item_tag)
     else:
         assert text is not None
@@ -549,14 +569,19 @@ def _whole_tree_problems(
     if tree_root is None:
         assert text is not None
         collector.extend(scan_unescaped(text))
-        return collector.finish()
-    collector.extend(check_extensions(tree_root, now=moment))
+        return Judgement(collector.finish(), None)
+    # check_extensions, with the scan kept for when its findings would change.
+    root_tag = tree_root.tag
+    assert isinstance(root_tag, str)
+    scan = ExtensionScan(root_tag, now=moment)
+    scan.feed(tree_root)
+    collector.extend(scan.finish())
     if namespace_problems:
         collector.extend(unknown_namespaces(tree_root))
     problems = collector.finish()
     if not namespace_problems:
         problems.extend(validate_tree(tree_root, data, limit=MAX_SCHEMA_PROBLEMS))
-    return problems
+    return Judgement(problems, scan.rejudge_after)
 
 
 def _streamed_problems(data: bytes, streamed: StreamResult, fraction: float) -> list[Problem]:

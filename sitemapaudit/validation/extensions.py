@@ -34,6 +34,11 @@ These go beyond what the XSDs can express:
   namespace (the XSD's strict wildcards would reject them). The XSD run of
   :mod:`sitemapaudit.validation.xsd` finds these; :func:`unknown_namespaces` is the walk for
   documents it skips.
+
+``news_too_old`` and ``video_expired`` depend on ``now``: the same document judged later can
+have more of them. :attr:`ExtensionScan.rejudge_after` is the earliest moment, ``now`` or
+later, past which one more would appear (a running minimum over the dates, by the rules
+above).
 """
 
 from __future__ import annotations
@@ -101,6 +106,10 @@ _W3C_DATE: Final = re.compile(
     r"\s*(?P<tz>[Zz]|[+-]\d\d(?::?\d\d)?)?$"
 )
 
+
+# The latest moment a datetime holds: a date that ends later (9999-12-31 in UTC-12:00) is
+# taken as this moment, which no audit reaches.
+_END_OF_TIME: Final = datetime.max.replace(tzinfo=UTC)
 
 # xsd:dateTime's time zones run from -14:00 to +14:00.
 _MAX_OFFSET: Final = timedelta(hours=14)
@@ -241,25 +250,52 @@ def _latest(value: str) -> tuple[datetime, str] | None:
     if form["h"] is None:
         # The benefit of the doubt: an article may be from the last moment of that day, a
         # video may be available until then.
-        moment += _DAY
+        moment = _later(moment, _DAY)
         if form["tz"] is None:
             note = "a date without a time counts from the end of that day in UTC-12:00"
-            return moment + _LATEST_ZONE, note
+            return _later(moment, _LATEST_ZONE), note
         return moment, "a date without a time counts from the end of that day"
     if form["tz"] is None:
         note = "a time without a time zone counts as UTC-12:00, the latest it can be"
-        return moment + _LATEST_ZONE, note
+        return _later(moment, _LATEST_ZONE), note
     return moment, ""
 
 
-def _check_expiration(video: etree._Element, now: datetime) -> Problem | None:
+def _later(moment: datetime, delta: timedelta) -> datetime:
+    """``moment + delta``, or the end of time past the last moment a datetime holds."""
+    try:
+        return moment + delta
+    except OverflowError:
+        return _END_OF_TIME
+
+
+class NextChange:
+    """A running minimum: the earliest moment at which a finding that depends on the time
+    would appear, of those that have not appeared by ``now``."""
+
+    __slots__ = ("moment", "now")
+
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+        self.moment: datetime | None = None
+
+    def at(self, moment: datetime) -> None:
+        """A finding appears once the time is past ``moment`` (``moment >= now``). One past
+        every time a datetime holds never appears."""
+        if moment < _END_OF_TIME and (self.moment is None or moment < self.moment):
+            self.moment = moment
+
+
+def _check_expiration(video: etree._Element, clock: NextChange) -> Problem | None:
     element = video.find(_VIDEO_EXPIRATION)
     value = _text(element)
     latest = _latest(value) if value else None
     if element is None or latest is None:
         return None
     expired, how = latest
+    now = clock.now
     if expired >= now:
+        clock.at(expired)
         return None
     return Problem(
         "video_expired",
@@ -308,7 +344,7 @@ def _check_news_fields(news: etree._Element) -> Problem | None:
     )
 
 
-def _check_news(news: etree._Element, now: datetime) -> Iterator[Problem]:
+def _check_news(news: etree._Element, clock: NextChange) -> Iterator[Problem]:
     date_element = news.find(_NEWS_DATE)
     value = _text(date_element)
     if date_element is None or not value:
@@ -320,8 +356,10 @@ def _check_news(news: etree._Element, now: datetime) -> Iterator[Problem]:
     if latest is None:
         return
     published, how = latest
+    now = clock.now
     age = now - published
     if age <= NEWS_MAX_AGE:
+        clock.at(_later(published, NEWS_MAX_AGE))
         return
     yield Problem(
         "news_too_old",
@@ -360,10 +398,11 @@ def _images(root: etree._Element, item_tag: str) -> Iterator[Problem]:
 
 
 def _news(
-    root: etree._Element, item_tag: str, now: datetime, seen: list[int | None]
+    root: etree._Element, item_tag: str, clock: NextChange, seen: list[int | None]
 ) -> Iterator[Problem]:
     """news_missing_field, news_date_invalid and news_too_old findings; ``seen`` is [count,
-    first line] so far, updated in place."""
+    first line] so far, updated in place, and ``clock`` is told when an article turns too
+    old."""
     for news in root.iter(_NEWS):
         parent = news.getparent()
         if parent is None or parent.tag != item_tag:
@@ -374,17 +413,17 @@ def _news(
         fields = _check_news_fields(news)
         if fields is not None:
             yield fields
-        yield from _check_news(news, now)
+        yield from _check_news(news, clock)
 
 
-def _videos(root: etree._Element, item_tag: str, now: datetime) -> Iterator[Problem]:
+def _videos(root: etree._Element, item_tag: str, clock: NextChange) -> Iterator[Problem]:
     for video in root.iter(_VIDEO):
         parent = video.getparent()
         if parent is None or parent.tag != item_tag:
             continue
         yield from _check_video(video)
         yield from _check_durations(video)
-        expired = _check_expiration(video, now)
+        expired = _check_expiration(video, clock)
         if expired is not None:
             yield expired
 
@@ -558,7 +597,7 @@ class ExtensionScan:
     def __init__(self, root_tag: str, *, now: datetime) -> None:
         ns = namespace_of(root_tag)
         self._item_tag = ("{" + ns + "}" if ns else "") + ITEM_TAGS.get(local_name(root_tag), "url")
-        self._now = now
+        self._clock = NextChange(now)
         self._images: list[Problem] = []
         self._news: list[Problem] = []
         self._videos: list[Problem] = []
@@ -568,9 +607,16 @@ class ExtensionScan:
     def feed(self, container: etree._Element) -> None:
         item_tag = self._item_tag
         self._images.extend(_images(container, item_tag))
-        self._news.extend(_news(container, item_tag, self._now, self._news_seen))
-        self._videos.extend(_videos(container, item_tag, self._now))
+        self._news.extend(_news(container, item_tag, self._clock, self._news_seen))
+        self._videos.extend(_videos(container, item_tag, self._clock))
         self._links.extend(_links(container, item_tag))
+
+    @property
+    def rejudge_after(self) -> datetime | None:
+        """The earliest moment after ``now`` past which judging the containers fed so far
+        again would give one more ``news_too_old`` or ``video_expired``; ``None`` when none
+        can appear (no date still to come)."""
+        return self._clock.moment
 
     def finish(self) -> list[Problem]:
         count, first_line = self._news_seen

@@ -95,6 +95,8 @@ class StreamResult:
     """``unknown_namespaces`` findings (filled only when the root's namespace is wrong)."""
     schema_problems: list[Problem]
     """``validate_tree`` findings (filled only when the root's namespace is right)."""
+    rejudge_after: datetime | None = None
+    """See :attr:`~sitemapaudit.validation.extensions.ExtensionScan.rejudge_after`."""
 
 
 class _Stream:
@@ -423,4 +425,5 @@ def stream_document(data: bytes, *, now: datetime) -> StreamResult | None:
         extension_problems=stream.extensions.finish(),
         unknown_problems=[] if stream.validating else stream.namespaces.problems(),
         schema_problems=stream.schema_problems() if stream.validating else [],
+        rejudge_after=stream.extensions.rejudge_after,
     )

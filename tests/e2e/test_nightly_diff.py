@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
+import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from sitemapaudit.commands.crawl import audit_failed
@@ -469,4 +471,92 @@ async def test_an_index_lastmod_older_than_its_sitemap_is_found_and_judged_again
     assert without_future_detail(findings(third)) == others
     assert {r["url"].rsplit("/", 1)[-1]: r["issues"] for r in by_record(first, "url")}["e"] == [
         "lastmod_future"
+    ]
+
+
+NEWS_SITEMAP = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+    'xmlns:news="http://www.google.com/schemas/sitemap-news/0.9">'
+    "<url><loc>{base}/article</loc><news:news><news:publication><news:name>Example</news:name>"
+    "<news:language>en</news:language></news:publication>"
+    "<news:publication_date>2024-06-05T08:00:00Z</news:publication_date>"
+    "<news:title>Headline</news:title></news:news></url></urlset>"
+)
+
+
+class _Clock(datetime):
+    """``datetime`` whose ``now`` is the night the test says."""
+
+    night = datetime(2024, 6, 5, 12, 0, tzinfo=UTC)
+
+    @classmethod
+    def now(cls, tz: tzinfo | None = None) -> _Clock:  # type: ignore[override]
+        return cls.fromtimestamp(cls.night.timestamp(), tz)
+
+
+@deferred_f_from_coro_f
+async def test_a_news_sitemap_that_answers_304_is_read_again_once_an_article_is_too_old(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """news_too_old depends on the night: a news sitemap that never changes is requested
+    without its validators once one of its articles turns two days old, then read and judged
+    again (its findings are those of its body read that night). A sitemap with no such date
+    is requested conditionally every night, and so is the news sitemap again once nothing in
+    it can change with the time."""
+    for module in ("sitemapaudit.spiders.audit", "sitemapaudit.pipelines"):
+        monkeypatch.setattr(f"{module}.datetime", _Clock)
+    history = {"SITEMAPAUDIT_HISTORY_PATH": str(tmp_path / "history.sqlite3")}
+    site = TestSite(
+        {
+            "/robots.txt": Page(
+                body="Sitemap: {base}/news.xml\nSitemap: {base}/plain.xml\n",
+                content_type="text/plain",
+            ),
+            "/news.xml": conditional(NEWS_SITEMAP, '"n1"'),
+            "/plain.xml": conditional(urlset(url("{base}/a", "2024-01-01")), '"p1"'),
+        }
+    )
+    nights: list[tuple[dict[str, dict[str, Any]], dict[str, dict[str, str]], dict[str, Any]]] = []
+    with site:
+        # The article is 4 hours old on the first night, too old from 2024-06-07T08:00Z on.
+        for day in (0, 1, 3, 4):
+            _Clock.night = datetime(2024, 6, 5 + day, 12, 0, tzinfo=UTC)
+            records, crawler = await run_audit(
+                site.base, tmp_path / f"{day}.jsonl", settings=history, fetch_urls="no"
+            )
+            sitemaps = {r["url"].rsplit("/", 1)[-1]: r for r in by_record(records, "sitemap")}
+            nights.append((sitemaps, site.request_headers, crawler.stats.get_stats()))
+
+    def seen(night: int, name: str) -> tuple[int, list[str], str | None]:
+        sitemaps, headers, _ = nights[night]
+        return (
+            sitemaps[name]["status"],
+            sitemaps[name]["issues"],
+            headers[f"/{name}"].get("if-none-match"),
+        )
+
+    assert [seen(night, "plain.xml") for night in range(4)] == [
+        (200, [], None),
+        (304, [], '"p1"'),
+        (304, [], '"p1"'),
+        (304, [], '"p1"'),
+    ]
+    assert [seen(night, "news.xml") for night in range(4)] == [
+        (200, [], None),
+        (304, [], '"n1"'),
+        # Past 2024-06-07T08:00Z: no validators sent, the body is read and judged again.
+        (200, ["news_too_old"], None),
+        # Nothing in it changes with the time any more: a 304 carries news_too_old over.
+        (304, ["news_too_old"], '"n1"'),
+    ]
+    (message,) = nights[2][0]["news.xml"]["errors"]
+    assert message.startswith(
+        "news_too_old: line 2: news:publication_date 2024-06-05T08:00:00Z is 3 days old;"
+    )
+    assert [stats.get("sitemapaudit/sitemaps/rejudged") for _, _, stats in nights] == [
+        None,
+        None,
+        1,
+        None,
     ]

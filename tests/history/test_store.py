@@ -14,7 +14,7 @@ from sitemapaudit.errors import ConfigError
 from sitemapaudit.history import HistoryError, HistoryStore, RunInfo
 from sitemapaudit.history import store as store_module
 from sitemapaudit.history.background import BackgroundHistoryStore
-from sitemapaudit.history.store import SCHEMA_VERSION, check_history_path
+from sitemapaudit.history.store import REJUDGE_UNKNOWN, SCHEMA_VERSION, check_history_path
 from tests.history.scenario import (
     NEW_RECORDS,
     NEW_SUMMARY,
@@ -181,6 +181,85 @@ def test_validators_come_from_the_latest_finished_run_that_stored_them(
     assert store.validators(E, sitemap) == (second, '"v2"', None)
     assert store.validators(OTHER, sitemap) is None
     assert store.validators(E, f"{E}/other.xml") is None
+
+
+def test_validators_keep_when_the_findings_of_their_body_change_with_the_time(
+    store: HistoryStore,
+) -> None:
+    sitemap = f"{E}/news.xml"
+    assert store.rejudge_after(1, sitemap) == REJUDGE_UNKNOWN
+    first = store.begin_run(E, "a")
+    store.set_validators(first, sitemap, '"v1"', None, "2024-06-07T08:00:00+00:00")
+    store.set_validators(first, f"{E}/plain.xml", '"p1"', None, None)
+    store.set_validators(first, f"{E}/old.xml", '"o1"', None)
+    store.finish_run(first, "b", {})
+    assert store.validators(E, sitemap) == (first, '"v1"', None)
+    assert store.rejudge_after(first, sitemap) == "2024-06-07T08:00:00+00:00"
+    assert store.rejudge_after(first, f"{E}/plain.xml") is None
+    # Stored without saying: not known.
+    assert store.rejudge_after(first, f"{E}/old.xml") == REJUDGE_UNKNOWN
+    # A run that did not store them knows nothing of them.
+    assert store.rejudge_after(first + 1, sitemap) == REJUDGE_UNKNOWN
+
+
+def _validators_without_rejudge_after(path: Path) -> int:
+    """A history file whose validators table is as sitemapaudit kept it before
+    ``rejudge_after``, with one sitemap's validators in a finished run."""
+    with HistoryStore(path) as store:
+        run_id = finished(store, E)
+    db = sqlite3.connect(path)
+    try:
+        db.execute("DROP TABLE validators")
+        db.execute(
+            "CREATE TABLE validators (run_id INTEGER NOT NULL, sitemap_id INTEGER NOT NULL, "
+            "etag TEXT, last_modified TEXT, PRIMARY KEY (run_id, sitemap_id)) WITHOUT ROWID"
+        )
+        db.execute("CREATE INDEX validators_sitemap ON validators (sitemap_id, run_id)")
+        db.execute("INSERT INTO locs (loc) VALUES (?)", (f"{E}/s.xml",))
+        db.execute(
+            "INSERT INTO validators (run_id, sitemap_id, etag, last_modified) "
+            "SELECT ?, id, '\"v1\"', NULL FROM locs WHERE loc = ?",
+            (run_id, f"{E}/s.xml"),
+        )
+        db.commit()
+    finally:
+        db.close()
+    return run_id
+
+
+@pytest.mark.parametrize("kind", [HistoryStore, BackgroundHistoryStore])
+def test_a_file_without_rejudge_after_gains_it_and_its_validators_are_not_known(
+    tmp_path: Path, kind: type[HistoryStore]
+) -> None:
+    """Validators an earlier version kept say nothing of when the findings of their body
+    change with the time: not known (the sitemap is read again once). The column is added
+    when the file is opened to write; earlier versions, which leave it to its default, still
+    read and write the file."""
+    path = tmp_path / "history.sqlite3"
+    run_id = _validators_without_rejudge_after(path)
+    with HistoryStore(path, read_only=True) as reader:
+        assert reader.validators(E, f"{E}/s.xml") == (run_id, '"v1"', None)
+        assert reader.rejudge_after(run_id, f"{E}/s.xml") == REJUDGE_UNKNOWN
+    with kind(path) as store:
+        assert store.rejudge_after(run_id, f"{E}/s.xml") == REJUDGE_UNKNOWN
+        later = store.begin_run(E, "2024-07-01T00:00:00Z")
+        store.set_validators(later, f"{E}/s.xml", '"v2"', None, "2024-07-03T00:00:00+00:00")
+        store.finish_run(later, "2024-07-01T00:10:00Z", {})
+        assert store.rejudge_after(later, f"{E}/s.xml") == "2024-07-03T00:00:00+00:00"
+    db = sqlite3.connect(path)
+    try:
+        assert db.execute("SELECT MAX(version) FROM schema_version").fetchone() == (SCHEMA_VERSION,)
+        # As an earlier version writes validators: the moment is not known.
+        db.execute(
+            "INSERT OR REPLACE INTO validators (run_id, sitemap_id, etag, last_modified) "
+            "SELECT ?, id, NULL, 'Mon, 01 Jul 2024 00:00:00 GMT' FROM locs WHERE loc = ?",
+            (later, f"{E}/s.xml"),
+        )
+        db.commit()
+    finally:
+        db.close()
+    with HistoryStore(path, read_only=True) as reader:
+        assert reader.rejudge_after(later, f"{E}/s.xml") == REJUDGE_UNKNOWN
 
 
 def test_listings_stream_back_in_order(store: HistoryStore) -> None:
