@@ -246,13 +246,13 @@ LONG = LONG_HEAD + _RANDOM.randbytes(50_000).hex().encode() + b"</body></html>"
 
 # Bodies that cannot be read as their Content-Encoding says, known from their first bytes.
 UNREADABLE: dict[str, tuple[bytes, str | None]] = {
-    "gzip data without Content-Encoding": (gzip.compress(LONG), None),
+    "gzip data without Content-Encoding": (gzip.compress(LONG, mtime=0), None),
     "html declared gzip": (LONG, "gzip"),
     "html declared x-gzip": (LONG, "x-gzip"),
-    "gzip data declared deflate": (gzip.compress(LONG), "deflate"),
-    "gzip data declared br": (gzip.compress(LONG), "br"),
-    "gzip data declared zstd": (gzip.compress(LONG), "zstd"),
-    "gzip data declared compress": (gzip.compress(LONG), "compress"),
+    "gzip data declared deflate": (gzip.compress(LONG, mtime=0), "deflate"),
+    "gzip data declared br": (gzip.compress(LONG, mtime=0), "br"),
+    "gzip data declared zstd": (gzip.compress(LONG, mtime=0), "zstd"),
+    "gzip data declared compress": (gzip.compress(LONG, mtime=0), "compress"),
     "zlib data declared gzip": (zlib.compress(LONG), "gzip"),
     "br data declared gzip": (brotli.compress(LONG), "gzip"),
     "zstd data declared deflate": (zstd.compress(LONG), "deflate"),
@@ -268,8 +268,10 @@ def test_head_watcher_stops_at_once_on_a_body_not_in_its_declared_coding(
     body, coding = UNREADABLE[case]
     kept, stopped = _head_only(body, coding, size)
     assert stopped
-    # Stopped at the chunk that shows it (a decoder may need a few bytes to see it).
-    assert len(kept) <= max(size, 64)
+    # Stopped at the chunk that shows it: a decoder may need a few bytes to see it, and brotli,
+    # whose data has no magic bytes, up to a few hundred (117 for gzip data of this page over
+    # 286 gzip header times), against the page's 140,000.
+    assert len(kept) <= max(size, 1024)
     full, head_only = _read(body, coding), _read(kept, coding, stopped=True)
     assert not full.fetched
     assert full.error is not None
@@ -302,8 +304,8 @@ def test_head_watcher_says_why_it_stopped() -> None:
 READABLE: dict[str, tuple[bytes, str | None]] = {
     "html": (LONG, None),
     "html starting with 1f": (b"\x1f" + LONG, None),
-    "gzip": (gzip.compress(LONG), "gzip"),
-    "x-gzip": (gzip.compress(LONG), "x-gzip"),
+    "gzip": (gzip.compress(LONG, mtime=0), "gzip"),
+    "x-gzip": (gzip.compress(LONG, mtime=0), "x-gzip"),
     "deflate": (zlib.compress(LONG), "deflate"),
     "br": (brotli.compress(LONG), "br"),
     "deflate, gzip": (gzip.compress(zlib.compress(LONG)), "deflate, gzip"),
