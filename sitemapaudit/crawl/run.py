@@ -935,6 +935,20 @@ class AuditRun:
         )
         return True
 
+    def keep_not_modified(
+        self, url: str, etag: str | None, last_modified: str | None, previous_run: int
+    ) -> bool:
+        """A sitemap answered 304 to the conditional request made with run ``previous_run``'s
+        validators: keep them for this run, and say whether that run's entries can stand for
+        the body. They cannot when the history failed since the request was sent (they are in
+        it), nor when findings of the body have changed with the time since (a request made
+        before a ``JOBDIR`` resume, see :meth:`rejudge_due`): then the sitemap is requested
+        again without validators (which says so in the log and the stats)."""
+        if self.rejudge_due(url, previous_run, log=False) is not False:
+            return False
+        self.remember_validators(url, etag, last_modified, None, kept_by=previous_run)
+        return self.history is not None
+
     def remember_validators(
         self,
         url: str,

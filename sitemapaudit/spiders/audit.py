@@ -536,16 +536,11 @@ class AuditSpider(Spider):
         )
         previous_run = response.meta.get("previous_run")
         if response.status == 304 and previous_run is not None:
-            if self.run.rejudge_due(ref.url, previous_run, log=False):
-                # Requested conditionally before a JOBDIR resume, and the body's findings have
-                # changed with the time since: read it again, without validators (the new
-                # request says so in the log and the stats).
+            if not self.run.keep_not_modified(ref.url, *_validators(response), previous_run):
+                # The previous run's entries cannot stand for the body: read it again, without
+                # validators.
                 yield self._sitemap_request(ref)
                 return
-            # This run keeps the entries it reuses, and the validators they still answer to.
-            self.run.remember_validators(
-                ref.url, *_validators(response), None, kept_by=previous_run
-            )
             facts, children = self.run.reuse_sitemap(ref, previous_run, moved)
             yield from self._present(facts)
             yield from self._live(self.run.take_skipped_children())

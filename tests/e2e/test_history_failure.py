@@ -71,6 +71,14 @@ class FailingListings(BackgroundHistoryStore):
             yield entry
 
 
+class FailingValidators(BackgroundHistoryStore):
+    """A store that fails (a full disk) when a sitemap's validators are kept: after the
+    conditional request was sent, before its 304 is read."""
+
+    def set_validators(self, *args: Any, **kwargs: Any) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+
 def site_of(count: int) -> TestSite:
     routes: dict[str, Any] = {
         "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
@@ -185,6 +193,39 @@ async def test_a_history_failing_while_a_304_reuses_entries_reports_the_sitemap_
     assert sorted(r["url"].rsplit("/", 1)[-1] for r in by_record(records, "url")) == ["a", "d"]
     assert any(NOTE in note for note in records[-1]["notes"])
     assert crawler.stats.get_value("sitemapaudit/history/failed") == 1
+
+
+@deferred_f_from_coro_f
+async def test_a_history_failing_before_a_304_is_read_has_the_sitemap_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With the history gone, the previous run's entries cannot stand for the body: the
+    # sitemap is requested again without its validators and read as it is now.
+    history = {"SITEMAPAUDIT_HISTORY_PATH": str(tmp_path / "history.sqlite3")}
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+            "/s.xml": conditional(urlset(url("{base}/a"), url("{base}/b")), '"v"'),
+            "/a": page(),
+            "/b": page(),
+        }
+    )
+    with site:
+        await run_audit(site.base, tmp_path / "1.jsonl", settings=history)
+        monkeypatch.setattr("sitemapaudit.crawl.run.BackgroundHistoryStore", FailingValidators)
+        records, crawler = await run_audit(site.base, tmp_path / "2.jsonl", settings=history)
+        last_request = site.request_headers["/s.xml"]
+        requests = site.hits["/s.xml"]
+
+    (sitemap,) = by_record(records, "sitemap")
+    assert (sitemap["status"], sitemap["not_modified"], sitemap["issues"]) == (200, False, [])
+    assert sorted(r["url"].rsplit("/", 1)[-1] for r in by_record(records, "url")) == ["a", "b"]
+    assert any(NOTE in note for note in records[-1]["notes"])
+    assert crawler.stats.get_value("sitemapaudit/history/failed") == 1
+    assert not crawler.stats.get_value("spider_exceptions/AssertionError")
+    # Run 1, then run 2's conditional request and its plain one.
+    assert requests == 3
+    assert "if-none-match" not in last_request
 
 
 def test_a_history_file_that_cannot_be_used_is_a_bad_setting(tmp_path: Path) -> None:
