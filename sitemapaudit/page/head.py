@@ -99,6 +99,9 @@ _WHATWG_LABELS: dict[str, str] = {
         "cp932": "csshiftjis ms932 ms_kanji shift-jis shift_jis sjis windows-31j x-sjis",
         "cp949": "cseuckr csksc56011987 euc-kr iso-ir-149 korean ks_c_5601-1987"
         " ks_c_5601-1989 ksc5601 ksc_5601 windows-949",
+        # Without a byte order mark, "utf-16" and its other labels mean little-endian.
+        "utf-16-le": "csunicode iso-10646-ucs-2 ucs-2 unicode unicodefeff utf-16 utf-16le",
+        "utf-16-be": "unicodefffe utf-16be",
     }.items()
     for label in labels.split()
 }

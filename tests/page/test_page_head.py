@@ -8,6 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sitemapaudit.crawl.pages import outcome_from_response
+from sitemapaudit.facts import FetchOutcome
 from sitemapaudit.page.head import HeadEnd, HeadFacts, decode_html, head_end_offset, parse_head
 
 URL = "https://example.com/dir/page"
@@ -565,3 +567,40 @@ def test_a_base_href_that_is_no_url_does_not_raise() -> None:
         "<head><base href=http://[é><link rel=canonical href=/a></head>".encode(), URL
     )
     assert head.canonical is not None
+
+
+# The WHATWG Encoding Standard's labels of UTF-16LE and UTF-16BE: a charset that names them
+# decodes a body without a byte order mark in that byte order, as browsers decode it.
+@pytest.mark.parametrize(
+    ("label", "codec"),
+    [
+        ("utf-16", "utf-16-le"),
+        ("UTF-16", "utf-16-le"),
+        ("unicode", "utf-16-le"),
+        ("ucs-2", "utf-16-le"),
+        ("csunicode", "utf-16-le"),
+        ("iso-10646-ucs-2", "utf-16-le"),
+        ("unicodefeff", "utf-16-le"),
+        ("utf-16le", "utf-16-le"),
+        ("utf-16be", "utf-16-be"),
+        ("unicodefffe", "utf-16-be"),
+    ],
+)
+def test_a_declared_utf_16_label_decodes_a_body_without_a_bom(label: str, codec: str) -> None:
+    html = "<head><meta name=robots content=noindex><link rel=canonical href='/ü'></head>"
+    facts = parse_head(html.encode(codec), URL, encoding=label)
+    assert facts.noindex == ("meta:robots",)
+    assert facts.canonical == "https://example.com/%C3%BC"
+
+
+def test_a_page_declared_utf_16_without_a_bom_is_read_as_browsers_read_it() -> None:
+    body = '<html><head><meta name="robots" content="noindex"></head></html>'.encode("utf-16-le")
+    outcome = outcome_from_response(
+        url=URL,
+        status=200,
+        headers={"content-type": ["text/html; charset=utf-16"]},
+        body=body,
+        outcome=FetchOutcome(),
+        user_agent="Googlebot",
+    )
+    assert outcome.noindex == ["meta:robots"]
