@@ -56,7 +56,13 @@ class CanonicalMismatch(UrlCheck):
         canonical = outcome.canonical
         if canonical is None or canonical == page_url or same_url(canonical, page_url):
             return None
-        return [f"canonical ({outcome.canonical_source}) is {outcome.canonical}"]
+        if not canonical.lower().startswith(("http://", "https://")):
+            return [
+                f"canonical ({outcome.canonical_source}) is {canonical}, which is not an http "
+                "or https URL: search engines ignore it, so the page has no canonical they can "
+                "use"
+            ]
+        return [f"canonical ({outcome.canonical_source}) is {canonical}"]
 
 
 class CanonicalConflict(UrlCheck):

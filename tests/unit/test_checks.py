@@ -614,3 +614,13 @@ def test_the_lastmod_of_a_page_whose_body_cannot_be_read_is_not_called_unverifia
         date="Mon, 23 Nov 2026 12:00:00 GMT",
     )
     assert record.issues == ["fetch_failed"]
+
+
+@pytest.mark.parametrize("canonical", ["javascript:void(0)", "ftp://e.com/a", "mailto:a@e.com"])
+def test_a_canonical_that_is_no_web_address_is_said_to_be_ignored(canonical: str) -> None:
+    record = url_record(canonical=canonical, canonical_source="link")
+    assert record.issues == ["canonical_mismatch"]
+    assert record.errors == [
+        f"canonical_mismatch: canonical (link) is {canonical}, which is not an http or https "
+        "URL: search engines ignore it, so the page has no canonical they can use"
+    ]
