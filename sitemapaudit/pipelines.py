@@ -11,6 +11,7 @@ from typing import Any, Self, TypeVar
 from scrapy import signals
 from scrapy.crawler import Crawler
 
+from sitemapaudit.checks.base import ROBOTS_UNREADABLE
 from sitemapaudit.config import AuditConfig
 from sitemapaudit.facts import SitemapFacts, UrlFacts, UrlFactsBatch
 from sitemapaudit.history.diff import summarize
@@ -30,8 +31,10 @@ class ChecksPipeline:
     """Turns :class:`SitemapFacts` and :class:`UrlFacts` into report records."""
 
     def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
         self.stats = crawler.stats
         self.builder = RecordBuilder(AuditConfig.from_settings(crawler.settings), datetime.now(UTC))
+        self._robots_unknown = True
         # Record and finding counts for the stats, added to them every _STATS_EVERY records
         # and at the end (a stats call per record and finding costs more than counting here).
         self._counts: Counter[tuple[str, str | None]] = Counter()
@@ -42,6 +45,8 @@ class ChecksPipeline:
         return cls(crawler)
 
     def process_item(self, item: Any) -> Any:
+        if self._robots_unknown and isinstance(item, UrlFactsBatch | UrlFacts):
+            self._read_robots()
         if isinstance(item, UrlFactsBatch):
             url_record = self.builder.url_record
             return UrlRecordBatch([self._count(url_record(facts)) for facts in item.facts])
@@ -50,6 +55,18 @@ class ChecksPipeline:
         if isinstance(item, UrlFacts):
             return self._count(self.builder.url_record(item))
         return item
+
+    def _read_robots(self) -> None:
+        """Before the first URL record: what the run's robots.txt says of every URL when it
+        could not be read (URL facts come once it is read)."""
+        run = getattr(self.crawler.spider, "run", None)
+        robots_unreadable = getattr(run, "robots_unreadable", None)
+        if robots_unreadable is None or getattr(run, "robots", None) is None:
+            return
+        self._robots_unknown = False
+        reason = robots_unreadable()
+        if reason is not None:
+            self.builder.ctx.extras[ROBOTS_UNREADABLE] = reason
 
     def _count(self, record: _Record) -> _Record:
         counts = self._counts

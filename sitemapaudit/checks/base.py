@@ -21,6 +21,11 @@ class Severity(StrEnum):
     NOTICE = "notice"
 
 
+ROBOTS_UNREADABLE = "robots_unreadable"
+"""Key of :attr:`CheckContext.extras`: why every URL is ``robots_blocked`` when robots.txt could
+not be read (a 5xx, a 429, no answer), for their findings."""
+
+
 @dataclass(slots=True)
 class CheckContext:
     """What every check may consult besides the facts of one record."""

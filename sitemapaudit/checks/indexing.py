@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sitemapaudit.checks.base import CheckContext, Severity, UrlCheck
+from sitemapaudit.checks.base import ROBOTS_UNREADABLE, CheckContext, Severity, UrlCheck
 from sitemapaudit.facts import UrlFacts
 from sitemapaudit.urls import same_url
 
@@ -39,6 +39,9 @@ class RobotsBlocked(UrlCheck):
     def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
         if not facts.robots_blocked:
             return None
+        unreadable = ctx.extras.get(ROBOTS_UNREADABLE)
+        if isinstance(unreadable, str):
+            return [unreadable]
         return [f"disallowed for {ctx.config.robots_user_agent} by robots.txt"]
 
 

@@ -309,17 +309,18 @@ class AuditRun:
 
     def _sitemap_blocked(self, robots: RobotsPolicy) -> str:
         """Why robots.txt disallows a sitemap, for its ``robots_blocked`` finding."""
-        obey = "search engines that obey robots.txt do not fetch it"
         if robots.outcome != "disallow_all":
-            return f"robots.txt disallows it for {self.config.robots_user_agent}: {obey}"
-        if robots.status is None:
-            why = "robots.txt could not be fetched"
-        else:
-            why = f"robots.txt answered with status {robots.status}"
-        return (
-            f"{why}, so {_disallow_all_basis(robots.status)} every URL is disallowed, this "
-            f"sitemap included: {obey}"
-        )
+            return f"robots.txt disallows it for {self.config.robots_user_agent}: {_OBEY}"
+        return f"{_unreadable(robots)} every URL is disallowed, this sitemap included: {_OBEY}"
+
+    def robots_unreadable(self) -> str | None:
+        """Why every URL is ``robots_blocked`` when robots.txt could not be read (no rule
+        disallows them), for their findings; ``None`` while robots.txt has rules (or is not
+        read yet)."""
+        robots = self.robots
+        if robots is None or robots.outcome != "disallow_all":
+            return None
+        return f"{_unreadable(robots)} every URL is disallowed: {_OBEY}"
 
     def close(self, *, finished: bool = False) -> None:
         """End the run; ``finished``: its report is complete, and a run with the same work
@@ -1439,6 +1440,18 @@ def _work_dir(configured: str) -> tuple[str, bool]:
         Path(configured).mkdir(parents=True, exist_ok=True)
         return configured, False
     return tempfile.mkdtemp(prefix="sitemapaudit-"), True
+
+
+_OBEY = "search engines that obey robots.txt do not fetch it"
+
+
+def _unreadable(robots: RobotsPolicy) -> str:
+    """The start of a finding under a robots.txt that could not be read."""
+    if robots.status is None:
+        why = "robots.txt could not be fetched"
+    else:
+        why = f"robots.txt answered with status {robots.status}"
+    return f"{why}, so {_disallow_all_basis(robots.status)}"
 
 
 def _disallow_all_basis(status: int | None) -> str:

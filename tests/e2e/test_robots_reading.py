@@ -140,6 +140,13 @@ async def test_a_robots_txt_that_answers_5xx_disallows_the_sitemaps_too(tmp_path
         "fetch it"
     ]
     assert _blocked(records) == {"a": True, "b": True}
+    # A URL's finding says why too: no rule disallows it.
+    assert {tuple(r["errors"]) for r in by_record(records, "url")} == {
+        (
+            "robots_blocked: robots.txt answered with status 503, so as RFC 9309 requires "
+            "every URL is disallowed: search engines that obey robots.txt do not fetch it",
+        )
+    }
     assert "/a" not in hits
     summary = records[-1]
     assert summary["robots_txt"]["outcome"] == "disallow_all"
@@ -170,6 +177,12 @@ async def test_an_unreachable_robots_txt_disallows_a_sitemap_at_a_common_path(
         "fetch it"
     ]
     assert _blocked(records) == {"a": True, "b": True}
+    assert {tuple(r["errors"]) for r in by_record(records, "url")} == {
+        (
+            "robots_blocked: robots.txt could not be fetched, so as RFC 9309 requires every "
+            "URL is disallowed: search engines that obey robots.txt do not fetch it",
+        )
+    }
     summary = records[-1]
     assert summary["robots_txt"]["outcome"] == "disallow_all"
     [note] = summary["notes"]
