@@ -132,10 +132,13 @@ def read_sitemap(
             )
         )
     over_limit = max(reader.url_count, reader.child_count) > PROTOCOL_MAX_ENTRIES
-    if data is not None and reader.kind in VALIDATED_KINDS and not over_limit:
-        # (A document past the entry limit is already invalid, and is not validated further:
-        # a well-formed one would go chunk by chunk, but a broken one takes its whole text.)
-        judged = judge_document(data, now=now, near_limit_fraction=near_limit_fraction)
+    if data is not None and reader.kind in VALIDATED_KINDS:
+        # Past the entry limit too (the reader reports the count): a well-formed document goes
+        # chunk by chunk as always, but its whole tree is never built, as its size is bounded
+        # by the 50 MiB limit only; one that would need it gets the findings of its text.
+        judged = judge_document(
+            data, now=now, near_limit_fraction=near_limit_fraction, whole_tree=not over_limit
+        )
         facts.problems.extend(judged.problems)
         if judged.rejudge_after is not None:
             facts.rejudge_after = judged.rejudge_after.astimezone(UTC).isoformat()

@@ -509,9 +509,20 @@ def validate_document(
 
 
 def judge_document(
-    data: bytes, *, now: datetime | None = None, near_limit_fraction: float = 0.9
+    data: bytes,
+    *,
+    now: datetime | None = None,
+    near_limit_fraction: float = 0.9,
+    whole_tree: bool = True,
 ) -> Judgement:
-    """:func:`validate_document`'s findings, and until when they hold (see :class:`Judgement`)."""
+    """:func:`validate_document`'s findings, and until when they hold (see :class:`Judgement`).
+
+    ``whole_tree=False`` never builds the whole tree of a document (for one past the
+    50,000-entry limit, whose tree is not bounded by that limit): a well-formed urlset or
+    sitemapindex without a DOCTYPE is validated chunk by chunk as always; any other document
+    gets only the findings of its text (encoding, namespace, size, unescaped characters), as a
+    document that is not well-formed does.
+    """
     if not 0 < near_limit_fraction <= 1:
         raise ValueError(f"near_limit_fraction must be in (0, 1], got {near_limit_fraction!r}")
     moment = now or datetime.now(UTC)
@@ -524,16 +535,20 @@ def judge_document(
         return Judgement(
             _streamed_problems(data, streamed, near_limit_fraction), streamed.rejudge_after
         )
-    return _whole_tree_problems(data, moment, near_limit_fraction)
+    return _whole_tree_problems(data, moment, near_limit_fraction, parse=whole_tree)
 
 
-def _whole_tree_problems(data: bytes, moment: datetime, near_limit_fraction: float) -> Judgement:
-    """:func:`judge_document` on the whole parsed tree (or the text of a broken document)."""
-    tree_root: etree._Element | None
-    try:
-        tree_root = etree.fromstring(data, _parser())
-    except (etree.XMLSyntaxError, ValueError):
-        tree_root = None
+def _whole_tree_problems(
+    data: bytes, moment: datetime, near_limit_fraction: float, *, parse: bool = True
+) -> Judgement:
+    """:func:`judge_document` on the whole parsed tree (or the text of a broken document, or of
+    any document when not ``parse``)."""
+    tree_root: etree._Element | None = None
+    if parse:
+        try:
+            tree_root = etree.fromstring(data, _parser())
+        except (etree.XMLSyntaxError, ValueError):
+            tree_root = None
     text: str | None = None
     if tree_root is not None:
         tag = tree_root.tag

@@ -148,6 +148,21 @@ def test_hostile_files_get_a_finding_and_a_clean_exit(tmp_path: Path, name: str,
     assert "root:" not in json.dumps(records)  # nothing of /etc/passwd
 
 
+def test_a_file_past_the_entry_limit_gets_its_other_findings(tmp_path: Path) -> None:
+    path = tmp_path / "old.xml"
+    path.write_bytes(
+        (
+            '<urlset xmlns="http://www.google.com/schemas/sitemap/0.84">'
+            + "".join(f"<url><loc>https://e.com/{i}</loc></url>" for i in range(50_001))
+            + "</urlset>"
+        ).encode()
+    )
+    status, records, stderr = validate(str(path))
+    assert status == 1, stderr
+    sitemap = next(r for r in records if r["record"] == "sitemap")
+    assert sorted(sitemap["issues"]) == ["namespace_invalid", "too_many_urls"]
+
+
 def test_urls_are_read_through_the_crawl_and_children_followed(tmp_path: Path) -> None:
     site = TestSite(
         {
