@@ -365,6 +365,12 @@ _COMMON_URL_RE = re.compile(
 )
 
 
+def is_valid_url(url: str) -> bool:
+    """Whether ``url`` is an absolute http(s) URL by the rules of a ``<loc>`` (not
+    ``invalid_url``; see :func:`loc_problems`), whatever its length."""
+    return _COMMON_URL_RE.fullmatch(url) is not None or _valid_loc(url)
+
+
 def loc_problems(loc: str, *, max_length: int = 2048) -> list[str]:
     """URL-rule codes for a listed URL: ``'invalid_url'`` and/or ``'url_too_long'``.
 
@@ -375,7 +381,7 @@ def loc_problems(loc: str, *, max_length: int = 2048) -> list[str]:
     characters.
     """
     problems: list[str] = []
-    if not (_COMMON_URL_RE.fullmatch(loc) or _valid_loc(loc)):
+    if not is_valid_url(loc):
         problems.append("invalid_url")
     if isinstance(loc, str) and len(loc) > max_length:
         problems.append("url_too_long")

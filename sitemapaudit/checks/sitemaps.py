@@ -165,7 +165,8 @@ class SitemapLimit(ProblemCheck):
 class ChildInvalidUrl(ProblemCheck):
     """A sitemap location (in an index, robots.txt or the homepage) is not a valid http(s) URL;
     or the URL of an image or video in a `<url>` (`image:loc`, `video:thumbnail_loc`,
-    `video:content_loc`, `video:player_loc`) is not one, or is empty."""
+    `video:content_loc`, `video:player_loc`), or the `href` of an hreflang `xhtml:link`
+    alternate, is not one, or is empty."""
 
     code = "invalid_url"
     severity = Severity.ERROR

@@ -147,7 +147,10 @@ class HreflangConflict(ProblemCheck):
 
 
 class HreflangNotReciprocal(UrlCheck):
-    """An hreflang alternate of this URL does not list it back, in any sitemap of the audit."""
+    """An hreflang alternate of this URL does not list it back, in any sitemap of the audit.
+
+    An alternate href that is not an absolute http(s) URL (`invalid_url` in its sitemap) is
+    no link: it is not judged, and its page is not held to link back."""
 
     code = "hreflang_not_reciprocal"
     severity = Severity.WARNING

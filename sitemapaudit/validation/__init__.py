@@ -72,8 +72,8 @@ CODES: Final[dict[str, tuple[str, str]]] = {
     ),
     "invalid_url": (
         "error",
-        "An image:loc, video:thumbnail_loc, video:content_loc or video:player_loc is not an "
-        "absolute http(s) URL (or is empty).",
+        "An image:loc, video:thumbnail_loc, video:content_loc, video:player_loc or hreflang "
+        "xhtml:link href is not an absolute http(s) URL (or is empty).",
     ),
     "video_missing_field": (
         "error",
@@ -107,7 +107,8 @@ CODES: Final[dict[str, tuple[str, str]]] = {
     ),
     "hreflang_not_reciprocal": (
         "warning",
-        "An hreflang alternate does not list the page back as its own alternate.",
+        "An hreflang alternate does not list the page back as its own alternate (an alternate "
+        "href that is not an absolute http(s) URL is invalid_url, and left out).",
     ),
 }
 """Every finding code of this package: code -> (severity, one-line meaning)."""

@@ -18,7 +18,9 @@ These go beyond what the XSDs can express:
 * ``invalid_url``: an ``image:loc``, ``video:thumbnail_loc``, ``video:content_loc`` or
   ``video:player_loc`` that is not an absolute http(s) URL by the rules of ``<loc>``, empty
   included (the XSD's ``xsd:anyURI`` accepts an empty value), unless ``video_missing_field``
-  reports the empty field already.
+  reports the empty field already; and the ``href`` of an hreflang ``xhtml:link`` that is not
+  one (Google requires fully qualified alternate URLs: ``/de``, ``//host/de`` and ``ftp:``
+  are reported; an empty or missing href is ``hreflang_invalid``).
 * ``video_expired``: a ``video:expiration_date`` before ``now``, read as ``news_too_old`` reads
   dates (a date without a time ends with that day in UTC-12:00).
 * ``hreflang_invalid``: an ``xhtml:link rel="alternate"`` whose ``hreflang`` is not a valid
@@ -52,7 +54,7 @@ from lxml import etree
 
 from sitemapaudit.page.dates import DATE_WITH_TIME_ZONE, NO_TIME_ZONE
 from sitemapaudit.sitemap.records import Problem
-from sitemapaudit.urls import invalid_url_reason, loc_problems, normalize_url
+from sitemapaudit.urls import invalid_url_reason, is_valid_url, normalize_url
 from sitemapaudit.validation.hreflang import hreflang_problem, hreflang_unsupported
 from sitemapaudit.validation.messages import (
     element_name,
@@ -213,14 +215,15 @@ def _check_video(video: etree._Element) -> Iterator[Problem]:
             yield problem
 
 
-def _url_problem(name: str, value: str, element: etree._Element) -> Problem | None:
-    """invalid_url when ``value`` (stripped) is not an absolute http(s) URL."""
-    if "invalid_url" not in loc_problems(value):
+def _url_problem(name: str, value: str, element: etree._Element, note: str = "") -> Problem | None:
+    """invalid_url when ``value`` (stripped) is not an absolute http(s) URL; ``note`` ends the
+    message."""
+    if is_valid_url(value):
         return None
     shown = value if len(value) <= _URL_SHOWN else value[: _URL_SHOWN - 3] + "..."
     return Problem(
         "invalid_url",
-        f"{name} {shown!r} is not a valid http(s) URL: {invalid_url_reason(value)}",
+        f"{name} {shown!r} is not a valid http(s) URL: {invalid_url_reason(value)}{note}",
         source_line(element),
     )
 
@@ -439,34 +442,48 @@ def _verdict(hreflang: str) -> tuple[str, str] | None:
     return None
 
 
+_NOT_ABSOLUTE: Final = (
+    "; Google requires hreflang alternate URLs to be fully qualified, with the http or https "
+    "scheme, and ignores this annotation (the reciprocity check leaves it out)"
+)
+_NO_PROBLEM: Final[tuple[Problem, ...]] = ()
+
+
 def _check_link(
     link: etree._Element, verdicts: dict[str, tuple[str, str] | None]
-) -> tuple[Problem | None, str | None, str | None]:
-    """Check one ``xhtml:link``; return its problem, its stripped href if usable, and its
-    hreflang if that is valid too (a usable annotation). ``verdicts`` caches what
-    :func:`_verdict` said of each value."""
+) -> tuple[tuple[Problem, ...], str | None, str | None]:
+    """Check one ``xhtml:link``; return its problems, its stripped href if given, and its
+    hreflang if that and the href are valid too (a usable annotation). ``verdicts`` caches
+    what :func:`_verdict` said of each value."""
     rel = link.get("rel")
     if rel is None or "alternate" not in rel.lower().split():
-        return None, None, None
+        return _NO_PROBLEM, None, None
     hreflang = link.get("hreflang")
     if hreflang is None:
         # Not an hreflang annotation: an alternate for mobile (``media``), an app link...
-        return None, None, None
+        return _NO_PROBLEM, None, None
     href = (link.get("href") or "").strip()
     if not hreflang.strip():
         message = 'xhtml:link rel="alternate" has an empty hreflang attribute'
-        return Problem("hreflang_invalid", message, source_line(link)), None, None
+        return (Problem("hreflang_invalid", message, source_line(link)),), None, None
     try:
         verdict = verdicts[hreflang]
     except KeyError:
         verdict = verdicts[hreflang] = _verdict(hreflang)
-    if verdict is not None and verdict[0] == "hreflang_invalid":
-        return Problem(*verdict, source_line(link)), href or None, None
     if not href:
+        if verdict is not None and verdict[0] == "hreflang_invalid":
+            return (Problem(*verdict, source_line(link)),), None, None
         message = f'xhtml:link rel="alternate" hreflang="{hreflang}" has no href'
-        return Problem("hreflang_invalid", message, source_line(link)), None, None
-    problem = None if verdict is None else Problem(*verdict, source_line(link))
-    return problem, href, hreflang
+        return (Problem("hreflang_invalid", message, source_line(link)),), None, None
+    problems = _NO_PROBLEM if verdict is None else (Problem(*verdict, source_line(link)),)
+    usable = verdict is None or verdict[0] != "hreflang_invalid"
+    if not is_valid_url(href):
+        shown = hreflang if len(hreflang) <= 40 else hreflang[:37] + "..."
+        invalid = _url_problem(f'xhtml:link hreflang="{shown}" href', href, link, _NOT_ABSOLUTE)
+        if invalid is not None:
+            problems = (*problems, invalid)
+        usable = False
+    return problems, href, hreflang if usable else None
 
 
 def _no_self(entry: etree._Element, hrefs: list[str]) -> Problem | None:
@@ -491,7 +508,7 @@ def _conflict(entry: etree._Element, verdicts: dict[str, tuple[str, str] | None]
     urls: dict[str, dict[str, tuple[str, str]]] = {}
     line: int | None = None
     for link in entry.iterchildren(_LINK):
-        _problem, href, value = _check_link(link, verdicts)
+        _problems, href, value = _check_link(link, verdicts)
         if href is None or value is None:
             continue
         seen = urls.setdefault(value.lower(), {})
@@ -570,9 +587,8 @@ def _links(root: etree._Element, item_tag: str) -> Iterator[Problem]:
             if entry is not None:
                 yield from entry.problems(verdicts)
             entry = _Entry(parent)
-        problem, href, value = _check_link(link, verdicts)
-        if problem is not None:
-            yield problem
+        problems, href, value = _check_link(link, verdicts)
+        yield from problems
         if href is not None:
             entry.add(href, value)
     if entry is not None:

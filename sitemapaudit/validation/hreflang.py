@@ -3,6 +3,9 @@
 Google requires hreflang annotations to be reciprocal: when page A lists page B as an
 alternate, B must list A back. Pages and their alternates are usually spread over many
 sitemaps, so :class:`HreflangGraph` accumulates them for a whole audit and answers at the end.
+An alternate whose href is not an absolute http(s) URL (``/de``, ``ftp://...``), which Google
+ignores and the sitemap's ``invalid_url`` reports, is no link in that graph, and its page is
+not judged as failing to link back: what it meant to list cannot be told.
 
 Storage choice: a site can list millions of pages with a dozen alternates each, which does
 not fit comfortably in a Python dict. The graph is kept in SQLite (the standard library's
@@ -25,7 +28,7 @@ from typing import TYPE_CHECKING, Final
 
 from lxml import etree
 
-from sitemapaudit.urls import normalize_url
+from sitemapaudit.urls import is_valid_url, normalize_url
 from sitemapaudit.validation.isocodes import ISO_639_1, ISO_639_2_TO_1, REGIONS, WITHDRAWN_639_1
 from sitemapaudit.validation.schemas import XHTML_NS, EmptyResolver
 
@@ -384,28 +387,41 @@ class HreflangGraph:
             " loc TEXT PRIMARY KEY, sitemap TEXT NOT NULL, key TEXT NOT NULL) WITHOUT ROWID"
         )
         self._db.execute("CREATE INDEX IF NOT EXISTS page_key ON page (key)")
+        # Pages that list an alternate whose href is not an absolute http(s) URL.
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS unreadable (key TEXT PRIMARY KEY) WITHOUT ROWID"
+        )
         self._db.commit()
 
     def add(self, loc: str, alternates: Iterable[tuple[str, str]], sitemap: str) -> None:
         """Record that ``sitemap`` lists ``loc`` with ``alternates`` as ``(hreflang, href)``.
 
         Values are stripped; repeated pairs are stored once. The first sitemap that lists a
-        page is the one named in messages.
+        page is the one named in messages. An href that is not an absolute http(s) URL is left
+        out, and marks the page as one whose alternates cannot all be read (see
+        :meth:`not_reciprocal`).
         """
         page = loc.strip()
         if not page:
             return
         page_key = normalize_url(page)
-        rows = [
-            (page, href.strip(), hreflang.strip(), sitemap, page_key, normalize_url(href))
-            for hreflang, href in alternates
-            if href.strip() and hreflang.strip()
-        ]
+        rows = []
+        unreadable = False
+        for written_hreflang, written_href in alternates:
+            href, hreflang = written_href.strip(), written_hreflang.strip()
+            if not href or not hreflang:
+                continue
+            if not is_valid_url(href):
+                unreadable = True
+                continue
+            rows.append((page, href, hreflang, sitemap, page_key, normalize_url(href)))
         with self._lock:
             self._db.execute(
                 "INSERT OR IGNORE INTO page (loc, sitemap, key) VALUES (?, ?, ?)",
                 (page, sitemap, page_key),
             )
+            if unreadable:
+                self._db.execute("INSERT OR IGNORE INTO unreadable (key) VALUES (?)", (page_key,))
             if rows:
                 self._db.executemany(
                     "INSERT OR IGNORE INTO alternate"
@@ -438,8 +454,10 @@ class HreflangGraph:
         An alternate "links back" when it is itself recorded with ``page`` among its own
         alternates (under any hreflang); URLs compare as ``normalize_url`` makes them. A
         page's link to itself is never reported, nor an alternate that ``in_scope`` refuses
-        (on another site, whose sitemaps the audit does not read). Results come in page
-        order, one per (page, href) pair, with all its hreflang codes in the message.
+        (on another site, whose sitemaps the audit does not read), nor one that lists an
+        alternate whose href is not an absolute http(s) URL (``/de``): that href may be the
+        link back, and is reported as ``invalid_url`` itself. Results come in page order, one
+        per (page, href) pair, with all its hreflang codes in the message.
         """
         with self._lock:
             self._db.commit()
@@ -452,6 +470,7 @@ class HreflangGraph:
                 " WHERE a.href_key <> a.page_key AND NOT EXISTS ("
                 "  SELECT 1 FROM alternate AS b"
                 "  WHERE b.page_key = a.href_key AND b.href_key = a.page_key)"
+                " AND NOT EXISTS (SELECT 1 FROM unreadable AS u WHERE u.key = a.href_key)"
                 " GROUP BY a.page, a.href ORDER BY a.page, a.href"
             )
         while True:

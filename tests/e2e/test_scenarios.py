@@ -621,6 +621,35 @@ async def test_hreflang_findings_of_a_sitemap_are_in_its_record(tmp_path: Path) 
 
 
 @deferred_f_from_coro_f
+async def test_an_alternate_href_that_is_no_absolute_url_is_reported_not_blamed(
+    tmp_path: Path,
+) -> None:
+    en = alt_url("{base}/en", ("en", "{base}/en"), ("de", "/de"), ("fr", "ftp://127.0.0.1/fr"))
+    de = alt_url("{base}/de", ("de", "{base}/de"), ("en", "{base}/en"))
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+            "/s.xml": Page(body=f"<urlset {HREFLANG_NS}>\n{en}\n{de}\n</urlset>", content_type=XML),
+        }
+    )
+    with site:
+        records = await audit(site, tmp_path, fetch_urls="no")
+    assert issues_by_url(records) == {f"{site.base}/en": [], f"{site.base}/de": []}
+    (sitemap,) = by_record(records, "sitemap")
+    assert sitemap["issues"] == ["invalid_url"]
+    google = (
+        "; Google requires hreflang alternate URLs to be fully qualified, with the http or "
+        "https scheme, and ignores this annotation (the reciprocity check leaves it out)"
+    )
+    assert sitemap["errors"] == [
+        "invalid_url: line 2: xhtml:link hreflang=\"de\" href '/de' is not a valid http(s) URL: "
+        f"it is relative: it has no scheme (http:// or https://){google}",
+        "invalid_url: line 2: xhtml:link hreflang=\"fr\" href 'ftp://127.0.0.1/fr' is not a "
+        f"valid http(s) URL: its scheme 'ftp' is not http or https{google}",
+    ]
+
+
+@deferred_f_from_coro_f
 async def test_redirect_to_a_very_long_url_keeps_its_record(tmp_path: Path) -> None:
     """Scrapy's UrlLengthMiddleware would drop the hop (over 2,083 characters) without a
     callback, and the listed URL would be missing from the report."""

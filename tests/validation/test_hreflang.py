@@ -523,3 +523,70 @@ def test_iter_alternates_of_chunks_is_that_of_the_whole(size: int) -> None:
     assert list(iter_alternates(iter(chunks[: len(chunks) // 2]))) == list(
         iter_alternates(data[: (len(chunks) // 2) * size])
     )
+
+
+GOOGLE_NEEDS_ABSOLUTE = (
+    "; Google requires hreflang alternate URLs to be fully qualified, with the http or https "
+    "scheme, and ignores this annotation (the reciprocity check leaves it out)"
+)
+
+
+@pytest.mark.parametrize(
+    ("href", "reason"),
+    [
+        ("https://www.example.com/de/", None),
+        ("  https://www.example.com/de/\n", None),
+        ("https://www.example.com/caf\u00e9/", None),
+        ("/de/", "it is relative: it has no scheme (http:// or https://)"),
+        ("de/", "it is relative: it has no scheme (http:// or https://)"),
+        ("//www.example.com/de/", "it is relative: it has no scheme (http:// or https://)"),
+        ("ftp://www.example.com/de/", "its scheme 'ftp' is not http or https"),
+        (
+            "https://www.example.com/es page",
+            "it contains a space at character 27, which a URL writes percent-encoded (%20)",
+        ),
+        ("https:///de/", "it has no host"),
+    ],
+)
+def test_an_alternate_href_must_be_an_absolute_http_url(href: str, reason: str | None) -> None:
+    links = (
+        f'<xhtml:link rel="alternate" hreflang="en" href="{A}"/>\n'
+        f'<xhtml:link rel="alternate" hreflang="de" href="{href}"/>'
+    )
+    problems = validate_document(urlset(url(A, links)), now=NOW)
+    found = [(p.code, p.message, p.line) for p in problems]
+    if reason is None:
+        assert found == []
+    else:
+        assert found == [
+            (
+                "invalid_url",
+                f'xhtml:link hreflang="de" href {href.strip()!r} is not a valid http(s) URL: '
+                f"{reason}{GOOGLE_NEEDS_ABSOLUTE}",
+                4,
+            )
+        ]
+
+
+def test_an_invalid_hreflang_with_an_invalid_href_gets_both_findings() -> None:
+    links = (
+        f'<xhtml:link rel="alternate" hreflang="en" href="{A}"/>'
+        '<xhtml:link rel="alternate" hreflang="jp" href="/ja/"/>'
+    )
+    problems = validate_document(urlset(url(A, links)), now=NOW)
+    assert [p.code for p in problems] == ["hreflang_invalid", "invalid_url"]
+
+
+def test_graph_does_not_blame_a_page_for_an_alternate_href_that_is_no_absolute_url() -> None:
+    # A lists B as "/b/" (and C with another scheme): that is invalid_url in A's sitemap, and
+    # is no link for the reciprocity check, so B, whose alternate A does not list B back by a
+    # usable URL, is not blamed for it; nor does A's "/b/" make A look unanswered.
+    with HreflangGraph() as graph:
+        graph.add(A, _pairs(("en", A), ("de", "/b/"), ("fr", "ftp://www.example.com/c/")), "s.xml")
+        graph.add(B, _pairs(("de", B), ("en", A)), "s.xml")
+        graph.add(C, _pairs(("fr", C), ("en", A), ("es", D)), "s.xml")
+        graph.add(D, _pairs(("es", D), ("en", f"{A} page")), "s.xml")
+        assert list(graph.not_reciprocal()) == []
+        # An alternate with a usable href is still judged.
+        graph.add(D, _pairs(("it", B)), "t.xml")
+        assert [(page, href) for page, href, _ in graph.not_reciprocal()] == [(D, B)]
