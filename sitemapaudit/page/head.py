@@ -156,7 +156,8 @@ class HeadFacts:
     ``noindex`` lists the sources that forbid indexing (``"meta:robots"``,
     ``"meta:googlebot"``: the lowercased meta name), ``canonical`` is the absolute URL of the
     first ``<link rel="canonical">`` with an ``href``, and ``head_complete`` says whether the
-    end of the head (``</head>`` or ``<body``) was seen. ``unavailable_after`` pairs each of
+    end of the head (``</head>`` or ``<body``, or what ends it early: see ``broken``) was
+    seen. ``unavailable_after`` pairs each of
     those sources that sets an ``unavailable_after`` date with its earliest one (see
     :func:`~sitemapaudit.page.robots_directives.unavailable_after`). ``canonicals`` holds the
     absolute URL of every canonical link, in document order, without repeats. ``refresh`` is
@@ -451,11 +452,11 @@ def head_break(text: str) -> tuple[int, str] | None:
 
 def _parsed_head_tags(
     text: str, agent: str, *, ended: bool
-) -> tuple[list[tuple[str, _Attributes]], tuple[str, tuple[str, ...]] | None]:
+) -> tuple[list[tuple[str, _Attributes]], tuple[str, tuple[str, ...]] | None, bool]:
     """The ``meta``, ``link`` and ``base`` elements of the head lxml builds, in document order;
-    and, when ``text`` ends where the head ends (``ended``: at its ``</head>`` or ``<body>``)
-    but the parser started the body before that, what started it and the signals it took
-    along (see ``HeadFacts.broken``)."""
+    when ``text`` ends where the head ends (``ended``: at its ``</head>`` or ``<body>``) but
+    the parser started the body before that, what started it and the signals it took along
+    (see ``HeadFacts.broken``); and whether something in ``text`` ends the head early."""
     text = _SELF_CLOSED_TEXT_RE.sub(r"<\1\2>", text)
     # lxml's parser ends a head at fewer elements than browsers do (not at <svg>, <input> or
     # a custom element): the body is started where the HTML Standard starts it.
@@ -477,7 +478,7 @@ def _parsed_head_tags(
     broken = None
     if ended and root is not None:
         broken = _early_body(root, agent, None if ended_at is None else ended_at[1])
-    return tags, broken
+    return tags, broken, ended_at is not None
 
 
 def _early_body(
@@ -572,8 +573,9 @@ def parse_head(
     query_encoding = "utf-8" if codec.startswith("utf-16") else codec
     scanned = scan_head(text)
     broken: tuple[str, tuple[str, ...]] | None = None
+    ended_early = False
     if scanned is None:
-        tags, broken = _parsed_head_tags(text, agent, ended=end is not None)
+        tags, broken, ended_early = _parsed_head_tags(text, agent, ended=end is not None)
     else:
         tags = _scanned_head_tags(scanned, agent)
     return head_facts(
@@ -582,7 +584,7 @@ def parse_head(
         user_agent=user_agent,
         agent=agent,
         query_encoding=query_encoding,
-        head_complete=end is not None,
+        head_complete=end is not None or ended_early,
         broken=broken,
     )
 

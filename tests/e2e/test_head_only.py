@@ -160,6 +160,13 @@ def broken_head_routes() -> dict[str, Any]:
             body=big_page("<my-widget></my-widget><link rel=canonical href=/svg-head>"),
             trickle=NET,
         ),
+        # A head that does not end within the 2 MiB the audit reads: its robots meta is unseen.
+        "/long-head": Page(
+            body=big_page(
+                "<script>" + "var a = 1;\n" * 220_000 + "</script>"
+                "<meta name=robots content=noindex>"
+            )
+        ),
     }
     listed = urlset(*(url("{base}" + path) for path in pages))
     return {
@@ -177,7 +184,7 @@ async def test_head_only_and_full_reads_end_a_head_at_the_same_element(tmp_path:
         )
         head, head_crawler = await run_audit(site.base, tmp_path / "head.jsonl")
     assert findings(head) == findings(full)
-    assert head_crawler.stats.get_value("sitemapaudit/head_only/stopped_after_head") == 2
+    assert head_crawler.stats.get_value("sitemapaudit/head_only/stopped_after_head") == 3
     got = {url.removeprefix(site.base): found for url, found in findings(head).items()}
     assert got["/svg-head"][2] == ["head_broken"]
     assert got["/svg-head"][3] == [
@@ -189,3 +196,11 @@ async def test_head_only_and_full_reads_end_a_head_at_the_same_element(tmp_path:
         "head_broken: the head ends early at <my-widget>; ignored after it: a canonical link"
     ]
     assert got["/widget-head"][5] is None
+    assert got["/long-head"][2:5] == (
+        ["head_too_large"],
+        [
+            "head_too_large: the head does not end within the first 2 MiB the audit reads; a "
+            "robots meta or canonical after that is not seen"
+        ],
+        [],
+    )
