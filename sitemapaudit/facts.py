@@ -70,6 +70,8 @@ class FetchOutcome:
     refresh: dict[str, Any] | None = None
     # A head that ended early: {"start": what started the body, "ignored": signals after it}.
     head_broken: dict[str, Any] | None = None
+    # A head that does not end within the bytes of the page the audit reads: that many bytes.
+    head_too_large: int | None = None
     # A 429/503 answer not retried because its Retry-After asked for a longer wait than
     # SITEMAPAUDIT_RETRY_AFTER_MAX: {"value": the header as sent, "seconds": the wait}.
     retry_after: dict[str, Any] | None = None
@@ -100,6 +102,7 @@ class FetchOutcome:
             "head_broken": None
             if self.head_broken is None
             else {**self.head_broken, "ignored": list(self.head_broken["ignored"])},
+            "head_too_large": self.head_too_large,
             "retry_after": None if self.retry_after is None else dict(self.retry_after),
         }
 

@@ -102,3 +102,23 @@ class HeadBroken(UrlCheck):
             return None
         ignored = ", ".join(str(signal) for signal in broken["ignored"])
         return [f"the head ends early at {broken['start']}; ignored after it: {ignored}"]
+
+
+class HeadTooLarge(UrlCheck):
+    """The `<head>` does not end within the first 2 MiB of the page the audit reads: a robots
+    meta or canonical link after that is not seen (Google reads the first 15 MB of an HTML
+    file, and may find a noindex there)."""
+
+    code = "head_too_large"
+    severity = Severity.WARNING
+    needs_response = True
+    needs_page = True
+
+    def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
+        read = facts.outcome.head_too_large
+        if read is None:
+            return None
+        return [
+            f"the head does not end within the first {read / 1048576:g} MiB the audit reads; "
+            "a robots meta or canonical after that is not seen"
+        ]

@@ -17,6 +17,7 @@ from sitemapaudit.checks.indexing import (
     CanonicalConflict,
     CanonicalMismatch,
     HeadBroken,
+    HeadTooLarge,
     NoIndex,
     RobotsBlocked,
 )
@@ -58,6 +59,7 @@ URL_CHECKS: tuple[type[UrlCheck], ...] = (
     CanonicalMismatch,
     CanonicalConflict,
     HeadBroken,
+    HeadTooLarge,
     LastmodInvalid,
     LastmodFuture,
     LastmodMismatch,

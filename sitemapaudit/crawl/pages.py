@@ -21,11 +21,9 @@ from sitemapaudit.page.coding import (
 )
 from sitemapaudit.page.coding import decoder as coding_decoder
 from sitemapaudit.page.head import HeadEnd
+from sitemapaudit.page.stream import HEAD_READ_LIMIT
 from sitemapaudit.page.xhtml import XmlHeadEnd
 from sitemapaudit.sitemap.body import BodyStream
-
-# Bytes of a (decompressed) page read when looking for the end of <head>.
-HEAD_READ_LIMIT = 2 * 1024 * 1024
 
 
 def now_iso() -> str:
@@ -154,6 +152,10 @@ def outcome_from_response(
         if facts.head_broken is not None:
             start, ignored = facts.head_broken
             outcome.head_broken = {"start": start, "ignored": list(ignored)}
+        elif corrupt is None and not facts.head_complete and len(head) >= HEAD_READ_LIMIT:
+            # The head runs on past what is read: a robots meta or canonical after is unseen
+            # (Google reads the first 15 MB of an HTML file).
+            outcome.head_too_large = HEAD_READ_LIMIT
         if facts.unavailable_after:
             _expire(outcome, facts.unavailable_after, datetime.now(UTC))
     return outcome

@@ -83,7 +83,8 @@ class PageFacts:
     URL: (source, delay in seconds, absolute URL), from the first ``<meta
     http-equiv="refresh">`` (``"meta"``), else from a ``Refresh`` header (``"header"``).
     ``head_broken`` is ``HeadFacts.broken``: the head ended early and signals after it are
-    ignored.
+    ignored. ``head_complete`` is ``HeadFacts.head_complete`` (``True`` when no head is read:
+    a response that is no page).
     """
 
     noindex: tuple[str, ...]
@@ -96,6 +97,7 @@ class PageFacts:
     canonical_others: tuple[str, ...] = ()
     refresh: tuple[str, int, str] | None = None
     head_broken: tuple[str, tuple[str, ...]] | None = None
+    head_complete: bool = True
 
 
 def _values(headers: Mapping[str, Sequence[str]], name: str) -> list[str]:
@@ -165,6 +167,7 @@ def page_facts(
     canonicals: list[str] = []
     refresh: tuple[str, int, str] | None = None
     head_broken: tuple[str, tuple[str, ...]] | None = None
+    head_complete = True
     kind = media_type(content_type)
     head: HeadFacts | None = None
     if kind in XML_PAGE_TYPES:
@@ -186,6 +189,7 @@ def page_facts(
         if head.refresh is not None:
             refresh = ("meta", *head.refresh)
         head_broken = head.broken
+        head_complete = head.head_complete
     robots_headers = _values(headers, "x-robots-tag")
     if x_robots_tag_noindex(robots_headers, user_agent=user_agent):
         noindex.append("header:x-robots-tag")
@@ -216,6 +220,7 @@ def page_facts(
         canonical_others=_others(canonical, canonicals),
         refresh=refresh,
         head_broken=head_broken,
+        head_complete=head_complete,
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import html
 import re
 import threading
 from collections.abc import Iterable, Iterator
@@ -37,6 +38,50 @@ _HEAD_TOKEN_RE = re.compile(
 _SELF_CLOSED_TEXT_RE = re.compile(
     r"<(script|style|title|noframes)(?=[\t\n\f\r />])([^<>]*?)/>", re.IGNORECASE
 )
+# HTML's whitespace (str.strip() would also take U+00A0 and other Unicode spaces, which are
+# text to an HTML parser).
+HTML_WHITESPACE = "\t\n\f\r "
+# The start tags the HTML Standard's "in head" insertion mode keeps in the head (``html`` and
+# ``head`` are ignored there): any other start tag, text that is not whitespace and the end
+# tags of body, html and br end the head, and the parser starts the body with them.
+_IN_HEAD = frozenset(
+    {
+        "html",
+        "head",
+        "base",
+        "basefont",
+        "bgsound",
+        "link",
+        "meta",
+        "title",
+        "noscript",
+        "noframes",
+        "style",
+        "script",
+        "template",
+    }
+)
+_HEAD_ENDING_END_TAGS = frozenset({"body", "html", "br"})
+# Elements whose content the tokenizer reads as text up to their end tag (``noscript`` as a
+# browser running scripts reads it, as Google's renderer does).
+_TEXT_ELEMENTS = frozenset(
+    {"script", "style", "title", "noframes", "noscript", "textarea", "xmp", "iframe", "noembed"}
+)
+_TAG_ATTRIBUTES = r"""(?:=[\t\n\f\r ]*+(?:"[^"]*+"|'[^']*+')|[^>])*+>"""
+# One piece of a head as the tokenizer reads it: whitespace; a comment, one that runs to the
+# end of the text included; a doctype, processing instruction or other bogus comment; an end
+# tag (group 1: its name); a start tag (group 2).
+_HEAD_PART_RE = re.compile(
+    r"[\t\n\f\r ]+"
+    r"|<!--(?:-?>|.*?--!?>|.*)"
+    r"|<[!?][^>]*>"
+    r"|</(?:([A-Za-z][^\t\n\f\r />]*)" + _TAG_ATTRIBUTES + r"|(?![A-Za-z])[^>]*>)"
+    r"|<([A-Za-z][^\t\n\f\r />]*)" + _TAG_ATTRIBUTES,
+    re.DOTALL,
+)
+_TEXT_CLOSERS = {
+    name: re.compile(rf"</{name}(?=[\t\n\f\r />])", re.IGNORECASE) for name in _TEXT_ELEMENTS
+}
 _META_CHARSET_RE = re.compile(
     rb"""<meta[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9_.:\-]+)""", re.IGNORECASE
 )
@@ -114,7 +159,8 @@ class HeadFacts:
     ``noindex`` lists the sources that forbid indexing (``"meta:robots"``,
     ``"meta:googlebot"``: the lowercased meta name), ``canonical`` is the absolute URL of the
     first ``<link rel="canonical">`` with an ``href``, and ``head_complete`` says whether the
-    end of the head (``</head>`` or ``<body``) was seen. ``unavailable_after`` pairs each of
+    end of the head (``</head>`` or ``<body``, or what ends it early: see ``broken``) was
+    seen. ``unavailable_after`` pairs each of
     those sources that sets an ``unavailable_after`` date with its earliest one (see
     :func:`~sitemapaudit.page.robots_directives.unavailable_after`). ``canonicals`` holds the
     absolute URL of every canonical link, in document order, without repeats. ``refresh`` is
@@ -360,14 +406,70 @@ class _Attributes(Protocol):
     def get(self, key: str, /) -> str | None: ...
 
 
+def head_break(text: str) -> tuple[int, str] | None:
+    """Where a head ends early by the HTML Standard's tree construction rules, and what ends
+    it: the offset in ``text`` (a document's start, up to its ``</head>`` or ``<body`` at the
+    latest) of the first start tag that does not belong in a head (``"<svg>"``), end tag of
+    body, html or br (``"</br>"``) or text that is not whitespace (``"the text 'x'"``),
+    outside ``<template>`` content. ``None`` when nothing in ``text`` ends the head."""
+    position, templates, size = 0, 0, len(text)
+    while position < size:
+        part = _HEAD_PART_RE.match(text, position)
+        if part is None:
+            after = text[position + 1 : position + 2]
+            if text[position] == "<" and (
+                after in ("/", "!", "?", "") or (after.isascii() and after.isalpha())
+            ):
+                return None  # a tag cut short at the end of the text
+            following = text.find("<", position + 1)
+            following = size if following < 0 else following
+            run = text[position:following]
+            words = html.unescape(run).strip(HTML_WHITESPACE)
+            if templates or not words:
+                position = following
+                continue
+            start = following - len(run.lstrip(HTML_WHITESPACE))
+            return start, f"the text {words[:40]!r}"
+        end_name, start_name = part[1], part[2]
+        if end_name is not None:
+            name = end_name.lower()
+            if name == "template":
+                templates = max(0, templates - 1)
+            elif not templates and name in _HEAD_ENDING_END_TAGS:
+                return position, f"</{name}>"
+        elif start_name is not None:
+            name = start_name.lower()
+            if name == "template":
+                templates += 1
+            elif not templates and name not in _IN_HEAD:
+                return position, f"<{name}>"
+            elif name in _TEXT_ELEMENTS:
+                closer = _TEXT_CLOSERS[name].search(text, part.end())
+                if closer is None:
+                    return None
+                position = closer.start()
+                continue
+        position = part.end()
+    return None
+
+
 def _parsed_head_tags(
     text: str, agent: str, *, ended: bool
-) -> tuple[list[tuple[str, _Attributes]], tuple[str, tuple[str, ...]] | None]:
+) -> tuple[list[tuple[str, _Attributes]], tuple[str, tuple[str, ...]] | None, bool]:
     """The ``meta``, ``link`` and ``base`` elements of the head lxml builds, in document order;
-    and, when ``text`` ends where the head ends (``ended``: at its ``</head>`` or ``<body>``)
-    but the parser started the body before that, what started it and the signals it took
-    along (see ``HeadFacts.broken``)."""
-    root = _parse_text(_SELF_CLOSED_TEXT_RE.sub(r"<\1\2>", text))
+    when ``text`` ends where the head ends (``ended``: at its ``</head>`` or ``<body>``) but
+    the parser started the body before that, what started it and the signals it took along
+    (see ``HeadFacts.broken``); and whether something in ``text`` ends the head early."""
+    text = _SELF_CLOSED_TEXT_RE.sub(r"<\1\2>", text)
+    # lxml's parser ends a head at fewer elements than browsers do (not at <svg>, <input> or
+    # a custom element): the body is started where the HTML Standard starts it.
+    ended_at = head_break(text)
+    if ended_at is not None:
+        cut, start = ended_at
+        # An end tag that ends the head (</body>, </br>) gives way to the body it implies.
+        rest = text.index(">", cut) + 1 if start.startswith("</") else cut
+        text = f"{text[:cut]}<body>{text[rest:]}"
+    root = _parse_text(text)
     head = document_head(root) if root is not None else None
     tags: list[tuple[str, _Attributes]] = []
     if head is not None:
@@ -376,13 +478,18 @@ def _parsed_head_tags(
             for element in _elements(head, "meta", "link", "base")
             if not (element.tag == "meta" and _is_refresh(element) and _in_noscript(element))
         ]
-    broken = _early_body(root, agent) if ended and root is not None else None
-    return tags, broken
+    broken = None
+    if ended and root is not None:
+        broken = _early_body(root, agent, None if ended_at is None else ended_at[1])
+    return tags, broken, ended_at is not None
 
 
-def _early_body(root: lxml.html.HtmlElement, agent: str) -> tuple[str, tuple[str, ...]] | None:
-    """What started the body inside the head, and the signals after it (``None`` when the
-    parser put nothing in a body, or nothing that matters came after)."""
+def _early_body(
+    root: lxml.html.HtmlElement, agent: str, start: str | None
+) -> tuple[str, tuple[str, ...]] | None:
+    """What started the body inside the head (``start``, when known), and the signals after
+    it (``None`` when the parser put nothing in a body, or nothing that matters came
+    after)."""
     body = next((child for child in root if child.tag == "body"), None)
     if body is None:
         return None
@@ -391,7 +498,9 @@ def _early_body(root: lxml.html.HtmlElement, agent: str) -> tuple[str, tuple[str
     )
     if not ignored:
         return None
-    text = (body.text or "").strip()
+    if start is not None:
+        return start, ignored
+    text = (body.text or "").strip(HTML_WHITESPACE)
     if text:
         start = f"the text {text[:40]!r}"
     else:
@@ -467,8 +576,9 @@ def parse_head(
     query_encoding = "utf-8" if codec.startswith("utf-16") else codec
     scanned = scan_head(text)
     broken: tuple[str, tuple[str, ...]] | None = None
+    ended_early = False
     if scanned is None:
-        tags, broken = _parsed_head_tags(text, agent, ended=end is not None)
+        tags, broken, ended_early = _parsed_head_tags(text, agent, ended=end is not None)
     else:
         tags = _scanned_head_tags(scanned, agent)
     return head_facts(
@@ -477,7 +587,7 @@ def parse_head(
         user_agent=user_agent,
         agent=agent,
         query_encoding=query_encoding,
-        head_complete=end is not None,
+        head_complete=end is not None or ended_early,
         broken=broken,
     )
 

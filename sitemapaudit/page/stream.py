@@ -23,6 +23,10 @@ from sitemapaudit.page.coding import (
 from sitemapaudit.page.head import HeadEnd
 from sitemapaudit.page.xhtml import XhtmlRoot, XmlHeadEnd
 
+# Bytes of a (decoded) page read when looking for the end of its <head>: a head that has not
+# ended by then is reported (head_too_large), not read further.
+HEAD_READ_LIMIT = 2 * 1024 * 1024
+
 
 class HeadWatcher:
     """Says when the end of ``<head>`` (or the start of ``<body>``) has been received, or
@@ -32,7 +36,7 @@ class HeadWatcher:
         self,
         *,
         coding: str | None = None,
-        limit: int = 2 * 1024 * 1024,
+        limit: int = HEAD_READ_LIMIT,
         min_bytes: int = 0,
         xml: bool = False,
         xhtml_root: bool = False,

@@ -147,3 +147,60 @@ async def test_head_only_gives_the_same_findings_for_a_tenth_of_the_bytes(tmp_pa
     for crawler in (head_crawler, full_crawler):
         assert crawler.stats.get_value("log_count/ERROR") is None
     assert head_crawler.stats.get_value("sitemapaudit/head_only/stopped_after_headers") == 1
+
+
+def broken_head_routes() -> dict[str, Any]:
+    pages = {
+        # <svg> is no head element: the head ends there, as in browsers, and the robots meta
+        # after it is in the body.
+        "/svg-head": Page(
+            body=big_page("<svg></svg><meta name=robots content=noindex>"), trickle=NET
+        ),
+        "/widget-head": Page(
+            body=big_page("<my-widget></my-widget><link rel=canonical href=/svg-head>"),
+            trickle=NET,
+        ),
+        # A head that does not end within the 2 MiB the audit reads: its robots meta is unseen.
+        "/long-head": Page(
+            body=big_page(
+                "<script>" + "var a = 1;\n" * 220_000 + "</script>"
+                "<meta name=robots content=noindex>"
+            )
+        ),
+    }
+    listed = urlset(*(url("{base}" + path) for path in pages))
+    return {
+        "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+        "/s.xml": Page(body=listed, content_type=XML),
+        **pages,
+    }
+
+
+@deferred_f_from_coro_f
+async def test_head_only_and_full_reads_end_a_head_at_the_same_element(tmp_path: Path) -> None:
+    with TestSite(broken_head_routes()) as site:
+        full, _ = await run_audit(
+            site.base, tmp_path / "full.jsonl", settings={"SITEMAPAUDIT_HEAD_ONLY": False}
+        )
+        head, head_crawler = await run_audit(site.base, tmp_path / "head.jsonl")
+    assert findings(head) == findings(full)
+    assert head_crawler.stats.get_value("sitemapaudit/head_only/stopped_after_head") == 3
+    got = {url.removeprefix(site.base): found for url, found in findings(head).items()}
+    assert got["/svg-head"][2] == ["head_broken"]
+    assert got["/svg-head"][3] == [
+        "head_broken: the head ends early at <svg>; ignored after it: a robots meta"
+    ]
+    assert got["/svg-head"][4] == []
+    assert got["/widget-head"][2] == ["head_broken"]
+    assert got["/widget-head"][3] == [
+        "head_broken: the head ends early at <my-widget>; ignored after it: a canonical link"
+    ]
+    assert got["/widget-head"][5] is None
+    assert got["/long-head"][2:5] == (
+        ["head_too_large"],
+        [
+            "head_too_large: the head does not end within the first 2 MiB the audit reads; a "
+            "robots meta or canonical after that is not seen"
+        ],
+        [],
+    )

@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 from sitemapaudit.crawl.pages import outcome_from_response
 from sitemapaudit.facts import FetchOutcome
 from sitemapaudit.page.head import HeadEnd, HeadFacts, decode_html, head_end_offset, parse_head
+from sitemapaudit.page.scan import scan_head
+from sitemapaudit.page.stream import HeadWatcher
 
 URL = "https://example.com/dir/page"
 
@@ -190,6 +192,101 @@ def test_an_element_that_does_not_belong_ends_the_head(
 )
 def test_a_head_that_is_not_broken(html: str) -> None:
     assert parse_head(html.encode(), URL).broken is None
+
+
+# Every start tag but those of base, basefont, bgsound, link, meta, title, noscript, noframes,
+# style, script, template (and head and html, ignored there) ends the head in the HTML
+# Standard's "in head" insertion mode, as do text and the end tags of body, html and br.
+_HEAD_ENDERS = [
+    ("<svg></svg>", "<svg>"),
+    ("<svg><title>x</title></svg>", "<svg>"),
+    ("<math><mi>x</mi></math>", "<math>"),
+    ("<my-widget></my-widget>", "<my-widget>"),
+    ("<custom></custom>", "<custom>"),
+    ("<input type=hidden name=a value=b>", "<input>"),
+    ("<object data=/x></object>", "<object>"),
+    ("<picture></picture>", "<picture>"),
+    ("<video></video>", "<video>"),
+    ("<button>b</button>", "<button>"),
+    ("<label>l</label>", "<label>"),
+    ("<Custom-Element a='>'></Custom-Element>", "<custom-element>"),
+    ("<img src=/p.gif>", "<img>"),
+    ("<p>x</p>", "<p>"),
+    ("<span></span>", "<span>"),
+    ("<br>", "<br>"),
+    ("<iframe></iframe>", "<iframe>"),
+    ("<table></table>", "<table>"),
+    ("</br>", "</br>"),
+    ("</body>", "</body>"),
+]
+
+
+def _broken_page(element: str) -> bytes:
+    return (
+        f"<html><head><title>t</title>{element}"
+        '<meta name="robots" content="noindex"></head><body>x</body></html>'
+    ).encode()
+
+
+@pytest.mark.parametrize(("element", "name"), _HEAD_ENDERS)
+def test_any_element_that_does_not_belong_ends_the_head(element: str, name: str) -> None:
+    facts = parse_head(_broken_page(element), URL)
+    assert facts.noindex == ()
+    assert facts.broken == (name, ("a robots meta",))
+
+
+@pytest.mark.parametrize(("element", "name"), _HEAD_ENDERS)
+def test_the_fast_scanner_leaves_a_head_with_such_an_element_to_the_parser(
+    element: str, name: str
+) -> None:
+    assert scan_head(_broken_page(element).decode()) is None
+
+
+@pytest.mark.parametrize(("element", "name"), _HEAD_ENDERS)
+def test_a_head_only_read_sees_the_same_broken_head(element: str, name: str) -> None:
+    body = _broken_page(element).replace(b"<body>x", b"<body>" + b"<p>lorem ipsum</p>" * 5000)
+    watcher, received = HeadWatcher(), 0
+    while received < len(body) and not watcher.feed(body[received : received + 100]):
+        received += 100
+    assert received < 1000  # stopped after the head
+    assert parse_head(body[: received + 100], URL) == parse_head(body, URL)
+    assert parse_head(body, URL).broken == (name, ("a robots meta",))
+
+
+@pytest.mark.parametrize(
+    "element",
+    [
+        "<base href=/b/>",
+        "<basefont>",
+        "<bgsound src=/s>",
+        "<link rel=stylesheet href=/s.css>",
+        "<meta charset=utf-8>",
+        "<title>a <b> c</title>",
+        "<noscript><img src=/p><div>x</div></noscript>",
+        "<noframes><p>x</p></noframes>",
+        "<style>p > a {}</style>",
+        "<script>if (a < b) document.write('<p>')</script>",
+        "<script src=/a.js/><p></script>",
+        "<template><div>x</div><template><p></p></template>text</template>",
+        "<head><html lang=en>",
+        "<!-- <p> --><!DOCTYPE html><?php x ?>",
+        " \t\n\r\f",
+        "</p></div></template></noscript>",
+    ],
+)
+def test_what_belongs_in_a_head_does_not_end_it(element: str) -> None:
+    facts = parse_head(_broken_page(element), URL)
+    assert facts.broken is None
+    assert facts.noindex == ("meta:robots",)
+
+
+def test_a_no_break_space_is_text_that_ends_the_head() -> None:
+    # HTML's whitespace is tab, line feed, form feed, carriage return and space only.
+    facts = parse_head(_broken_page("\n&nbsp; <!-- x -->"), URL)
+    assert facts.noindex == ()
+    assert facts.broken == ("the text '\\xa0'", ("a robots meta",))
+    facts = parse_head(_broken_page("\u00a0"), URL)
+    assert facts.broken == ("the text '\\xa0'", ("a robots meta",))
 
 
 # --- robots metas -------------------------------------------------------------------------

@@ -89,6 +89,7 @@ def test_a_clean_page_has_no_findings() -> None:
         ),
         ({"refresh": {"source": "meta", "delay": 0, "url": "https://e.com/next"}}, "meta_refresh"),
         ({"head_broken": {"start": "<img>", "ignored": ["a robots meta"]}}, "head_broken"),
+        ({"head_too_large": 2097152}, "head_too_large"),
         ({"refresh": {"source": "header", "delay": 5, "url": "https://e.com/"}}, "meta_refresh"),
         ({"rules": ["invalid_url"], "fetched": False, "status": None}, "invalid_url"),
         ({"rules": ["url_too_long"], "fetched": False, "status": None}, "url_too_long"),
@@ -273,6 +274,14 @@ def test_head_broken_names_what_ended_it_and_what_was_lost() -> None:
     assert record.errors == [
         "head_broken: the head ends early at <img>; ignored after it: a robots meta, "
         "a canonical link"
+    ]
+
+
+def test_head_too_large_names_the_read_limit() -> None:
+    record = url_record(head_too_large=2097152)
+    assert record.errors == [
+        "head_too_large: the head does not end within the first 2 MiB the audit reads; a "
+        "robots meta or canonical after that is not seen"
     ]
 
 

@@ -138,3 +138,50 @@ def test_a_page_whose_reading_raises_does_not_take_its_batch_with_it(
         queue.add(_page(i), 10.0)
     with pytest.raises(RuntimeError, match="bug"):
         queue.read()
+
+
+# A head whose script runs past the 2 MiB read: the robots meta after it is not seen.
+LONG_HEAD = (
+    b"<!DOCTYPE html><html><head><title>t</title><script>"
+    + b"var a = 1;\n" * 220_000
+    + b'</script><meta name="robots" content="noindex"></head><body>x</body></html>'
+)
+
+
+@pytest.mark.parametrize("stopped", [False, True])
+def test_a_head_longer_than_the_read_limit_is_reported(stopped: bool) -> None:
+    assert len(LONG_HEAD) > pages.HEAD_READ_LIMIT
+    body = LONG_HEAD[: pages.HEAD_READ_LIMIT + 100] if stopped else LONG_HEAD
+    outcome = outcome_from_response(
+        url="https://e.com/p",
+        status=200,
+        headers={"content-type": ["text/html"]},
+        body=body,
+        outcome=FetchOutcome(),
+        user_agent="Googlebot",
+        stopped=stopped,
+    )
+    assert outcome.noindex == []
+    assert outcome.head_too_large == pages.HEAD_READ_LIMIT
+    assert outcome.head_broken is None
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # the head ends (at <p>) within the limit, without </head> or <body>
+        b"<html><head><title>t</title><p>" + b"lorem ipsum " * 200_000,
+        HEAD + b"<p>lorem ipsum</p>" * 200_000,
+        b"<html><head><title>t</title><script>x</script>",
+    ],
+)
+def test_a_head_that_ends_within_the_read_limit_is_not_too_large(body: bytes) -> None:
+    outcome = outcome_from_response(
+        url="https://e.com/p",
+        status=200,
+        headers={"content-type": ["text/html"]},
+        body=body,
+        outcome=FetchOutcome(),
+        user_agent="Googlebot",
+    )
+    assert outcome.head_too_large is None
