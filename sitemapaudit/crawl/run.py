@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import enum
 import logging
 import shutil
 import tempfile
@@ -893,79 +894,77 @@ class AuditRun:
         run did not keep when that would be. Then a 304 would carry over findings its body no
         longer has, and the sitemap is requested without its validators, to be read and judged
         again (logged, unless ``log`` is false). ``None`` without a history (it failed)."""
-        if self.history is None:
+        kept = self._kept_rejudge_after(url, run_id)
+        if kept is _HISTORY_FAILED:
             return None
+        return self._due(url, run_id, kept, log=log)
+
+    def _kept_rejudge_after(self, url: str, run_id: int) -> str | _History | None:
+        """The ``rejudge_after`` run ``run_id`` kept for a sitemap (see
+        :meth:`HistoryStore.rejudge_after`), or ``_HISTORY_FAILED``."""
+        if self.history is None:
+            return _HISTORY_FAILED
         try:
-            kept = self.history.rejudge_after(run_id, url)
+            return self.history.rejudge_after(run_id, url)
         except STORE_FAILURES as exc:
             self.history_failed(exc)
-            return None
+            return _HISTORY_FAILED
+
+    def _due(self, url: str, run_id: int, kept: str | None, *, log: bool) -> bool:
+        """:meth:`rejudge_due` of the ``rejudge_after`` the history keeps."""
         if kept is None:
             return False
         if kept == REJUDGE_UNKNOWN:
-            if not log:
+            why = f"run {run_id} did not keep when its findings change with the time"
+        else:
+            try:
+                moment: datetime | None = datetime.fromisoformat(kept)
+            except ValueError:
+                moment = None
+            if moment is None or moment.tzinfo is None:
+                logger.warning(
+                    "sitemap %s: the history keeps %r as when its findings change with the "
+                    "time, which is no date: it is requested without validators, to be judged "
+                    "again",
+                    url,
+                    kept,
+                )
                 return True
+            if self.audit_time <= moment:
+                return False
+            why = (
+                "a news article it lists has turned two days old or a video has expired since "
+                f"{kept}"
+            )
+        if log:
             logger.info(
-                "sitemap %s: requested without validators, to be judged again: run %d did not "
-                "keep when its findings change with the time",
-                url,
-                run_id,
+                "sitemap %s: requested without validators, to be judged again: %s", url, why
             )
-            return True
-        try:
-            moment = datetime.fromisoformat(kept)
-        except ValueError:
-            moment = None
-        if moment is None or moment.tzinfo is None:
-            logger.warning(
-                "sitemap %s: the history keeps %r as when its findings change with the time, "
-                "which is no date: it is requested without validators, to be judged again",
-                url,
-                kept,
-            )
-            return True
-        if self.audit_time <= moment:
-            return False
-        if not log:
-            return True
-        logger.info(
-            "sitemap %s: requested without validators, to be judged again: a news article it "
-            "lists has turned two days old or a video has expired since %s",
-            url,
-            kept,
-        )
         return True
 
     def keep_not_modified(
         self, url: str, etag: str | None, last_modified: str | None, previous_run: int
     ) -> bool:
         """A sitemap answered 304 to the conditional request made with run ``previous_run``'s
-        validators: keep them for this run, and say whether that run's entries can stand for
-        the body. They cannot when the history failed since the request was sent (they are in
-        it), nor when findings of the body have changed with the time since (a request made
-        before a ``JOBDIR`` resume, see :meth:`rejudge_due`): then the sitemap is requested
-        again without validators (which says so in the log and the stats)."""
-        if self.rejudge_due(url, previous_run, log=False) is not False:
+        validators: keep them for this run, with the moment that run kept (the body is the
+        same), and say whether that run's entries can stand for the body. They cannot when the
+        history failed since the request was sent (they are in it), nor when findings of the
+        body have changed with the time since (a request made before a ``JOBDIR`` resume, see
+        :meth:`rejudge_due`): then the sitemap is requested again without validators (which
+        says so in the log and the stats)."""
+        kept = self._kept_rejudge_after(url, previous_run)
+        if kept is _HISTORY_FAILED or self._due(url, previous_run, kept, log=False):
             return False
-        self.remember_validators(url, etag, last_modified, None, kept_by=previous_run)
+        self.remember_validators(url, etag, last_modified, kept)
         return self.history is not None
 
     def remember_validators(
-        self,
-        url: str,
-        etag: str | None,
-        last_modified: str | None,
-        rejudge_after: str | None,
-        *,
-        kept_by: int | None = None,
+        self, url: str, etag: str | None, last_modified: str | None, rejudge_after: str | None
     ) -> None:
         """Keep a sitemap's validators, with when the findings of the body they stand for
-        change with the time (see :meth:`rejudge_due`). ``kept_by``: the sitemap answered 304
-        and its body is the one that run read, whose moment goes on."""
+        change with the time (see :meth:`rejudge_due`)."""
         if self.history is not None and (etag or last_modified):
             try:
-                if kept_by is not None:
-                    rejudge_after = self.history.rejudge_after(kept_by, url)
                 self.history.set_validators(
                     self.history_run, url, etag, last_modified, rejudge_after
                 )
@@ -1443,6 +1442,15 @@ def _work_dir(configured: str) -> tuple[str, bool]:
 
 
 _OBEY = "search engines that obey robots.txt do not fetch it"
+
+
+class _History(enum.Enum):
+    """What :meth:`AuditRun._kept_rejudge_after` gives when the history failed."""
+
+    FAILED = enum.auto()
+
+
+_HISTORY_FAILED = _History.FAILED
 
 
 def _unreadable(robots: RobotsPolicy) -> str:

@@ -585,7 +585,7 @@ def _whole_tree_problems(
         assert text is not None
         collector.extend(scan_unescaped(text))
         return Judgement(collector.finish(), None)
-    # check_extensions, with the scan kept for when its findings would change.
+    # The extension findings, with the scan kept for when they would change with the time.
     root_tag = tree_root.tag
     assert isinstance(root_tag, str)
     scan = ExtensionScan(root_tag, now=moment)

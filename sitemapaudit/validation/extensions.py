@@ -603,11 +603,14 @@ def _child_tag(entry: etree._Element, local: str) -> str:
 
 
 class ExtensionScan:
-    """:func:`check_extensions` over a document given piece by piece.
+    """The image, news, video and hreflang findings of a document, given whole or piece by
+    piece.
 
-    Feed containers whose children are consecutive element children of the root, in
-    document order (each is searched like the root would be); :meth:`finish` returns what
-    :func:`check_extensions` returns for the whole document.
+    Feed the parsed root, or containers whose children are consecutive element children of
+    the root, in document order (each is searched like the root would be); :meth:`finish`
+    returns the findings, ordered by line. Entries are the root's children named ``url`` (or
+    ``sitemap``) in the root's own namespace, whatever that namespace is; extension elements
+    count only as direct children of an entry. ``now`` must be timezone-aware.
     """
 
     def __init__(self, root_tag: str, *, now: datetime) -> None:
@@ -649,21 +652,6 @@ class ExtensionScan:
         problems = [*self._images, *news, *self._videos, *self._links]
         problems.sort(key=lambda problem: problem.line or 0)
         return problems
-
-
-def check_extensions(root: etree._Element, *, now: datetime) -> list[Problem]:
-    """The image, news, video and hreflang findings of a parsed document, ordered by line.
-
-    Entries are the root's children named ``url`` (or ``sitemap``) in the root's own
-    namespace, whatever that namespace is; extension elements count only as direct children
-    of an entry. ``now`` must be timezone-aware.
-    """
-    root_tag = root.tag
-    if not isinstance(root_tag, str):
-        return []
-    scan = ExtensionScan(root_tag, now=now)
-    scan.feed(root)
-    return scan.finish()
 
 
 class NamespaceScan:

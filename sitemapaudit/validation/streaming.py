@@ -1,7 +1,7 @@
 """Validation of one document without its whole tree: the entries go by in chunks.
 
-:func:`validate_tree` and :func:`check_extensions` work on a fully parsed document, whose
-lxml tree is several times the size of the document (about 30 MB for 50,000 URLs). Here the
+:func:`validate_tree` and :class:`ExtensionScan` fed the root work on a fully parsed document,
+whose lxml tree is several times the size of the document (about 30 MB for 50,000 URLs). Here the
 document is fed to a pull parser in slices and the root's children are taken out as soon as
 they are complete, in the same chunks the whole-tree pass validates: the extension rules, the
 root's content model and the XSD run see every chunk while it is alive, each finding keeps

@@ -97,7 +97,7 @@ def test_a_304_keeps_the_moment_of_the_body_it_stands_for(tmp_path: Path) -> Non
     run, _ = _run(tmp_path, NIGHT + timedelta(days=1), "second")
     try:
         assert run.history is not None
-        run.remember_validators(SITEMAP, '"n1"', None, None, kept_by=previous)
+        run.keep_not_modified(SITEMAP, '"n1"', None, previous)
         assert run.history.rejudge_after(run.history_run, SITEMAP) == MOMENT
     finally:
         run.close(finished=True)
