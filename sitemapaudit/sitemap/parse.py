@@ -21,6 +21,7 @@ from urllib.parse import urljoin
 from lxml import etree
 
 from sitemapaudit.sitemap.body import BodyStream
+from sitemapaudit.sitemap.lineends import lone_crs_as_lf_chunks
 from sitemapaudit.sitemap.records import (
     PROTOCOL_MAX_BYTES,
     PROTOCOL_MAX_ENTRIES,
@@ -486,9 +487,12 @@ class SitemapReader:
                 text = _transcoded(chain((head[bom:],), chunks), codec)
                 yield from self._read_text(text, self._line_offset + 1)
             elif head.startswith(b"<") or head.startswith(_WIDE_XML_STARTS):
-                root = self._find_root(chain((head,), chunks))
+                xml: Iterator[bytes] = chain((head,), chunks)
+                if not head.startswith(_WIDE_XML_STARTS):
+                    xml = lone_crs_as_lf_chunks(xml)
+                root = self._find_root(xml)
                 if root is not None:
-                    yield from self._read_xml(root, chunks)
+                    yield from self._read_xml(root, xml)
             elif lowered.startswith((b"http://", b"https://")) or _text_list(head):
                 self.kind = SitemapKind.TEXT
                 yield from self._read_text(chain((head,), chunks), self._line_offset + 1)
@@ -978,12 +982,12 @@ def _skip_preamble(chunks: Iterator[bytes]) -> tuple[bytes, int, int]:
 
     Returns the first bytes of the content (at least ``_SNIFF_BYTES``, and at least
     ``_TEXT_SNIFF_BYTES`` when it does not start with ``<``, unless the document is shorter),
-    and the newlines and trailing columns of what was skipped, so that positions reported on
-    the rest can be mapped back onto the whole document.
+    and the line ends (LF, CRLF or CR) and trailing columns of what was skipped, so that
+    positions reported on the rest can be mapped back onto the whole document.
     """
     buffer = b""
     lines = columns = 0
-    bom_checked = started = False
+    bom_checked = started = after_cr = False
     for chunk in chunks:
         buffer += chunk
         if not bom_checked:
@@ -995,12 +999,15 @@ def _skip_preamble(chunks: Iterator[bytes]) -> tuple[bytes, int, int]:
         if not started:
             content = buffer.lstrip(_XML_WHITESPACE)
             skipped = buffer[: len(buffer) - len(content)]
-            newlines = skipped.count(b"\n")
-            if newlines:
-                lines += newlines
-                columns = len(skipped) - skipped.rfind(b"\n") - 1
+            last_end = max(skipped.rfind(b"\n"), skipped.rfind(b"\r"))
+            if last_end >= 0:
+                # (An LF after a CR that ended the chunk before is the end of that CRLF.)
+                crlf_split = after_cr and skipped.startswith(b"\n")
+                lines += _line_ends(skipped, 0, len(skipped)) - crlf_split
+                columns = len(skipped) - last_end - 1
             else:
                 columns += len(skipped)
+            after_cr = skipped.endswith(b"\r")
             buffer = content
             if not buffer:
                 continue

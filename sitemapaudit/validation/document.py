@@ -25,6 +25,7 @@ from typing import Final
 
 from lxml import etree
 
+from sitemapaudit.sitemap.lineends import lone_crs_as_lf
 from sitemapaudit.sitemap.records import PROTOCOL_MAX_BYTES, PROTOCOL_MAX_ENTRIES, Problem
 from sitemapaudit.validation.extensions import ExtensionScan, unknown_namespaces
 from sitemapaudit.validation.messages import local_name, namespace_of, source_line
@@ -528,6 +529,8 @@ def judge_document(
     moment = now or datetime.now(UTC)
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
+    # Lines are counted by LF, by libxml2 and here: a lone CR is made one (see lineends).
+    data = lone_crs_as_lf(data)
     # A well-formed urlset or sitemapindex goes chunk by chunk, in a fraction of the memory of
     # its whole tree; anything else (or a document with a DOCTYPE) takes the whole tree.
     streamed = stream_document(data, now=moment)

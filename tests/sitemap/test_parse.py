@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sitemapaudit.sitemap import parse
+from sitemapaudit.sitemap.lineends import lone_crs_as_lf, lone_crs_as_lf_chunks
 from sitemapaudit.sitemap.parse import SitemapReader
 from sitemapaudit.sitemap.records import (
     PROTOCOL_MAX_ENTRIES,
@@ -1064,3 +1065,98 @@ def test_markup_past_the_safety_limit_stops_reading_at_that_markup(after: int) -
     assert problem.line == 1
     assert problem.column is not None
     assert 10_500_000 < problem.column <= len(body) + 1
+
+
+# -- line ends (XML 1.0, section 2.11: CRLF and a lone CR are each one line break) -------------
+
+LINE_ENDS = {
+    "lf": (b"\n",),
+    "crlf": (b"\r\n",),
+    "cr": (b"\r",),
+    "mixed": (b"\r", b"\r\n", b"\n"),
+}
+
+
+def joined(lines: list[bytes], ends: tuple[bytes, ...]) -> bytes:
+    """``lines``, each ended by the next of ``ends`` in turn."""
+    return b"".join(line + ends[number % len(ends)] for number, line in enumerate(lines))
+
+
+BROKEN_LINES = [
+    b'<?xml version="1.0" encoding="UTF-8"?>',
+    b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">',
+    b"<url>",
+    b"<loc>https://e.com/a</loc>",
+    b"</url>",
+    b"<url>",
+    b"<lastmod>2024-01-01</lastmod>",
+    b"</url>",
+    b"<url><loc>https://e.com/b?x=1&y=2</loc></url>",
+    b"</urlset>",
+]
+
+
+def positions(reader: SitemapReader) -> list[tuple[str, int | None, int | None]]:
+    return [(p.code, p.line, p.column) for p in reader.problems]
+
+
+@pytest.mark.parametrize("ends", LINE_ENDS.values(), ids=LINE_ENDS.keys())
+def test_lines_are_counted_with_every_kind_of_line_end(ends: tuple[bytes, ...]) -> None:
+    reader, entries = read(joined(BROKEN_LINES, ends))
+    assert [(e.loc, e.line) for e in entries] == [("https://e.com/a", 3)]
+    assert positions(reader) == [("missing_loc", 6, None), ("xml_malformed", 9, 32)]
+    lf, _ = read(joined(BROKEN_LINES, LINE_ENDS["lf"]))
+    assert [p.message for p in reader.problems] == [p.message for p in lf.problems]
+
+
+@pytest.mark.parametrize("ends", LINE_ENDS.values(), ids=LINE_ENDS.keys())
+def test_a_skipped_preamble_is_counted_with_every_kind_of_line_end(
+    ends: tuple[bytes, ...],
+) -> None:
+    body = joined([b"", b"", b"   <urlset>", b"<url><loc>a</loc></url>", b"<url></urlset>"], ends)
+    (problem,) = read(body)[0].problems
+    assert (problem.code, problem.line) == ("xml_malformed", 5)
+    assert "line 5" in problem.message
+    body = joined(
+        [b"", b"", b" <?xml version='1.0'?><urlset><url><loc>a</loc></url></urlset>"], ends
+    )
+    assert positions(read(body)[0]) == [("xml_malformed", 3, 2)]
+    reader, entries = read(joined([b"", b"", b"https://e.com/1", b"https://e.com/2"], ends))
+    assert reader.kind is SitemapKind.TEXT
+    assert [e.line for e in entries] == [3, 4]
+
+
+@pytest.mark.parametrize("end", [b"\r", b"\r\n"])
+def test_a_line_end_at_a_chunk_boundary_is_one_line_end(end: bytes) -> None:
+    start = b"<urlset>" + end + b"<url><loc>https://e.com/"
+    first = start + b"a" * (65536 - len(start) - len(b"</loc></url>\r")) + b"</loc></url>\r"
+    assert len(first) == 65536
+    body = (
+        first
+        + end[1:]
+        + joined([b"<url><loc>https://e.com/b</loc></url>", b"<url/>", b"</urlset>"], (end,))
+    )
+    reader, entries = read(body)
+    assert [e.line for e in entries] == [2, 3]
+    assert positions(reader) == [("missing_loc", 4, None)]
+
+
+def test_lines_past_65535_with_cr_line_ends_are_exact() -> None:
+    reader, entries = read(urlset(30_000, lines_per_url=3).replace(b"\n", b"\r"))
+    assert reader.problems == []
+    assert entries[-1].line == 3 + 3 * 29_999
+    assert all(e.line == 3 + 3 * i for i, e in enumerate(entries))
+
+
+def test_lone_crs_become_lfs_in_one_piece_or_in_chunks() -> None:
+    data = b"\r<a>\rb\r\nc\r\r\nd\n\r</a>\r"
+    expected = b"\n<a>\nb\r\nc\n\r\nd\n\n</a>\n"
+    assert lone_crs_as_lf(data) == expected
+    for cut in range(len(data) + 1):
+        for second in range(cut, len(data) + 1):
+            pieces = [data[:cut], data[cut:second], data[second:]]
+            assert b"".join(lone_crs_as_lf_chunks(pieces)) == expected
+    for text in (b"<a>\n</a>", b"<a>\r\n</a>"):
+        assert lone_crs_as_lf(text) is text
+    wide = "<a>\r</a>".encode("utf-16")
+    assert lone_crs_as_lf(wide) is wide

@@ -872,3 +872,59 @@ def test_invisible_whitespace_in_a_value_is_shown_escaped() -> None:
     problems = validate_document(data, now=NOW)
     assert [p.code for p in problems] == ["schema_invalid"]
     assert "loc '\\xa0https://www.example.com/nbsp\\u200b' is not" in problems[0].message
+
+
+# --- line ends ----------------------------------------------------------------------------
+
+_LINE_ENDS = {
+    "lf": (b"\n",),
+    "crlf": (b"\r\n",),
+    "cr": (b"\r",),
+    "mixed": (b"\r", b"\r\n", b"\n"),
+}
+
+
+def _joined(lines: list[str], ends: tuple[bytes, ...]) -> bytes:
+    """``lines``, each ended by the next of ``ends`` in turn."""
+    return b"".join(line.encode() + ends[n % len(ends)] for n, line in enumerate(lines))
+
+
+def _positions(data: bytes) -> list[tuple[str, int | None, int | None]]:
+    return [(p.code, p.line, p.column) for p in validate_document(data, now=NOW)]
+
+
+@pytest.mark.parametrize("ends", _LINE_ENDS.values(), ids=_LINE_ENDS.keys())
+def test_unescaped_characters_lines_with_every_kind_of_line_end(ends: tuple[bytes, ...]) -> None:
+    lines = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        f'<urlset xmlns="{SITEMAP_NS}">',
+        "<url>",
+        "<loc>https://www.example.com/?a=1&b=2</loc>",
+        "</url>",
+        "<url><loc>https://www.example.com/x</loc><changefreq>a < b</changefreq></url>",
+        "</urlset>",
+    ]
+    assert _positions(_joined(lines, ends)) == [
+        ("unescaped_characters", 4, 34),
+        ("unescaped_characters", 6, 56),
+    ]
+
+
+@pytest.mark.parametrize("ends", _LINE_ENDS.values(), ids=_LINE_ENDS.keys())
+def test_schema_and_encoding_lines_with_every_kind_of_line_end(ends: tuple[bytes, ...]) -> None:
+    lines = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        f'<urlset xmlns="{SITEMAP_NS}">',
+        "<url>",
+        "<loc>https://www.example.com/a</loc>",
+        "</url>",
+        "<url>",
+        "<loc>https://www.example.com/b</loc>",
+        "<changefreq>sometimes</changefreq>",
+        "</url>",
+        "</urlset>",
+    ]
+    data = _joined(lines, ends)
+    assert _positions(data) == [("schema_invalid", 8, 1)]
+    broken = data.replace(b"/b<", b"/\xe9<")
+    assert _positions(broken) == [("encoding_invalid", 7, 30)]
