@@ -452,6 +452,7 @@ class SitemapReader:
         self._invalid_text_lines = 0
         self._first_invalid_text: tuple[int, int, str, str] | None = None
         self._wide_encoding: str | None = None
+        self._xml_encoding: str | None = None
 
     def __iter__(self) -> Iterator[UrlEntry | ChildEntry]:
         if self._iterated:
@@ -463,7 +464,11 @@ class SitemapReader:
     def _read(self) -> Iterator[UrlEntry | ChildEntry]:
         chunks = iter(self._stream)
         try:
-            head, self._line_offset, self._column_offset = _skip_preamble(chunks)
+            head, self._line_offset, self._column_offset, utf8_bom = _skip_preamble(chunks)
+            # A UTF-8 byte order mark says what the encoding is, whatever the XML declaration
+            # says (XML 1.0, appendix F; libxml2 and browsers agree): the mark is skipped
+            # here, so the parser is told. (check_encoding reports the contradiction.)
+            self._xml_encoding = "utf-8" if utf8_bom else None
             if (self._line_offset or self._column_offset) and _DECLARATION_START.match(head):
                 self._misplaced_declaration()
             lowered = head[:_SNIFF_BYTES].lower()
@@ -614,7 +619,7 @@ class SitemapReader:
         The bytes read on the way are returned, to be parsed again by the second pass, which
         reports only the elements of the format found here.
         """
-        parser = _new_parser(events=("start",))
+        parser = _new_parser(events=("start",), encoding=self._xml_encoding)
         consumed: list[bytes] = []
         size = 0
         for chunk in chain(chunks, (None,)):
@@ -682,7 +687,11 @@ class SitemapReader:
         layout = found.layout
         roles = _Roles(layout, found.tag)
         role_cache = roles.cache
-        parser = _new_parser(events=("start", "end"), tag=[*roles.tags, *_XINCLUDE_TAGS])
+        parser = _new_parser(
+            events=("start", "end"),
+            tag=[*roles.tags, *_XINCLUDE_TAGS],
+            encoding=self._xml_encoding,
+        )
         read_events: Callable[[], Iterator[tuple[str, Any]]] = parser.read_events
         stream = self._stream
         line_offset = self._line_offset
@@ -977,17 +986,18 @@ def _line_ends(data: bytes, start: int, end: int) -> int:
     )
 
 
-def _skip_preamble(chunks: Iterator[bytes]) -> tuple[bytes, int, int]:
+def _skip_preamble(chunks: Iterator[bytes]) -> tuple[bytes, int, int, bool]:
     """Skip a UTF-8 BOM and leading whitespace.
 
     Returns the first bytes of the content (at least ``_SNIFF_BYTES``, and at least
     ``_TEXT_SNIFF_BYTES`` when it does not start with ``<``, unless the document is shorter),
-    and the line ends (LF, CRLF or CR) and trailing columns of what was skipped, so that
-    positions reported on the rest can be mapped back onto the whole document.
+    the line ends (LF, CRLF or CR) and trailing columns of what was skipped, so that
+    positions reported on the rest can be mapped back onto the whole document, and whether
+    there was a BOM.
     """
     buffer = b""
     lines = columns = 0
-    bom_checked = started = after_cr = False
+    bom_checked = started = after_cr = bom = False
     for chunk in chunks:
         buffer += chunk
         if not bom_checked:
@@ -995,6 +1005,7 @@ def _skip_preamble(chunks: Iterator[bytes]) -> tuple[bytes, int, int]:
                 continue
             if buffer.startswith(_UTF8_BOM):
                 buffer = buffer[len(_UTF8_BOM) :]
+                bom = True
             bom_checked = True
         if not started:
             content = buffer.lstrip(_XML_WHITESPACE)
@@ -1016,7 +1027,7 @@ def _skip_preamble(chunks: Iterator[bytes]) -> tuple[bytes, int, int]:
             break
     if not started:
         buffer = buffer.lstrip(_XML_WHITESPACE)
-    return buffer, lines, columns
+    return buffer, lines, columns, bom
 
 
 def _take_all(items: list[bytes]) -> Iterator[bytes]:

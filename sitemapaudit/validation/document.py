@@ -192,7 +192,8 @@ def _detect_encoding(data: bytes) -> _Encoding:
     offset = None
     if match is not None:
         offset = (len(head) - len(head.lstrip())) + match.start("enc")
-    if codec == "utf-8" and declared:
+    if codec == "utf-8" and bom is None and declared:
+        # A byte order mark wins over the declaration (XML 1.0, appendix F), as in libxml2.
         try:
             found = codecs.lookup(declared).name
         except LookupError:
@@ -231,15 +232,19 @@ def check_encoding(data: bytes) -> list[Problem]:
         ]
     if encoding.declared is not None and not _is_utf8_name(encoding.declared):
         column = (encoding.declared_offset or 0) + 1
-        return [
-            Problem(
-                "encoding_invalid",
+        if encoding.bom is None:
+            message = (
                 f"the XML declaration says encoding={encoding.declared!r}; sitemaps must be "
-                "UTF-8 (and declare it, or declare nothing)",
-                1,
-                column,
+                "UTF-8 (and declare it, or declare nothing)"
             )
-        ]
+        else:
+            message = (
+                f"the byte order mark says UTF-8 but the XML declaration says "
+                f"encoding={encoding.declared!r}; the byte order mark wins (as in XML parsers "
+                "and browsers) and the document is read as UTF-8. Sitemaps must be UTF-8: "
+                'declare encoding="UTF-8", or nothing'
+            )
+        return [Problem("encoding_invalid", message, 1, column)]
     if _is_utf8(data):
         return []
     try:

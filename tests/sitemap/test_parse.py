@@ -1160,3 +1160,35 @@ def test_lone_crs_become_lfs_in_one_piece_or_in_chunks() -> None:
         assert lone_crs_as_lf(text) is text
     wide = "<a>\r</a>".encode("utf-16")
     assert lone_crs_as_lf(wide) is wide
+
+
+# -- a byte order mark against the XML declaration (XML 1.0, appendix F: the mark wins) ---------
+
+
+@pytest.mark.parametrize("declared", [b"ISO-8859-1", b"windows-1252", b"UTF-16", b"UTF-8"])
+def test_a_utf8_byte_order_mark_wins_over_the_declared_encoding(declared: bytes) -> None:
+    body = (
+        b'\xef\xbb\xbf<?xml version="1.0" encoding="' + declared + b'"?>\n'
+        b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        b"<url><loc>https://example.com/caf\xc3\xa9</loc></url></urlset>"
+    )
+    reader, entries = read(body)
+    assert entries == [UrlEntry("https://example.com/caf\u00e9", None, 2)]
+    assert reader.problems == []
+    # Split anywhere, even inside the byte order mark, the document reads the same.
+    for cut in (1, 2, 3, 10):
+        pieces = [body[:cut], body[cut:]]
+        assert locs(list(SitemapReader(gzip_stream(iter(pieces))))) == [entries[0].loc]
+
+
+@pytest.mark.parametrize("declared", ["UTF-8", "ISO-8859-1"])
+def test_a_utf16_byte_order_mark_wins_over_the_declared_encoding(declared: str) -> None:
+    text = (
+        f'<?xml version="1.0" encoding="{declared}"?>\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        "<url><loc>https://example.com/caf\u00e9</loc></url></urlset>"
+    )
+    for body in (codecs.BOM_UTF16_LE + text.encode("utf-16-le"), text.encode("utf-16")):
+        reader, entries = read(body)
+        assert entries == [UrlEntry("https://example.com/caf\u00e9", None, 2)]
+        assert reader.problems == []

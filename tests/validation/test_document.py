@@ -928,3 +928,39 @@ def test_schema_and_encoding_lines_with_every_kind_of_line_end(ends: tuple[bytes
     assert _positions(data) == [("schema_invalid", 8, 1)]
     broken = data.replace(b"/b<", b"/\xe9<")
     assert _positions(broken) == [("encoding_invalid", 7, 30)]
+
+
+# --- a byte order mark against the XML declaration ------------------------------------------
+
+
+def test_a_utf8_byte_order_mark_against_the_declaration_is_encoding_invalid() -> None:
+    data = b"\xef\xbb\xbf" + urlset(url("https://www.example.com/caf\u00e9")).replace(
+        b'encoding="UTF-8"', b'encoding="ISO-8859-1"'
+    )
+    (problem,) = validate_document(data, now=NOW)
+    assert (problem.code, problem.line, problem.column) == ("encoding_invalid", 1, 31)
+    assert problem.message == (
+        "the byte order mark says UTF-8 but the XML declaration says "
+        "encoding='ISO-8859-1'; the byte order mark wins (as in XML parsers and browsers) "
+        "and the document is read as UTF-8. Sitemaps must be UTF-8: declare "
+        'encoding="UTF-8", or nothing'
+    )
+
+
+def test_a_utf8_byte_order_mark_against_the_declaration_decodes_the_text_as_utf8() -> None:
+    data = b"\xef\xbb\xbf" + urlset(url("https://www.example.com/caf\u00e9?a&b")).replace(
+        b'encoding="UTF-8"', b'encoding="ISO-8859-1"'
+    )
+    problems = validate_document(data, now=NOW)
+    assert [(p.code, p.line, p.column) for p in problems] == [
+        ("encoding_invalid", 1, 31),
+        ("unescaped_characters", 3, 41),
+    ]
+    assert "caf\u00e9?a&b" in problems[1].message
+
+
+def test_a_utf16_byte_order_mark_against_the_declaration_is_encoding_invalid() -> None:
+    text = urlset(url("https://www.example.com/caf\u00e9")).decode()
+    (problem,) = validate_document(text.encode("utf-16"), now=NOW)
+    assert (problem.code, problem.line, problem.column) == ("encoding_invalid", 1, 1)
+    assert "UTF-16 (detected from its byte order mark)" in problem.message
