@@ -8,6 +8,7 @@ from sitemapaudit.checks.registry import all_codes
 from sitemapaudit.config import parse_bool
 from sitemapaudit.errors import ConfigError
 from sitemapaudit.urls import Origin, loc_problems, parse_origin
+from sitemapaudit.words import noun
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +93,7 @@ def parse_arguments(
     unknown.pop("_job", None)
     if unknown:
         names = ", ".join(sorted(unknown))
-        raise ConfigError(f"unknown argument(s) for the audit spider: {names}")
+        raise ConfigError(f"unknown {noun(len(unknown), 'argument')} for the audit spider: {names}")
     if not domain:
         raise ConfigError("the domain argument is required: scrapy crawl audit -a domain=HOST")
     if fetch_urls is not None and not fetch_urls.strip():

@@ -19,6 +19,7 @@ from sitemapaudit.history.store import STORE_FAILURES, HistoryStore
 from sitemapaudit.report.build import RecordBuilder
 from sitemapaudit.report.records import SitemapRecord, SummaryRecord, UrlRecord, UrlRecordBatch
 from sitemapaudit.report.summary import SummaryCounter
+from sitemapaudit.words import count_noun
 
 logger = logging.getLogger(__name__)
 
@@ -143,11 +144,11 @@ class SummaryPipeline:
                 assert self.crawler.stats is not None
                 self.crawler.stats.set_value("sitemapaudit/fail_on/failed", True)
             logger.info(
-                "audit of %s: %d sitemap(s), %d URL(s) listed, %d fetched; findings: %s",
+                "audit of %s: %s, %s listed, %s fetched; findings: %s",
                 item.origin,
-                item.sitemaps_found,
-                item.urls_listed,
-                item.urls_fetched,
+                count_noun(item.sitemaps_found, "sitemap"),
+                count_noun(item.urls_listed, "URL"),
+                f"{item.urls_fetched:,}",
                 ", ".join(f"{code}={n}" for code, n in item.counts.items()) or "none",
             )
             for note in item.notes:
@@ -228,8 +229,8 @@ class HistoryPipeline:
         deleted = history.prune_runs(origin, self.keep_runs)
         if deleted:
             logger.info(
-                "history: deleted %d run(s) of %s, keeping the newest %d",
-                len(deleted),
+                "history: deleted %s of %s, keeping the newest %d",
+                count_noun(len(deleted), "run"),
                 origin,
                 self.keep_runs,
             )

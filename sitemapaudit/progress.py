@@ -12,6 +12,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.utils.asyncio import create_looping_call
 
 from sitemapaudit.config import AuditConfig
+from sitemapaudit.words import count_noun
 
 logger = logging.getLogger(__name__)
 
@@ -77,13 +78,12 @@ class ProgressLog:
         remaining = progress["urls_known"] - done
         eta = remaining / rate if rate > 0 else None
         logger.info(
-            "progress: %d of %d URL(s) done, %d queued, %d sitemap(s) read (%d pending), "
-            "%.1f URL/s, ETA %s",
-            done,
-            progress["urls_known"],
-            progress["urls_queued"],
-            progress["sitemaps_read"],
-            progress["sitemaps_pending"],
+            "progress: %s of %s done, %s queued, %s read (%s pending), %.1f URL/s, ETA %s",
+            f"{done:,}",
+            count_noun(progress["urls_known"], "URL"),
+            f"{progress['urls_queued']:,}",
+            count_noun(progress["sitemaps_read"], "sitemap"),
+            f"{progress['sitemaps_pending']:,}",
             rate,
             format_eta(eta),
         )

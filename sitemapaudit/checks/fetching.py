@@ -8,6 +8,7 @@ from sitemapaudit.checks.base import CheckContext, Severity, UrlCheck
 from sitemapaudit.crawl.redirects import REDIRECT_STATUSES, loop_detail
 from sitemapaudit.facts import UrlFacts
 from sitemapaudit.urls import same_url
+from sitemapaudit.words import count_noun
 
 # Longer delay-seconds are shown as the float they were read as (Python refuses to turn a
 # string of over 4,300 digits into an int).
@@ -91,11 +92,16 @@ class Redirect(UrlCheck):
             return None
         hops = len(outcome.redirect_chain)
         if outcome.redirect_loop:
-            return [f"redirects {hops} time(s) without reaching a page ({_loop(facts, ctx)})"]
+            return [
+                f"redirects {count_noun(hops, 'time')} without reaching a page "
+                f"({_loop(facts, ctx)})"
+            ]
         if outcome.redirect_stopped:
             # The last response is itself a redirect, to a target the audit did not request.
-            return [f"redirects {hops} time(s), the last one {outcome.redirect_stopped}"]
-        return [f"redirects to {outcome.final_url} in {hops} hop(s)"]
+            return [
+                f"redirects {count_noun(hops, 'time')}, the last one {outcome.redirect_stopped}"
+            ]
+        return [f"redirects to {outcome.final_url} in {count_noun(hops, 'hop')}"]
 
 
 class RedirectBroken(UrlCheck):

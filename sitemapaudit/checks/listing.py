@@ -5,6 +5,7 @@ from __future__ import annotations
 from sitemapaudit.checks.base import CheckContext, Severity, UrlCheck
 from sitemapaudit.facts import UrlFacts
 from sitemapaudit.urls import invalid_url_reason, scope_problem
+from sitemapaudit.words import count_noun
 
 
 class RuleCheck(UrlCheck):
@@ -93,5 +94,8 @@ class Duplicate(UrlCheck):
 
     def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
         if facts.times_listed > 1:
-            return [f"listed {facts.times_listed:,} times in {len(facts.sitemaps):,} sitemap(s)"]
+            return [
+                f"listed {count_noun(facts.times_listed, 'time')} in "
+                f"{count_noun(len(facts.sitemaps), 'sitemap')}"
+            ]
         return None

@@ -9,6 +9,7 @@ from urllib.parse import urljoin
 
 from sitemapaudit.sitemap.records import Problem
 from sitemapaudit.urls import loc_problems, normalize_url, same_url
+from sitemapaudit.words import count_noun
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 
@@ -96,7 +97,7 @@ def loop_detail(chain: list[dict[str, Any]], max_redirects: int) -> str:
     if not target:
         return "the redirect chain did not end"
     if any(same_url(str(hop["url"]), str(target)) for hop in chain):
-        return f"a loop: {target} redirects again after {len(chain)} hop(s)"
+        return f"a loop: {target} redirects again after {count_noun(len(chain), 'hop')}"
     return f"more than {max_redirects} redirects: {target} was not requested"
 
 

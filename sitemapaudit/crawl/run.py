@@ -49,6 +49,7 @@ from sitemapaudit.urls import Origin, in_sitemap_scope, loc_problems, origin_of,
 from sitemapaudit.validation import HreflangGraph
 from sitemapaudit.validation.freshness import CODES as INDEX_LASTMOD_CODES
 from sitemapaudit.validation.freshness import NewestLastmod, index_lastmod_problems
+from sitemapaudit.words import count_noun
 
 logger = logging.getLogger(__name__)
 
@@ -274,9 +275,9 @@ class AuditRun:
         self._sitemaps_outstanding += len(self.resumed_refs)
         self.totals.sitemaps = len(done)
         logger.info(
-            "resuming the audit in %s: %d sitemap(s) still to read",
+            "resuming the audit in %s: %s still to read",
             self._work_dir,
-            len(self.resumed_refs),
+            count_noun(len(self.resumed_refs), "sitemap"),
         )
 
     def resumed_sitemap_facts(self) -> Iterator[SitemapFacts]:
@@ -384,7 +385,11 @@ class AuditRun:
             for page, _href, message in self.hreflang.not_reciprocal(self.origin.owns)
         )
         urls, listings = self.inventory.totals()
-        logger.info("all sitemaps read: %d listing(s) of %d distinct URL(s)", listings, urls)
+        logger.info(
+            "all sitemaps read: %s of %s",
+            count_noun(listings, "listing"),
+            count_noun(urls, "distinct URL"),
+        )
         self._notes = count > 0
         if count:
             self.stats.inc_value("sitemapaudit/hreflang/not_reciprocal", count)
@@ -555,7 +560,9 @@ class AuditRun:
                 f"{_disallow_all_basis(status)}, every URL is treated as disallowed",
             )
         logger.info(
-            "robots.txt: %s, %d sitemap(s) named", self.robots.outcome, len(self.robots.sitemaps)
+            "robots.txt: %s, %s named",
+            self.robots.outcome,
+            count_noun(len(self.robots.sitemaps), "sitemap"),
         )
         self.wake()
         if self.sitemap_args:
@@ -851,12 +858,12 @@ class AuditRun:
         self.stats.inc_value("sitemapaudit/sitemaps/read")
         self.stats.inc_value("sitemapaudit/listings", facts.url_count)
         logger.info(
-            "sitemap %s: %s, %d URL(s), %d child sitemap(s), %d problem(s)",
+            "sitemap %s: %s, %s, %s, %s",
             ref.url,
             facts.kind,
-            facts.url_count,
-            facts.child_count,
-            len(facts.problems),
+            count_noun(facts.url_count, "URL"),
+            count_noun(facts.child_count, "child sitemap"),
+            count_noun(len(facts.problems), "problem"),
         )
         return facts, child_refs
 
@@ -1022,8 +1029,8 @@ class AuditRun:
             self.history_failed(failures[0])
             error = (
                 f"not modified (304), but the entries run {previous_run} kept of it could not "
-                f"be read from the history ({self.history_error}); {url_count:,} URL(s) and "
-                f"{child_count:,} child sitemap(s) were read before that"
+                f"be read from the history ({self.history_error}); {count_noun(url_count, 'URL')} "
+                f"and {count_noun(child_count, 'child sitemap')} were read before that"
             )
         rejudged = NOT_CARRIED | (
             INDEX_CHILD_CODES if before.get("kind") == "sitemapindex" else set()
@@ -1057,11 +1064,11 @@ class AuditRun:
         self.settle(facts)
         self.stats.inc_value("sitemapaudit/sitemaps/not_modified")
         logger.info(
-            "sitemap %s: not modified since run %d, %d URL(s) and %d child sitemap(s) reused",
+            "sitemap %s: not modified since run %d, %s and %s reused",
             ref.url,
             previous_run,
-            url_count,
-            child_count,
+            count_noun(url_count, "URL"),
+            count_noun(child_count, "child sitemap"),
         )
         return facts, child_refs
 

@@ -36,6 +36,7 @@ from sitemapaudit.history.store import HistoryStore
 from sitemapaudit.inventory import Inventory
 from sitemapaudit.urls import Origin, loc_problems, normalize_url
 from sitemapaudit.validation import HreflangGraph
+from sitemapaudit.words import are, count_noun
 
 logger = logging.getLogger(__name__)
 
@@ -243,7 +244,11 @@ class SharedAuditRun(AuditRun):
             )
         else:
             if released:
-                logger.info("%d URL(s) this worker held are handed back to the others", released)
+                logger.info(
+                    "%s this worker held %s handed back to the others",
+                    count_noun(released, "URL"),
+                    are(released),
+                )
                 self.stats.inc_value("sitemapaudit/distributed/released", released)
         try:
             self.shared.leave()
@@ -345,7 +350,8 @@ class SharedAuditRun(AuditRun):
         if final:
             self._final = True
             logger.info(
-                "all sitemaps read: %d distinct URL(s) listed", self.shared_inventory.url_count()
+                "all sitemaps read: %s listed",
+                count_noun(self.shared_inventory.url_count(), "distinct URL"),
             )
         return final
 
@@ -540,7 +546,11 @@ class SharedAuditRun(AuditRun):
             lost = list(inventory.without_outcome())
             inventory.requeue(lost)
             if lost:
-                logger.warning("%d URL(s) held by workers that left are queued again", len(lost))
+                logger.warning(
+                    "%s held by workers that left %s queued again",
+                    count_noun(len(lost), "URL"),
+                    are(len(lost)),
+                )
         for ref in refs:
             logger.warning("sitemap %s held by a worker that left is queued again", ref.url)
         return discovery, refs

@@ -44,6 +44,8 @@ from scrapy_redis.dupefilter import RFPDupeFilter
 from scrapy_redis.queue import PriorityQueue
 from scrapy_redis.scheduler import Scheduler
 
+from sitemapaudit.words import count_noun
+
 EMPTY_RECHECK = 0.05
 
 
@@ -90,7 +92,11 @@ class AuditScheduler(Scheduler):  # type: ignore[misc]
         self._batched = type(self.queue) is PriorityQueue
         queued = len(self.queue)
         if queued:
-            logger.info("the shared queue holds %d request(s): this worker takes them too", queued)
+            logger.info(
+                "the shared queue holds %s: this worker takes %s too",
+                count_noun(queued, "request"),
+                "it" if queued == 1 else "them",
+            )
         return opened
 
     def close(self, reason: str) -> Any:

@@ -21,6 +21,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.utils.asyncio import create_looping_call
 
 from sitemapaudit.config import AuditConfig
+from sitemapaudit.words import noun
 
 if TYPE_CHECKING:
     from sitemapaudit.distributed.run import SharedAuditRun
@@ -144,7 +145,7 @@ class DistributedWorker:
             return
         self._quiet = None
         if view.gone:
-            logger.warning("worker(s) gone: %s", ", ".join(view.gone))
+            logger.warning("%s gone: %s", noun(len(view.gone), "worker"), ", ".join(view.gone))
         stats = self.crawler.stats
         if stats is not None:
             stats.inc_value("sitemapaudit/distributed/sweeps")

@@ -38,6 +38,7 @@ from sitemapaudit.report.flat import (
     record_kind,
 )
 from sitemapaudit.report.html import DEFAULT_MAX_ROWS, HtmlReport
+from sitemapaudit.words import noun
 
 
 class FlatCsvItemExporter(CsvItemExporter):
@@ -86,7 +87,8 @@ class FlatCsvItemExporter(CsvItemExporter):
         unknown = [name for name, _ in pairs if name not in self.columns]
         if unknown:
             raise ValueError(
-                f"{type(self).__name__}: unknown column(s) {', '.join(map(repr, unknown))}; "
+                f"{type(self).__name__}: unknown {noun(len(unknown), 'column')} "
+                f"{', '.join(map(repr, unknown))}; "
                 f"the columns are {', '.join(self.columns)}"
             )
         return [name for name, _ in pairs], [header for _, header in pairs]

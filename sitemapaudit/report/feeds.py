@@ -14,6 +14,7 @@ from scrapy.extensions.corestats import CoreStats
 from scrapy.extensions.feedexport import FeedExporter, FeedSlot, FileFeedStorage
 
 from sitemapaudit.report.records import UrlRecordBatch
+from sitemapaudit.words import count_noun
 
 logger = logging.getLogger(__name__)
 
@@ -185,8 +186,8 @@ class RecordFeedExporter(FeedExporter):
                     "the report %s could not be cut back to its whole records: %s", slot.uri, exc
                 )
         logger.error(
-            "%s record(s) could not be written to the report %s: it ends after its first %s",
-            f"{progress.lost:,}",
+            "%s could not be written to the report %s: it ends after its first %s",
+            count_noun(progress.lost, "record"),
             slot.uri,
             f"{progress.kept:,}",
         )

@@ -56,7 +56,6 @@ from sitemapaudit.report.markup import (
     badges,
     bar_chart,
     change_row,
-    count_noun,
     count_text,
     delta_class,
     details,
@@ -83,6 +82,7 @@ from sitemapaudit.report.timebins import (
     delta_bucket,
     lastmod_timestamp,
 )
+from sitemapaudit.words import are, count_noun
 
 DEFAULT_MAX_ROWS = 20_000
 """Rows of the URL table (and of the table of changes) kept by default."""
@@ -687,7 +687,7 @@ class HtmlReport:
         if left_out:
             parts.append(
                 f'<p class="left-out" id="changes-left-out">'
-                f"{count_noun(left_out, 'more change')} {_are(left_out)} not in this table "
+                f"{count_noun(left_out, 'more change')} {are(left_out)} not in this table "
                 f"(it holds at most {count_noun(self.max_rows, 'row')}; "
                 "regressions come first).</p>\n"
             )
@@ -724,7 +724,7 @@ class HtmlReport:
         if left_out:
             out.write(
                 f'<p class="left-out" id="urls-left-out">{count_text(left_out)} of '
-                f"{count_noun(self.url_total, 'URL')} {_are(left_out)} not in this table: it "
+                f"{count_noun(self.url_total, 'URL')} {are(left_out)} not in this table: it "
                 f"holds at most {count_noun(self.max_rows, 'row')}, URLs with findings first."
                 "</p>\n"
             )
@@ -752,11 +752,6 @@ class HtmlReport:
             "No URL in the table matches the filter.</p>\n"
             "</section>\n"
         )
-
-
-def _are(count: int) -> str:
-    """The verb of ``count`` things: ``1 ... is``, ``2 ... are``."""
-    return "is" if count == 1 else "are"
 
 
 def _summary_value(key: str, value: Any, *, complete: Any = True) -> str:

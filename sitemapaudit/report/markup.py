@@ -20,6 +20,7 @@ from sitemapaudit.report.flat import (
     severity_of,
 )
 from sitemapaudit.report.timebins import human_seconds
+from sitemapaudit.words import count_noun
 
 _LONG_URL = 200
 SEVERITY_RANK = {"error": 0, "warning": 1, "notice": 2}
@@ -57,13 +58,6 @@ def esc(value: Any) -> str:
 
 def count_text(value: int) -> str:
     return f"{value:,}"
-
-
-def count_noun(value: int, singular: str, plural: str | None = None) -> str:
-    """``value`` and the noun in the number it takes: ``1 URL``, ``2 URLs``, ``0 URLs``
-    (``plural``: when it is not ``singular`` and an ``s``)."""
-    noun = singular if value == 1 else (plural or f"{singular}s")
-    return f"{value:,} {noun}"
 
 
 def _percent(part: int, whole: int) -> str:

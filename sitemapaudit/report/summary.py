@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 from sitemapaudit.checks.base import Severity
 from sitemapaudit.report.records import SitemapRecord, SummaryRecord, UrlRecord
+from sitemapaudit.words import count_noun
 
 # Statuses a site gives a crawler it refuses or throttles, whatever the page: when nearly
 # every requested page answers one of them, the summary says what it likely means.
@@ -71,8 +72,9 @@ class SummaryCounter:
                 "no sitemap was found: robots.txt and the homepage name none, and none of the "
                 "common paths holds one"
                 + (
-                    f"; the {gone:,} sitemap(s) of run {summary.changes['previous_run']} are all "
-                    "gone (sitemap_removed)"
+                    f"; the {count_noun(gone, 'sitemap')} of run "
+                    f"{summary.changes['previous_run']} {'is' if gone == 1 else 'are all'} gone "
+                    "(sitemap_removed)"
                     if gone
                     else ""
                 )

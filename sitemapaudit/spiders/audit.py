@@ -46,6 +46,7 @@ from sitemapaudit.readlimit import OWN_LIMIT_KEY as OWN_READ_LIMIT
 from sitemapaudit.report.records import SummaryRecord
 from sitemapaudit.sitemap.records import Problem
 from sitemapaudit.urls import request_url
+from sitemapaudit.words import count_noun
 
 if TYPE_CHECKING:
     from sitemapaudit.distributed.run import SharedAuditRun
@@ -752,8 +753,8 @@ class AuditSpider(Spider):
             return []
         lost = int(stats.get_value("sitemapaudit/report/records_lost", 0))
         return [
-            f"an output of this report could not be written ({lost:,} record(s) lost so far; "
-            "see the log): the command exits with status 1"
+            f"an output of this report could not be written ({count_noun(lost, 'record')} lost "
+            "so far; see the log): the command exits with status 1"
         ]
 
     def _summary(self, previous: int | None) -> SummaryRecord:
@@ -812,8 +813,8 @@ class AuditSpider(Spider):
             if stats is not None and stats.get_value("sitemapaudit/report/failed"):
                 lost = stats.get_value("sitemapaudit/report/records_lost", 0)
                 print(
-                    f"sitemapaudit: {lost:,} record(s) could not be written to the report {path}, "
-                    "which is incomplete (see the log)"
+                    f"sitemapaudit: {count_noun(lost, 'record')} could not be written to the "
+                    f"report {path}, which is incomplete (see the log)"
                 )
             else:
                 self.logger.info("Report written to %s", path)

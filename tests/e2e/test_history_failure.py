@@ -187,7 +187,7 @@ async def test_a_history_failing_while_a_304_reuses_entries_reports_the_sitemap_
     assert reused["status"] == 304
     assert reused["issues"] == ["fetch_failed"]
     assert "could not be read from the history (disk I/O error)" in reused["errors"][0]
-    assert "1 URL(s) and 0 child sitemap(s) were read before that" in reused["errors"][0]
+    assert "1 URL and 0 child sitemaps were read before that" in reused["errors"][0]
     assert sitemaps["t.xml"]["issues"] == []
     # The entry read before the failure is audited, and so is the other sitemap.
     assert sorted(r["url"].rsplit("/", 1)[-1] for r in by_record(records, "url")) == ["a", "d"]

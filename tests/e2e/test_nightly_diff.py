@@ -139,7 +139,7 @@ async def test_a_site_whose_sitemaps_are_all_gone_fails_fail_on_error(tmp_path: 
     assert audit_failed(crawler.stats.get_stats())
     assert summary["notes"] == [
         "no sitemap was found: robots.txt and the homepage name none, and none of the common "
-        "paths holds one; the 1 sitemap(s) of run 1 are all gone (sitemap_removed)"
+        "paths holds one; the 1 sitemap of run 1 is gone (sitemap_removed)"
     ]
     assert ("sitemap_removed", "s.xml", None) in changes(second)
     # A policy of finding codes fails on those codes only.

@@ -44,7 +44,7 @@ async def test_a_progress_line_says_how_far_the_audit_is(
         )
     lines = [r.getMessage() for r in caplog.records if r.name == "sitemapaudit.progress"]
     assert lines, "no progress line"
-    assert any(" of 12 URL(s) done" in line and "URL/s, ETA" in line for line in lines), lines
+    assert any(" of 12 URLs done" in line and "URL/s, ETA" in line for line in lines), lines
 
 
 @deferred_f_from_coro_f
@@ -91,6 +91,6 @@ def test_the_first_progress_line_has_a_rate(caplog: pytest.LogCaptureFixture) ->
     caplog.set_level(logging.INFO, logger="sitemapaudit.progress")
     progress.log()
     (line,) = [r.getMessage() for r in caplog.records if r.name == "sitemapaudit.progress"]
-    assert line.startswith("progress: 45 of 100 URL(s) done")
+    assert line.startswith("progress: 45 of 100 URLs done, 0 queued, 1 sitemap read (0 pending), ")
     assert " 0.0 URL/s" not in line
     assert "ETA unknown" not in line

@@ -18,6 +18,7 @@ from scrapy.utils.test import get_crawler
 
 from sitemapaudit.commands.crawl import audit_failed
 from sitemapaudit.spiders.audit import AuditSpider
+from sitemapaudit.words import count_noun
 from tests.support.crawl import project_settings
 from tests.support.golden_site import XML, url, urlset
 from tests.support.server import Page, TestSite
@@ -48,7 +49,7 @@ async def test_records_that_cannot_be_written_fail_the_audit(
     messages = [r.getMessage() for r in caplog.records]
     failures = [m for m in messages if "could not be written: it gets no record from here" in m]
     assert len(failures) == 1
-    assert any(m.startswith("4 record(s) could not be written to the report ") for m in messages)
+    assert any(m.startswith("4 records could not be written to the report ") for m in messages)
 
 
 class _Disk(io.RawIOBase):
@@ -154,7 +155,7 @@ async def test_a_full_disk_counts_every_record_the_report_lacks(
     messages = [r.getMessage() for r in caplog.records]
     assert sum("could not be written: it gets no record" in m for m in messages) == 1
     assert (
-        f"{records - len(kept)} record(s) could not be written to the report "
+        f"{count_noun(records - len(kept), 'record')} could not be written to the report "
         f"fulldisk://{report}?{room}: it ends after its first {len(kept)}"
     ) in messages
     # The other feeds, on another disk, have every record; the report's summary says that
@@ -162,9 +163,10 @@ async def test_a_full_disk_counts_every_record_the_report_lacks(
     assert len(csv.read_text(encoding="utf-8").splitlines()) == 1 + 40
     whole = [json.loads(line) for line in (tmp_path / "whole.jsonl").read_text().splitlines()]
     assert len(whole) == records
+    lost = count_noun(records - len(kept) - 1, "record")
     assert [n for n in whole[-1]["notes"] if "could not be written" in n] == [
-        f"an output of this report could not be written ({records - len(kept) - 1:,} record(s) "
-        "lost so far; see the log): the command exits with status 1"
+        f"an output of this report could not be written ({lost} lost so far; see the log): "
+        "the command exits with status 1"
     ]
 
 
@@ -184,7 +186,7 @@ async def test_the_command_says_how_many_records_the_default_report_lacks(
     assert report.read_bytes() == b""
     assert crawler.stats.get_value("sitemapaudit/report/records_lost") == 42
     assert capsys.readouterr().out.splitlines()[-1] == (
-        f"sitemapaudit: 42 record(s) could not be written to the report {report}, which is "
+        f"sitemapaudit: 42 records could not be written to the report {report}, which is "
         "incomplete (see the log)"
     )
 
@@ -234,7 +236,7 @@ async def test_a_report_written_in_one_piece_that_fails_holds_nothing(
     assert report.read_bytes() == b""
     messages = [r.getMessage() for r in caplog.records]
     assert (
-        f"42 record(s) could not be written to the report fulldisk://{report}?2000: it ends "
+        f"42 records could not be written to the report fulldisk://{report}?2000: it ends "
         "after its first 0"
     ) in messages
 

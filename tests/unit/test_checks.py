@@ -191,7 +191,7 @@ def test_out_of_scope_names_the_sitemap_it_breaks_the_rule_of() -> None:
     assert builder().url_record(facts).errors == [
         "out_of_scope: uses http: while its sitemap https://e.com/a/s.xml uses https: "
         "(a sitemap lists URLs of its own protocol)",
-        "duplicate: listed 2 times in 2 sitemap(s)",
+        "duplicate: listed 2 times in 2 sitemaps",
     ]
 
 
@@ -393,7 +393,7 @@ def test_a_redirect_not_followed_says_where_it_went_not_where_it_stopped() -> No
     )
     assert record.issues == ["redirect"]
     assert record.errors == [
-        "redirect: redirects 1 time(s), the last one not followed: "
+        "redirect: redirects 1 time, the last one not followed: "
         "'ftp://e.com/x' is not a valid http(s) URL"
     ]
 
@@ -424,9 +424,9 @@ def test_a_redirect_loop_says_where_the_chain_went_round_or_stopped() -> None:
     )
     assert looped.issues == ["redirect", "redirect_loop"]
     assert looped.errors == [
-        f"redirect: redirects 3 time(s) without reaching a page (a loop: {a} redirects again "
-        "after 3 hop(s))",
-        f"redirect_loop: a loop: {a} redirects again after 3 hop(s)",
+        f"redirect: redirects 3 times without reaching a page (a loop: {a} redirects again "
+        "after 3 hops)",
+        f"redirect_loop: a loop: {a} redirects again after 3 hops",
     ]
     chain = [
         {"url": f"https://e.com/{i}", "status": 301, "location": f"https://e.com/{i + 1}"}
@@ -438,6 +438,40 @@ def test_a_redirect_loop_says_where_the_chain_went_round_or_stopped() -> None:
     assert too_long.errors[-1] == (
         "redirect_loop: more than 10 redirects: https://e.com/11 was not requested"
     )
+
+
+@pytest.mark.parametrize(
+    ("hops", "detail"),
+    [
+        (1, "redirect: redirects to https://e.com/z in 1 hop"),
+        (2, "redirect: redirects to https://e.com/z in 2 hops"),
+    ],
+)
+def test_a_redirect_counts_its_hops_in_the_number_they_take(hops: int, detail: str) -> None:
+    chain = [{"url": U if i == 0 else f"https://e.com/{i}", "status": 301} for i in range(hops)]
+    record = url_record(final_url="https://e.com/z", redirect_chain=chain)
+    assert record.errors == [detail]
+
+
+def test_a_redirect_that_stopped_or_looped_counts_its_times_in_the_number_they_take() -> None:
+    stopped = url_record(
+        status=302,
+        redirect_chain=[{"url": U, "status": 301}, {"url": "https://e.com/b", "status": 302}],
+        redirect_stopped="not followed: it leaves the audited host",
+    )
+    assert stopped.errors == [
+        "redirect: redirects 2 times, the last one not followed: it leaves the audited host"
+    ]
+    looped = url_record(
+        status=302,
+        redirect_loop=True,
+        redirect_chain=[{"url": U, "status": 302, "location": U}],
+    )
+    assert looped.errors == [
+        f"redirect: redirects 1 time without reaching a page (a loop: {U} redirects again "
+        "after 1 hop)",
+        f"redirect_loop: a loop: {U} redirects again after 1 hop",
+    ]
 
 
 def test_a_last_modified_later_than_the_date_proves_nothing() -> None:
@@ -579,7 +613,7 @@ def test_a_url_listed_very_often_says_so_with_separators() -> None:
         robots_blocked=False,
         outcome=FetchOutcome(),
     )
-    assert builder().url_record(facts).errors == ["duplicate: listed 30,000 times in 1 sitemap(s)"]
+    assert builder().url_record(facts).errors == ["duplicate: listed 30,000 times in 1 sitemap"]
 
 
 @pytest.mark.parametrize("check", ALL_CHECKS, ids=lambda check: f"{check.record}-{check.code}")

@@ -49,8 +49,14 @@ def test_a_sitemap_loop_says_whether_it_looped_or_went_past_the_limit() -> None:
     hop(state, "https://e.com/a", 302, "/b")
     hop(state, "https://e.com/b", 301, "/a")
     assert sitemap_loop(state.chain, 3).message == (
-        "a loop: https://e.com/a redirects again after 2 hop(s): "
+        "a loop: https://e.com/a redirects again after 2 hops: "
         "https://e.com/a (302) -> https://e.com/b (301) -> https://e.com/a"
+    )
+    state = RedirectState()
+    hop(state, "https://e.com/a", 301, "/a")
+    assert sitemap_loop(state.chain, 3).message == (
+        "a loop: https://e.com/a redirects again after 1 hop: https://e.com/a (301) -> "
+        "https://e.com/a"
     )
     state = RedirectState()
     for i in range(4):

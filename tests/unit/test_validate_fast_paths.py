@@ -187,7 +187,7 @@ def _records() -> list[SitemapRecord | UrlRecord]:
             noindex=["meta:robots"],
             canonical="https://e.com/c",
             issues=["redirect", "noindex"],
-            errors=["redirect: redirects to https://e.com/b in 1 hop(s)"],
+            errors=["redirect: redirects to https://e.com/b in 1 hop"],
             checked_at="2024-06-01T12:00:00Z",
             carried_over=True,
         ),
@@ -197,7 +197,7 @@ def _records() -> list[SitemapRecord | UrlRecord]:
             sitemaps=["/tmp/a b.xml", "/tmp/\u263a.xml"],
             robots_blocked=True,
             issues=["duplicate", "lastmod_invalid"],
-            errors=["duplicate: listed 2 times in 1 sitemap(s)", "lastmod_invalid: 'x\ty'"],
+            errors=["duplicate: listed 2 times in 1 sitemap", "lastmod_invalid: 'x\ty'"],
         ),
         UrlRecord(url="https://e.com/empty", sitemaps=[]),
         UrlRecord(url="https://e.com/odd", sitemaps=[1, None]),  # type: ignore[list-item]

@@ -66,7 +66,7 @@ def test_a_url_listed_by_two_files_is_one_duplicate_record_naming_both(tmp_path:
     a = urls["https://e.com/a"]
     assert "duplicate" in a.issues
     assert a.sitemaps == [str(tmp_path / "s0.xml"), str(tmp_path / "s1.xml")]
-    assert "duplicate: listed 2 times in 2 sitemap(s)" in a.errors
+    assert "duplicate: listed 2 times in 2 sitemaps" in a.errors
     assert a.lastmod == "2024-05-03"  # the greatest of its listings, as in an audit
     assert urls["https://e.com/b"].issues == []
     assert urls["https://e.com/c"].issues == []
