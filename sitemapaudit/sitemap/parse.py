@@ -204,6 +204,7 @@ _LAYOUTS = {
         SitemapKind.ATOM,
         "entry",
         {"link": _Role.ATOM_LINK, "updated": _Role.LASTMOD, "modified": _Role.LASTMOD_FALLBACK},
+        lastmod_format="rfc3339",
     ),
 }
 

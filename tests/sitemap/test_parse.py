@@ -141,8 +141,8 @@ def test_atom_1_0_alternate_links() -> None:
     reader, entries = read(fixture("atom10.xml"))
     assert reader.kind is SitemapKind.ATOM
     assert entries == [
-        UrlEntry("https://www.example.com/entries/1", "2003-12-13T18:30:02Z", 7, "w3c"),
-        UrlEntry("https://www.example.com/entries/2", "2004-01-01T00:00:00Z", 14, "w3c"),
+        UrlEntry("https://www.example.com/entries/1", "2003-12-13T18:30:02Z", 7, "rfc3339"),
+        UrlEntry("https://www.example.com/entries/2", "2004-01-01T00:00:00Z", 14, "rfc3339"),
     ]
     assert codes(reader) == ["missing_loc"]
     assert reader.problems[0].line == 19
@@ -152,7 +152,7 @@ def test_atom_0_3_uses_modified() -> None:
     reader, entries = read(fixture("atom03.xml"))
     assert reader.kind is SitemapKind.ATOM
     assert entries == [
-        UrlEntry("https://www.example.com/2003/12/13/atom03", "2003-12-13T18:30:02Z", 6, "w3c")
+        UrlEntry("https://www.example.com/2003/12/13/atom03", "2003-12-13T18:30:02Z", 6, "rfc3339")
     ]
     assert reader.problems == []
 
