@@ -17,6 +17,7 @@ from sitemapaudit.page.dates import (
     parse_pubdate,
     parse_w3c_datetime,
     rfc822_date_problem,
+    rfc3339_problem,
     w3c_refusal,
 )
 
@@ -31,8 +32,8 @@ _SECONDS_RE = re.compile(
 
 @functools.lru_cache(maxsize=4096)
 def listed_lastmod(lastmod: str | None, lastmod_format: str) -> Lastmod | None:
-    """The listed lastmod parsed (strictly as W3C Datetime; an RSS pubDate as RFC 822, or as a
-    W3C Datetime written there instead), or ``None``."""
+    """The listed lastmod parsed (strictly as W3C Datetime, an Atom date too; an RSS pubDate as
+    RFC 822, or as a W3C Datetime written there instead), or ``None``."""
     if lastmod is None:
         return None
     if lastmod_format == "rfc822":
@@ -84,7 +85,8 @@ def delta_seconds(facts: UrlFacts, generated_window: float) -> float | None:
 
 
 class LastmodInvalid(UrlCheck):
-    """The `<lastmod>` is not a valid W3C Datetime (or RFC 822 date in an RSS feed)."""
+    """The `<lastmod>` is not a valid W3C Datetime (or RFC 822 date in an RSS feed, or RFC 3339
+    date-time in an Atom feed)."""
 
     code = "lastmod_invalid"
     severity = Severity.WARNING
@@ -94,6 +96,9 @@ class LastmodInvalid(UrlCheck):
             return None
         if facts.lastmod_format == "rfc822":
             problem = _pubdate_problem(facts.lastmod)
+            return None if problem is None else [problem]
+        if facts.lastmod_format == "rfc3339":
+            problem = _atom_date_problem(facts.lastmod)
             return None if problem is None else [problem]
         if listed_lastmod(facts.lastmod, facts.lastmod_format):
             return None
@@ -110,6 +115,18 @@ def _pubdate_problem(pubdate: str) -> str | None:
         # A W3C Datetime: the other lastmod checks read it.
         problem += " (it is read as such for the other lastmod checks)"
     return f"pubDate {pubdate!r} is not an RFC 822 date: {problem}"
+
+
+@functools.lru_cache(maxsize=4096)
+def _atom_date_problem(updated: str) -> str | None:
+    """What is wrong with an Atom entry's date, or ``None``."""
+    problem = rfc3339_problem(updated)
+    if problem is None:
+        return None
+    if listed_lastmod(updated, "rfc3339") is not None:
+        # A W3C Datetime (a date alone, say): the other lastmod checks read it.
+        problem += " (it is still read for the other lastmod checks)"
+    return f"updated {updated!r} is not an RFC 3339 date-time, as Atom requires: {problem}"
 
 
 class LastmodFuture(UrlCheck):

@@ -166,7 +166,8 @@ class ChildInvalidUrl(ProblemCheck):
     """A sitemap location (in an index, robots.txt or the homepage) is not a valid http(s) URL;
     or the URL of an image or video in a `<url>` (`image:loc`, `video:thumbnail_loc`,
     `video:content_loc`, `video:player_loc`), or the `href` of an hreflang `xhtml:link`
-    alternate, is not one, or is empty."""
+    alternate, is not one, or is empty; or a `<loc>` holds an entity reference, never
+    expanded (no entry, not requested)."""
 
     code = "invalid_url"
     severity = Severity.ERROR

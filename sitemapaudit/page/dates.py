@@ -1,4 +1,4 @@
-"""Dates a sitemap or a server states: W3C Datetime lastmods, RSS and HTTP dates.
+"""Dates a sitemap or a server states: W3C Datetime lastmods, RSS, Atom and HTTP dates.
 
 All parsers return ``None`` for anything they cannot read and never raise; every datetime
 returned is timezone-aware and in UTC.
@@ -98,6 +98,50 @@ def _offset_beyond(match: re.Match[str]) -> str:
     if match["hours"] is not None and (int(match["hours"]), int(match["minutes"])) > (14, 0):
         return f": its time zone offset {match['tzd']} is outside -14:00 to +14:00"
     return ""
+
+
+# An Atom date: an RFC 3339 date-time with an uppercase T and Z (RFC 4287, section 3.3).
+_RFC3339_RE = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T(?P<hour>[0-9]{2}):[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?"
+    r"(?P<tzd>Z|[+-](?P<hours>[0-9]{2}):(?P<minutes>[0-9]{2}))"
+)
+# A date and a time written some other way, for saying why it is no RFC 3339 date-time.
+_LOOSE_DATE_TIME_RE = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?P<sep>[Tt ])[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?"
+    r"(?P<tzd>[Zz]|[+-][0-9]{2}:[0-9]{2})?"
+)
+
+
+def rfc3339_problem(text: str) -> str | None:
+    """Why an Atom date (``updated``) is not the RFC 3339 date-time RFC 4287 (3.3) requires,
+    such as ``2003-12-13T18:30:02Z`` or ``2003-12-13T18:30:02.25+01:00``, or ``None``.
+
+    A value :func:`parse_w3c_datetime` reads (a date alone, a time without seconds) is still
+    refused here; what it reads, the lastmod checks use.
+    """
+    stripped = text.strip()
+    if not stripped:
+        return "it is empty"
+    readable = parse_w3c_datetime(stripped) is not None
+    match = _RFC3339_RE.fullmatch(stripped)
+    if match is not None:
+        if match["hour"] == "24":
+            return "hour 24 is no RFC 3339 time (hours run from 00 to 23)"
+        if readable:
+            return None
+        return _offset_beyond(match)[2:] or "that day or time does not exist"
+    if _DATE_RE.fullmatch(stripped):
+        return "it is a date without a time of day" + ("" if readable else ", and no such day")
+    loose = _LOOSE_DATE_TIME_RE.fullmatch(stripped)
+    if loose is None:
+        return "it is not of the form 2003-12-13T18:30:02Z"
+    if loose["tzd"] is None:
+        return "it has no time zone offset or Z, so its instant is unknown"
+    if loose["sep"] == " ":
+        return "'T' must separate the date and the time"
+    if loose["sep"] == "t" or loose["tzd"] == "z":
+        return "'T' and 'Z' must be uppercase"
+    return "its time has no seconds"
 
 
 @dataclass(frozen=True, slots=True)

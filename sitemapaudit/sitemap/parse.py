@@ -205,6 +205,7 @@ _LAYOUTS = {
         SitemapKind.ATOM,
         "entry",
         {"link": _Role.ATOM_LINK, "updated": _Role.LASTMOD, "modified": _Role.LASTMOD_FALLBACK},
+        lastmod_format="rfc3339",
     ),
 }
 
@@ -338,6 +339,8 @@ class _Fields:
         self._document_url = document_url
         self.record: Any = None
         self.locs: list[str] = []
+        # Locations holding entity references, which are never expanded: each with their names.
+        self.unexpanded: list[tuple[str, list[str]]] = []
         self.saw_loc = False
         self.lastmod: str | None = None
         self.fallback: str | None = None
@@ -347,6 +350,7 @@ class _Fields:
         if record is not self.record:
             self.record = record
             self.locs = []
+            self.unexpanded = []
             self.saw_loc = False
             self.lastmod = self.fallback = None
         roles = self._roles
@@ -356,7 +360,10 @@ class _Fields:
             if role is _LOC:
                 self.saw_loc = True
                 value = _text(child)
-                if value:
+                names = _entity_names(child) if len(child) else None
+                if names:
+                    self.unexpanded.append((value, names))
+                elif value:
                     self.locs.append(value)
             elif role is _LASTMOD:
                 if self.lastmod is None:
@@ -376,6 +383,11 @@ class _Fields:
         self.record = None
         lastmod = self.fallback if self.lastmod is None else self.lastmod
         return self.locs, self.saw_loc, lastmod
+
+
+def _entity_names(element: Any) -> list[str]:
+    """The names of the entity references in an element, each once, in document order."""
+    return list(dict.fromkeys(str(node.name) for node in element.iter(etree.Entity)))
 
 
 def _names(names: list[str]) -> str:
@@ -448,6 +460,7 @@ class SitemapReader:
         self._column_offset = 0
         self._xinclude_seen = False
         self._missing_locs = 0
+        self._unexpanded_locs = 0
         self._record_name = ""
         self._invalid_text_lines = 0
         self._first_invalid_text: tuple[int, int, str, str] | None = None
@@ -764,7 +777,9 @@ class SitemapReader:
                     if line >= _BIG_LINE:
                         line = _source_line(element) or line
                     line += line_offset
-                if not locs:
+                for value, names in fields.unexpanded:
+                    self._unexpanded_loc(layout, value, names, line)
+                if not locs and not fields.unexpanded:
                     self._missing_loc(layout, saw_loc, line)
                 elif is_child:
                     for loc in locs:
@@ -817,6 +832,26 @@ class SitemapReader:
         else:
             message = f"<{record}> has no <{layout.loc_name}>"
         self.problems.append(Problem("missing_loc", message, line))
+
+    def _unexpanded_loc(
+        self, layout: _Layout, value: str, names: list[str], line: int | None
+    ) -> None:
+        """A location holding entity references: not an entry (what it stands for is unknown),
+        but ``invalid_url``, naming them."""
+        self._unexpanded_locs += 1
+        if self._unexpanded_locs > MAX_MISSING_LOC_LISTED:
+            return
+        refs = _names([f"&{name};" for name in names])
+        which = f"references {refs}, which are" if len(names) > 1 else f"reference {refs}, which is"
+        self.problems.append(
+            Problem(
+                "invalid_url",
+                f"<{layout.loc_name}> {value[:200]!r} contains the entity {which} not expanded "
+                "(entities other than the five predefined ones and character references are "
+                "not allowed); not requested",
+                line,
+            )
+        )
 
     def _malformed(self, fault: Any, error: etree.LxmlError | None, record: Any = None) -> None:
         """An ``xml_malformed`` problem for the parser's first error (or its exception).
@@ -907,6 +942,15 @@ class SitemapReader:
                     "missing_loc",
                     f"{unlisted:,} more <{self._record_name}> entries without a location are "
                     f"not listed (only the first {MAX_MISSING_LOC_LISTED:,} are)",
+                )
+            )
+        unlisted = self._unexpanded_locs - MAX_MISSING_LOC_LISTED
+        if unlisted > 0:
+            self.problems.append(
+                Problem(
+                    "invalid_url",
+                    f"{unlisted:,} more locations with unexpanded entity references are not "
+                    f"listed (only the first {MAX_MISSING_LOC_LISTED:,} are)",
                 )
             )
         at_least = "at least " if stream.truncated else ""

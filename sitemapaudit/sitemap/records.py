@@ -52,8 +52,9 @@ class UrlEntry:
 
     ``loc`` is the value as listed with surrounding whitespace stripped and entities decoded;
     ``lastmod`` is the value as written (stripped), or ``None`` when absent;
-    ``lastmod_format`` says how to read it: ``"w3c"`` (sitemaps, Atom) or ``"rfc822"``
-    (an RSS ``pubDate``).
+    ``lastmod_format`` says how to read it: ``"w3c"`` (sitemaps), ``"rfc822"`` (an RSS
+    ``pubDate``) or ``"rfc3339"`` (an Atom ``updated``, read as a W3C Datetime and judged as
+    the RFC 3339 date-time Atom requires).
     """
 
     loc: str

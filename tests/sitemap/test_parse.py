@@ -142,8 +142,8 @@ def test_atom_1_0_alternate_links() -> None:
     reader, entries = read(fixture("atom10.xml"))
     assert reader.kind is SitemapKind.ATOM
     assert entries == [
-        UrlEntry("https://www.example.com/entries/1", "2003-12-13T18:30:02Z", 7, "w3c"),
-        UrlEntry("https://www.example.com/entries/2", "2004-01-01T00:00:00Z", 14, "w3c"),
+        UrlEntry("https://www.example.com/entries/1", "2003-12-13T18:30:02Z", 7, "rfc3339"),
+        UrlEntry("https://www.example.com/entries/2", "2004-01-01T00:00:00Z", 14, "rfc3339"),
     ]
     assert codes(reader) == ["missing_loc"]
     assert reader.problems[0].line == 19
@@ -153,7 +153,7 @@ def test_atom_0_3_uses_modified() -> None:
     reader, entries = read(fixture("atom03.xml"))
     assert reader.kind is SitemapKind.ATOM
     assert entries == [
-        UrlEntry("https://www.example.com/2003/12/13/atom03", "2003-12-13T18:30:02Z", 6, "w3c")
+        UrlEntry("https://www.example.com/2003/12/13/atom03", "2003-12-13T18:30:02Z", 6, "rfc3339")
     ]
     assert reader.problems == []
 
@@ -803,8 +803,12 @@ def test_entities_nested_19_levels_deep_are_left_unexpanded() -> None:
         b"<urlset><url><loc>https://e.com/&e18;</loc></url></urlset>"
     )
     reader, entries = read(body)
-    assert locs(entries) == ["https://e.com/&e18;"]
-    assert codes(reader) == ["xml_entities"]
+    # The location is left as written, and being unknown is no entry.
+    assert entries == []
+    assert codes(reader) == ["xml_entities", "invalid_url", "empty"]
+    assert reader.problems[1].message.startswith(
+        "<loc> 'https://e.com/&e18;' contains the entity reference &e18;, which is not expanded"
+    )
 
 
 def test_small_internal_entities_are_left_unexpanded() -> None:
@@ -814,8 +818,88 @@ def test_small_internal_entities_are_left_unexpanded() -> None:
         b"</urlset>"
     )
     reader, entries = read(body)
-    assert locs(entries) == ["https://e.com/&b;", "https://e.com/2"]
-    assert codes(reader) == ["xml_entities"]
+    assert locs(entries) == ["https://e.com/2"]
+    assert codes(reader) == ["xml_entities", "invalid_url"]
+    assert reader.problems[1].message.startswith("<loc> 'https://e.com/&b;' contains the entity")
+
+
+_UNEXPANDED = (
+    "which is not expanded (entities other than the five predefined ones and character "
+    "references are not allowed); not requested"
+)
+
+
+@pytest.mark.parametrize(
+    "doctype",
+    [
+        b'<!DOCTYPE urlset [<!ENTITY foo "https://e.com/x"><!ENTITY custom "y">]>',
+        b'<!DOCTYPE urlset SYSTEM "http://127.0.0.1:9/x.dtd">',
+    ],
+)
+def test_a_loc_with_an_unexpanded_entity_reference_is_invalid_not_an_entry(
+    doctype: bytes,
+) -> None:
+    body = doctype + (
+        b'\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        b"<url><loc>&foo;</loc></url>\n"
+        b"<url><loc>https://example.com/&custom;page</loc></url>\n"
+        b"<url><loc>https://example.com/&#65;&amp;b</loc></url>\n"
+        b"</urlset>"
+    )
+    reader, entries = read(body)
+    assert entries == [UrlEntry("https://example.com/A&b", None, 5)]
+    assert [(p.code, p.line) for p in reader.problems] == [
+        ("xml_entities", None),
+        ("invalid_url", 3),
+        ("invalid_url", 4),
+    ]
+    assert [p.message for p in reader.problems[1:]] == [
+        f"<loc> '&foo;' contains the entity reference &foo;, {_UNEXPANDED}",
+        f"<loc> 'https://example.com/&custom;page' contains the entity reference &custom;, "
+        f"{_UNEXPANDED}",
+    ]
+    assert reader.url_count == 1
+
+
+def test_index_and_feed_locations_with_entity_references_are_invalid() -> None:
+    index = (
+        b'<!DOCTYPE sitemapindex [<!ENTITY a "x"><!ENTITY b "y">]><sitemapindex>'
+        b"<sitemap><loc>https://e.com/&a;&b;&a;.xml</loc></sitemap></sitemapindex>"
+    )
+    reader, entries = read(index)
+    assert entries == []
+    assert codes(reader) == ["xml_entities", "invalid_url", "empty"]
+    assert reader.problems[1].message == (
+        "<loc> 'https://e.com/&a;&b;&a;.xml' contains the entity references &a;, &b;, "
+        + _UNEXPANDED.replace("which is", "which are")
+    )
+    rss = (
+        b'<!DOCTYPE rss [<!ENTITY p "x">]><rss><channel>'
+        b"<item><link>https://e.com/&p;</link></item>"
+        b"<item><link>https://e.com/ok</link></item></channel></rss>"
+    )
+    reader, entries = read(rss)
+    assert locs(entries) == ["https://e.com/ok"]
+    assert codes(reader) == ["xml_entities", "invalid_url"]
+    assert reader.problems[1].message.startswith("<link> 'https://e.com/&p;' contains the entity")
+
+
+def test_locations_with_entity_references_are_listed_up_to_a_limit() -> None:
+    many = parse.MAX_MISSING_LOC_LISTED + 5
+    body = (
+        b'<!DOCTYPE urlset [<!ENTITY e "x">]><urlset>'
+        + b"<url><loc>https://e.com/&e;</loc></url>" * many
+        + b"</urlset>"
+    )
+    reader, entries = read(body)
+    assert entries == []
+    assert codes(reader).count("invalid_url") == parse.MAX_MISSING_LOC_LISTED + 1
+    assert reader.problems[-2].code == "invalid_url"
+    assert reader.problems[-2].message == (
+        "5 more locations with unexpanded entity references are not listed (only the first 1,000 "
+        "are)"
+    )
+    assert reader.problems[-1].code == "empty"
 
 
 def test_external_entity_is_not_read(tmp_path: Path) -> None:
@@ -826,8 +910,10 @@ def test_external_entity_is_not_read(tmp_path: Path) -> None:
         "<urlset><url><loc>https://e.com/&xxe;</loc></url></urlset>"
     ).encode()
     reader, entries = read(body)
-    assert locs(entries) == ["https://e.com/&xxe;"]
-    assert codes(reader) == ["xml_entities"]
+    assert entries == []
+    assert codes(reader) == ["xml_entities", "invalid_url", "empty"]
+    assert reader.problems[1].message.startswith("<loc> 'https://e.com/&xxe;' contains the entity")
+    assert not any("TOP-SECRET" in problem.message for problem in reader.problems)
 
 
 def test_external_dtd_is_reported_and_not_fetched() -> None:
@@ -836,9 +922,10 @@ def test_external_dtd_is_reported_and_not_fetched() -> None:
         b"<urlset><url><loc>https://e.com/&ext;</loc></url></urlset>"
     )
     reader, entries = read(body)
-    assert locs(entries) == ["https://e.com/&ext;"]
-    assert codes(reader) == ["xml_entities"]
+    assert entries == []
+    assert codes(reader) == ["xml_entities", "invalid_url", "empty"]
     assert "external DTD" in reader.problems[0].message
+    assert "&ext;" in reader.problems[1].message
 
 
 def test_xinclude_is_not_processed(tmp_path: Path) -> None:

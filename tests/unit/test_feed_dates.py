@@ -148,3 +148,76 @@ def test_the_reason_is_given() -> None:
     assert errors["three-digit-year"] == "the year '117' has neither four digits nor two"
     assert errors["no-such-day"] == "that day or time does not exist"
     assert errors["empty"] == "it is empty"
+
+
+# -- Atom: <updated> is an RFC 3339 date-time (RFC 4287, section 3.3) ----------------------------
+
+
+def atom_entry(updated: str) -> UrlEntry:
+    body = (
+        '<feed xmlns="http://www.w3.org/2005/Atom"><entry>'
+        f'<link href="{PREFIX}entry"/><updated>{updated}</updated></entry></feed>'
+    ).encode()
+    reader = SitemapReader(body)
+    (entry,) = (entry for entry in reader if isinstance(entry, UrlEntry))
+    assert reader.problems == []
+    return entry
+
+
+def atom_errors(updated: str) -> list[str]:
+    return [error for error in record(atom_entry(updated)).errors if error.startswith("lastmod_")]
+
+
+@pytest.mark.parametrize(
+    "updated",
+    ["2017-01-05T12:34:50Z", "2017-01-05T13:34:50+01:00", "2017-01-05T12:34:50.25Z"],
+)
+def test_an_rfc_3339_atom_date_is_read_without_a_finding(updated: str) -> None:
+    entry = atom_entry(updated)
+    parsed = listed_lastmod(entry.lastmod, entry.lastmod_format)
+    assert parsed is not None
+    assert parsed.value.replace(microsecond=0) == INSTANT
+    assert lastmod_findings(entry) == []
+
+
+@pytest.mark.parametrize(
+    ("updated", "why"),
+    [
+        ("2017-01-05", "it is a date without a time of day"),
+        ("2017-01", "it is a date without a time of day"),
+        ("2017-01-05T12:34Z", "its time has no seconds"),
+    ],
+)
+def test_an_atom_date_that_is_no_date_time_is_reported_and_still_compared(
+    updated: str, why: str
+) -> None:
+    entry = atom_entry(updated)
+    assert listed_lastmod(entry.lastmod, entry.lastmod_format) is not None
+    assert lastmod_findings(entry) == ["lastmod_invalid"]
+    assert atom_errors(updated) == [
+        f"lastmod_invalid: updated {updated!r} is not an RFC 3339 date-time, as Atom requires: "
+        f"{why} (it is still read for the other lastmod checks)"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("updated", "why"),
+    [
+        ("2017-01-05T12:34:50", "it has no time zone offset or Z, so its instant is unknown"),
+        ("2017-01-05 12:34:50Z", "'T' must separate the date and the time"),
+        ("2017-01-05t12:34:50z", "'T' and 'Z' must be uppercase"),
+        ("2017-02-30T12:34:50Z", "that day or time does not exist"),
+        ("Thu, 05 Jan 2017 12:34:50 GMT", "it is not of the form 2003-12-13T18:30:02Z"),
+        ("", "it is empty"),
+    ],
+)
+def test_an_atom_date_without_a_sure_instant_is_invalid(updated: str, why: str) -> None:
+    entry = atom_entry(updated)
+    assert listed_lastmod(entry.lastmod, entry.lastmod_format) is None
+    assert lastmod_findings(entry) == ["lastmod_invalid"]
+    (error,) = atom_errors(updated)
+    assert error == (
+        f"lastmod_invalid: updated {updated!r} is not an RFC 3339 date-time, as Atom requires: "
+        f"{why}"
+    )
+    assert "XSD" not in error
