@@ -30,8 +30,9 @@ class FailOn:
     def matched(
         self, counts: dict[str, int], severities: dict[str, int], *, no_sitemap: bool = False
     ) -> list[str]:
-        """What made :meth:`failed` true, as ``error=3``, ``duplicate=2`` (records with
-        findings of that severity or code) or ``no sitemap was found``; empty when nothing."""
+        """What made :meth:`failed` true, as ``error=3``, ``duplicate=2`` (findings of
+        that severity or code, as the summary counts them) or ``no sitemap was found``;
+        empty when nothing."""
         found = [
             f"{severity}={severities[severity]:,}"
             for severity in ("error", "warning")

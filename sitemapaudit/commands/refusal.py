@@ -7,6 +7,7 @@ import functools
 import logging
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 from scrapy.commands import ScrapyCommand
@@ -55,3 +56,15 @@ def refuse(command: ScrapyCommand, message: str) -> None:
     ):
         logger.error("%s", message)
     command.exitcode = 2
+
+
+def report_file(text: str) -> Path:
+    """The report file named ``text``; a :class:`UsageError` saying why it is none."""
+    path = Path(text)
+    if path.is_file():
+        return path
+    if path.is_dir():
+        raise UsageError(f"not a report file: {text} is a directory", print_help=False)
+    if path.exists():
+        raise UsageError(f"not a report file: {text} is not a regular file", print_help=False)
+    raise UsageError(f"no such report file: {text}", print_help=False)

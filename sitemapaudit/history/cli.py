@@ -23,7 +23,7 @@ from typing import IO, Any, ClassVar
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from sitemapaudit.commands.refusal import refusing_in_one_line
+from sitemapaudit.commands.refusal import refusing_in_one_line, report_file
 from sitemapaudit.history.diff import diff_runs, summarize
 from sitemapaudit.history.store import HistoryError, HistoryStore
 
@@ -49,10 +49,7 @@ def parse_operand(text: str) -> Operand:
         if not (digits.isascii() and digits.isdigit()):
             raise UsageError(f"bad run reference {text!r}: use run:<id>", print_help=False)
         return Operand(text, run_id=int(digits))
-    path = Path(text)
-    if not path.is_file():
-        raise UsageError(f"no such report file: {text}", print_help=False)
-    return Operand(text, path=path)
+    return Operand(text, path=report_file(text))
 
 
 class AuditDiffCommand(ScrapyCommand):

@@ -13,7 +13,7 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 from scrapy.exporters import BaseItemExporter
 
-from sitemapaudit.commands.refusal import refusing_in_one_line
+from sitemapaudit.commands.refusal import refusing_in_one_line, report_file
 from sitemapaudit.report.exporters import (
     ChangesCsvItemExporter,
     FlatCsvItemExporter,
@@ -173,9 +173,7 @@ class AuditReportCommand(ScrapyCommand):
             raise UsageError("--bom applies to CSV files: use it with --csv DIR", print_help=False)
         if opts.max_rows < 0:
             raise UsageError(f"--max-rows must be 0 or more, not {opts.max_rows}", print_help=False)
-        report = Path(args[0])
-        if not report.is_file():
-            raise UsageError(f"no such report file: {report}", print_help=False)
+        report = report_file(args[0])
         _refuse_clashes(report, opts)
         targets = [Path(p) for p in (opts.xlsx, opts.html) if p]
         if opts.csv:

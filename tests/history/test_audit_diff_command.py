@@ -224,6 +224,7 @@ def names(tmp_path: Path, history: Path, reports: tuple[Path, Path]) -> dict[str
     ("args", "message"),
     [
         (["{tmp}/missing.jsonl", "{new}"], "no such report file: {tmp}/missing.jsonl"),
+        (["{tmp}", "{new}"], "not a report file: {tmp} is a directory"),
         (["--db", "{db}", "run:2", "run:9"], "unknown run id 9 in {db}"),
         (["--db", "{tmp}/nothing.sqlite3", "run:1", "run:2"], "no history database at"),
         (["--db", "{db}", "run:two", "run:3"], "bad run reference 'run:two'"),

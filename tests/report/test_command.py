@@ -78,6 +78,7 @@ def test_csv_without_bom_into_a_new_directory(tmp_path: Path) -> None:
         (("--html", "x.html"), "exactly one report file"),
         ((SAMPLE, SAMPLE, "--html", "x.html"), "exactly one report file"),
         (("no/such/report.jsonl", "--html", "x.html"), "no such report file"),
+        ((".", "--html", "x.html"), "not a report file: . is a directory"),
         ((SAMPLE, "--csv", "out", "--xlsx", "x.xlsx", "--bom", "--max-rows", "-1"), "--max-rows"),
         ((SAMPLE, "--html", "no/such/dir/x.html"), "no such directory"),
         ((SAMPLE, "--xlsx", "x.xlsx", "--bom"), "--bom applies to CSV"),
