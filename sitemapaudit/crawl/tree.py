@@ -6,7 +6,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from sitemapaudit.sitemap.records import Problem
-from sitemapaudit.urls import Origin, SitemapHosts, loc_problems, normalize_url
+from sitemapaudit.urls import (
+    Origin,
+    SitemapHosts,
+    invalid_url_reason,
+    is_valid_url,
+    loc_problems,
+    normalize_url,
+)
 
 # The longest sitemap URL the audit requests. SITEMAPAUDIT_MAX_URL_LENGTH is for listed pages;
 # a longer sitemap location is still a sitemap (the limit of redirect targets, the same).
@@ -168,7 +175,17 @@ class ChildProblems:
         }
         result = []
         for code, count in self._counts.items():
-            sample = ", ".join(self._by_code[code])
+            if code == "invalid_url":
+                sample = "; ".join(f"{url} ({_why_invalid(url)})" for url in self._by_code[code])
+            else:
+                sample = ", ".join(self._by_code[code])
             more = f" and {count - self._SAMPLE} more" if count > self._SAMPLE else ""
             result.append(Problem(code, f"{reasons[code]}: {sample}{more}"))
         return result
+
+
+def _why_invalid(url: str) -> str:
+    """Why a sitemap location is ``invalid_url``: the rule it breaks, or its length."""
+    if is_valid_url(url):
+        return f"{len(url):,} characters: too long to request"
+    return invalid_url_reason(url)

@@ -343,8 +343,9 @@ def test_a_local_index_with_relative_children_is_invalid(tmp_path: Path) -> None
     (sitemap,) = records
     assert "invalid_url" in sitemap["issues"]  # (and schema_invalid: "child.xml" is too short)
     assert (
-        "invalid_url: lists sitemap locations that are not valid http(s) URLs: child.xml, "
-        "/abs-path.xml"
+        "invalid_url: lists sitemap locations that are not valid http(s) URLs: child.xml (it "
+        "is relative: it has no scheme (http:// or https://)); /abs-path.xml (it is relative: "
+        "it has no scheme (http:// or https://))"
     ) in sitemap["errors"]
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from sitemapaudit.crawl.redirects import RedirectState, next_hop, sitemap_loop
 from sitemapaudit.crawl.run import sitemap_hosts_hint
-from sitemapaudit.crawl.tree import Decision, SitemapTree
+from sitemapaudit.crawl.tree import ChildProblems, Decision, SitemapTree
 from sitemapaudit.spiders.audit import _redirect_problems
 from sitemapaudit.urls import SitemapHosts, parse_origin
 
@@ -228,4 +228,20 @@ def test_a_sitemap_redirected_to_another_port_names_that_port_in_the_hint() -> N
     assert problem.code == "off_host"
     assert problem.message.endswith(
         "(if the site keeps its sitemaps there, add e.com:8443 to SITEMAPAUDIT_SITEMAP_HOSTS)"
+    )
+
+
+def test_an_index_says_why_each_child_location_it_lists_is_invalid() -> None:
+    problems = ChildProblems()
+    problems.add("invalid_url", "ftp://e.com/s.xml")
+    problems.add("invalid_url", "https://e.com/" + "a" * 3000)
+    problems.add("index_too_deep", "https://e.com/deep.xml")
+    by_code = {p.code: p.message for p in problems.problems()}
+    assert by_code["invalid_url"].startswith(
+        "lists sitemap locations that are not valid http(s) URLs: ftp://e.com/s.xml (its "
+        "scheme 'ftp' is not http or https); https://e.com/aaa"
+    )
+    assert by_code["invalid_url"].endswith("a (3,014 characters: too long to request)")
+    assert by_code["index_too_deep"] == (
+        "lists sitemaps deeper than the depth cap, not fetched: https://e.com/deep.xml"
     )
