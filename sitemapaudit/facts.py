@@ -36,6 +36,10 @@ class SitemapFacts:
     # the earliest moment (ISO 8601, UTC) past which it would have one more, read again
     # unchanged. A 304 carries the body's findings over only until then.
     rejudge_after: str | None = None
+    # A 304 Not Modified: the run that read the body its findings were carried over from
+    # (``None`` when the history did not keep it). Not a field of the report: the history keeps
+    # it with the sitemap's result.
+    read_run: int | None = None
 
 
 @dataclass(slots=True)

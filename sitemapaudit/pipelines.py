@@ -198,14 +198,16 @@ class HistoryPipeline:
         if history is None or run is None:
             return item
         try:
-            self._keep(history, run.history_run, item)
+            self._keep(history, run.history_run, item, getattr(run, "read_runs", {}))
         except STORE_FAILURES as exc:
             note = run.history_failed(exc)
             if isinstance(item, SummaryRecord) and note not in item.notes:
                 item.notes.append(note)  # (the summary was made before the failure)
         return item
 
-    def _keep(self, history: HistoryStore, run_id: int, item: Any) -> None:
+    def _keep(
+        self, history: HistoryStore, run_id: int, item: Any, read_runs: dict[str, int]
+    ) -> None:
         if isinstance(item, UrlRecordBatch):
             for record in item.records:
                 _add_url(history, run_id, record)
@@ -213,7 +215,11 @@ class HistoryPipeline:
             _add_url(history, run_id, item)
         elif isinstance(item, SitemapRecord):
             # The store reads a few fields and copies what it keeps: no deep copy needed.
-            history.add_record(run_id, _fields(item))
+            values = _fields(item)
+            if item.not_modified:
+                # The run that read the body this 304 stands for (see SitemapFacts.read_run).
+                values["read_run"] = read_runs.get(item.url)
+            history.add_record(run_id, values)
         elif isinstance(item, SummaryRecord):
             history.finish_run(run_id, item.finished_at or "", asdict(item))
             if item.resumed_at and item.complete:

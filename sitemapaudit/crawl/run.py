@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import enum
 import logging
+import re
 import shutil
 import tempfile
 import time
@@ -84,6 +85,12 @@ NOT_CARRIED = frozenset(
     {"http_error", "fetch_failed", "redirect", "robots_blocked", *INDEX_LASTMOD_CODES}
 )
 INDEX_CHILD_CODES = frozenset({"index_cycle", "index_too_deep", "sitemap_limit", "invalid_url"})
+# What a 304 adds to each error line it carries over (the run that read the body), and the
+# same at the end of a line carried over before, which a later 304 replaces.
+CARRIED_NOTE = "(carried over: the sitemap is unchanged (304) since run {run}, where it was read)"
+_CARRIED_NOTE = re.compile(
+    r" \(carried over: the sitemap is unchanged \(304\) since run \d+, where it was read\)\Z"
+)
 
 
 class Stats(Protocol):
@@ -183,6 +190,9 @@ class AuditRun:
         self._notes = False
         self._scopes: dict[str, str] = {}
         self._skipped_children: list[SitemapFacts] = []
+        # Sitemaps that answered 304: the run that read the body each stands for, which the
+        # history keeps with the sitemap's result (see SitemapFacts.read_run).
+        self.read_runs: dict[str, int] = {}
         self.audit_time = started or datetime.now(UTC)
         now = self.audit_time.strftime("%Y-%m-%dT%H:%M:%SZ")
         self.resumed = bool(self.inventory.sitemap_urls())
@@ -284,7 +294,13 @@ class AuditRun:
         """The sitemaps reported before the interruption, to report again."""
         for data in self.inventory.done_sitemaps():
             if data:  # an empty entry is a common path that held no sitemap
-                yield sitemap_facts_from_json(data)
+                facts = sitemap_facts_from_json(data)
+                self._note_read_run(facts)
+                yield facts
+
+    def _note_read_run(self, facts: SitemapFacts) -> None:
+        if facts.not_modified and facts.read_run is not None:
+            self.read_runs[facts.url] = facts.read_run
 
     def _pending(self, ref: SitemapRef) -> SitemapRef:
         self.inventory.sitemap_pending(ref.url, asdict(ref))
@@ -306,6 +322,7 @@ class AuditRun:
             and not robots.can_fetch(facts.url)
         ):
             facts.problems.append(Problem("robots_blocked", self._sitemap_blocked(robots)))
+        self._note_read_run(facts)
         self.inventory.sitemap_done(facts.url, asdict(facts))
         return facts
 
@@ -892,7 +909,31 @@ class AuditRun:
             if due:
                 self.stats.inc_value("sitemapaudit/sitemaps/rejudged")
             return {}, None
+        if self._read_run_lost(url, run_id):
+            return {}, None
         return headers, run_id
+
+    def _read_run_lost(self, url: str, run_id: int) -> bool:
+        """Whether run ``run_id`` answered 304 for a sitemap without keeping which run read
+        its body, or the details of its findings (an earlier version of sitemapaudit kept it):
+        a 304 tonight could only point at a run that did not read it either, so the sitemap is
+        requested without validators, to be read and its details kept (logged)."""
+        if self.history is None:
+            return False
+        try:
+            before = self.history.sitemap_record(run_id, url)
+        except STORE_FAILURES as exc:
+            self.history_failed(exc)
+            return True
+        if before is None or before["status"] != 304 or before["read_run"] is not None:
+            return False
+        logger.info(
+            "sitemap %s: requested without validators, to be read again: run %d carried it "
+            "over from an unchanged body without keeping which run read it",
+            url,
+            run_id,
+        )
+        return True
 
     def rejudge_due(self, url: str, run_id: int, *, log: bool = True) -> bool | None:
         """Whether the body of a sitemap that run ``run_id`` read (or carried over) may have
@@ -981,7 +1022,9 @@ class AuditRun:
     def reuse_sitemap(
         self, ref: SitemapRef, previous_run: int, moved: list[Problem] | None = None
     ) -> tuple[SitemapFacts | None, list[SitemapRef]]:
-        """A 304 Not Modified: the previous run's entries of this sitemap stand for its body.
+        """A 304 Not Modified: the previous run's entries of this sitemap stand for its body,
+        and its findings and facts (kind, gzip, bytes) those the run that read the body found
+        (see :func:`carried_over`).
 
         Should the history fail while they are read, the entries read until then count, and
         the sitemap is reported as ``fetch_failed`` (its body is known to no one)."""
@@ -1032,14 +1075,7 @@ class AuditRun:
                 f"be read from the history ({self.history_error}); {count_noun(url_count, 'URL')} "
                 f"and {count_noun(child_count, 'child sitemap')} were read before that"
             )
-        rejudged = NOT_CARRIED | (
-            INDEX_CHILD_CODES if before.get("kind") == "sitemapindex" else set()
-        )
-        carried = [
-            Problem(code, f"carried over from run {previous_run}: the sitemap is unchanged (304)")
-            for code in before.get("issues", [])
-            if code not in rejudged
-        ]
+        carried, read_run = carried_over(before, previous_run)
         facts = SitemapFacts(
             url=ref.url,
             found_via=ref.found_via,
@@ -1048,6 +1084,8 @@ class AuditRun:
             fetched=True,
             status=304,
             kind=str(before.get("kind") or "unknown"),
+            gzip=bool(before.get("gzip")),
+            bytes=int(before.get("bytes") or 0),
             url_count=url_count,
             child_count=child_count,
             problems=[
@@ -1058,6 +1096,7 @@ class AuditRun:
             ],
             not_modified=True,
             error=error,
+            read_run=read_run,
         )
         self._skipped_children = [self.settle(child) for child in skipped]
         self._sitemap_finished()
@@ -1424,6 +1463,33 @@ class _ListingRecorder:
 def _release(waiter: asyncio.Future[None]) -> None:
     if not waiter.done():
         waiter.set_result(None)
+
+
+def carried_over(before: Mapping[str, Any], previous_run: int) -> tuple[list[Problem], int | None]:
+    """The findings a sitemap that answered 304 carries over from ``before``, its result in
+    ``previous_run`` (:meth:`HistoryStore.sitemap_record`), and the run that read its body.
+
+    Each error line of the run that read the body comes back in full, noting that run (a line
+    a 304 carried over before gets that note again, not a second one), but for the findings
+    judged again on every 304 (:data:`NOT_CARRIED`, and the children of an index). A result
+    kept without its error lines or without that run (by an earlier version of sitemapaudit)
+    carries its finding codes over, from ``previous_run``, and that run is not known."""
+    rejudged = NOT_CARRIED | (INDEX_CHILD_CODES if before.get("kind") == "sitemapindex" else set())
+    codes = [code for code in before.get("issues", []) if code not in rejudged]
+    lines, read_run = before.get("errors"), before.get("read_run")
+    if lines is None or read_run is None:
+        note = f"carried over from run {previous_run}: the sitemap is unchanged (304)"
+        return [Problem(code, note) for code in codes], None
+    note = CARRIED_NOTE.format(run=read_run)
+    problems = []
+    for line in lines:
+        code, _, detail = line.partition(": ")
+        if code in codes:
+            problems.append(Problem(code, f"{_CARRIED_NOTE.sub('', detail)} {note}"))
+    # (A finding kept without a line of its own, which no check gives, still counts.)
+    described = {problem.code for problem in problems}
+    problems.extend(Problem(code, note) for code in codes if code not in described)
+    return problems, int(read_run)
 
 
 def sitemap_facts_from_json(data: dict[str, Any]) -> SitemapFacts:

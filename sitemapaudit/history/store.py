@@ -41,6 +41,17 @@ SCHEMA_VERSION = 2
 # column to its default), so the schema version stays 2; the default, this value, says the
 # moment is not known.
 REJUDGE_UNKNOWN = ""
+# A sitemap's result also keeps what a later 304 reports of it as the run that read its body
+# did: its error lines (JSON text), whether it was a gzip file, its bytes, and the run that
+# read the body (``read_run``; a 304 keeps the one it carries over). Version 2 files gain
+# these columns the way they gain ``rejudge_after``; the rows earlier versions write leave
+# them NULL, which says they are not known.
+_SITEMAP_DETAILS = (
+    ("errors", "TEXT"),
+    ("gzip", "INTEGER"),
+    ("bytes", "INTEGER"),
+    ("read_run", "INTEGER"),
+)
 # Indexes of version 1 that no query needs: results are looked up by run, then URL (the
 # primary keys).
 _DROPPED_INDEXES = ("url_results_url", "url_sitemaps_sitemap")
@@ -90,6 +101,10 @@ CREATE TABLE IF NOT EXISTS sitemap_results (
     status INTEGER,
     fetch_failed INTEGER NOT NULL,
     url_count INTEGER NOT NULL,
+    errors TEXT,
+    gzip INTEGER,
+    bytes INTEGER,
+    read_run INTEGER,
     PRIMARY KEY (run_id, sitemap_id)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS findings (
@@ -255,6 +270,9 @@ class HistoryStore:
                         "ALTER TABLE validators ADD COLUMN rejudge_after TEXT "
                         f"DEFAULT '{REJUDGE_UNKNOWN}'"
                     )
+                for column, sql_type in _SITEMAP_DETAILS:
+                    if not _has_column(db, "sitemap_results", column):
+                        db.execute(f"ALTER TABLE sitemap_results ADD COLUMN {column} {sql_type}")
                 db.execute("COMMIT")
             except BaseException:
                 roll_back(db)
@@ -267,6 +285,9 @@ class HistoryStore:
         )
         # (A file opened read-only keeps the layout it has.)
         self._rejudge_kept = _has_column(db, "validators", "rejudge_after")
+        self._details_kept = all(
+            _has_column(db, "sitemap_results", column) for column, _ in _SITEMAP_DETAILS
+        )
 
     def _check_version(self) -> int:
         """The file's schema version (0 for a new file); refuses versions it cannot read."""
@@ -438,6 +459,10 @@ class HistoryStore:
     def add_record(self, run_id: int, record: Mapping[str, Any]) -> None:
         """Store one report record (``"url"`` or ``"sitemap"``; other records are ignored).
 
+        A sitemap record that answered 304 (``not_modified``) may name the run that read the
+        body it stands for as ``read_run`` (not a field of the report); any other sitemap
+        record was read by this run.
+
         Records are buffered and committed every ``batch_size`` records, by
         :meth:`finish_run`, by :meth:`close` and before any read.
         """
@@ -464,12 +489,20 @@ class HistoryStore:
             return
         self._pending(run_id)
         parent = _text(record.get("parent"))
+        errors = record.get("errors")
+        gzip_file = record.get("gzip")
         values = (
             _text(record.get("found_via")),
             _text(record.get("kind")),
             _int(record.get("status")),
             int("fetch_failed" in issues),
             _int(record.get("url_count")) or 0,
+            json.dumps(_strings(errors), ensure_ascii=False)
+            if isinstance(errors, list | tuple)
+            else None,
+            int(gzip_file) if isinstance(gzip_file, bool) else None,
+            _int(record.get("bytes")),
+            _int(record.get("read_run")) if record.get("not_modified") else run_id,
         )
         self._sitemaps.append((url, [] if parent is None else [parent], issues, values))
         self._added()
@@ -613,16 +646,15 @@ class HistoryStore:
         findings: list[tuple[int, int, int, str]] = []
         for url, parent, issues, values in rows:
             sitemap_id = ids[url]
-            found_via, kind, status, failed, url_count = values
             parent_id = ids[parent[0]] if parent else None
-            results.append(
-                (run_id, sitemap_id, found_via, parent_id, kind, status, failed, url_count)
-            )
+            found_via, kind, status, *rest = values
+            results.append((run_id, sitemap_id, found_via, parent_id, kind, status, *rest))
             findings.extend([(run_id, SITEMAP_RECORD, sitemap_id, code) for code in issues])
         db = self._db
         db.executemany(
             "INSERT OR REPLACE INTO sitemap_results (run_id, sitemap_id, found_via, parent_id, "
-            "kind, status, fetch_failed, url_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "kind, status, fetch_failed, url_count, errors, gzip, bytes, read_run) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             results,
         )
         db.executemany(
@@ -683,14 +715,44 @@ class HistoryStore:
             }
 
     def sitemap_record(self, run_id: int, sitemap_url: str) -> dict[str, Any] | None:
-        """One stored sitemap record of a run (the fields :meth:`records` gives), or ``None``."""
-        return next((r for r in self.records_of_sitemaps(run_id) if r["url"] == sitemap_url), None)
-
-    def records_of_sitemaps(self, run_id: int) -> Iterator[dict[str, Any]]:
-        for record in self.records(run_id):
-            if record["record"] != "sitemap":
-                return
-            yield record
+        """One stored sitemap record of a run, or ``None``: the fields :meth:`records` gives,
+        and what a 304 reports of it as the run that read its body did: ``errors`` (its error
+        lines), ``gzip``, ``bytes`` and ``read_run`` (the run that read the body), each
+        ``None`` when not known (kept by an earlier version of sitemapaudit)."""
+        self.flush()
+        sitemap_id = self._loc_id(sitemap_url, create=False)
+        if sitemap_id is None:
+            return None
+        details = (
+            "r.errors, r.gzip, r.bytes, r.read_run"
+            if self._details_kept
+            else "NULL, NULL, NULL, NULL"
+        )
+        row = self._db.execute(
+            "SELECT r.found_via, p.loc, r.kind, r.status, r.url_count, "
+            "(SELECT json_group_array(f.code) FROM findings f WHERE f.run_id = r.run_id "
+            f"AND f.kind = {SITEMAP_RECORD} AND f.loc_id = r.sitemap_id), {details} "
+            "FROM sitemap_results r LEFT JOIN locs p ON p.id = r.parent_id "
+            "WHERE r.run_id = ? AND r.sitemap_id = ?",
+            (run_id, sitemap_id),
+        ).fetchone()
+        if row is None:
+            return None
+        errors = None if row[6] is None else json.loads(row[6])
+        return {
+            "record": "sitemap",
+            "url": sitemap_url,
+            "found_via": row[0],
+            "parent": row[1],
+            "kind": row[2],
+            "status": row[3],
+            "url_count": row[4],
+            "issues": sorted(json.loads(row[5])),
+            "errors": _strings(errors) if isinstance(errors, list) else None,
+            "gzip": None if row[7] is None else bool(row[7]),
+            "bytes": row[8],
+            "read_run": row[9],
+        }
 
     def url_history(self, origin: str, url: str, limit: int = 10) -> list[dict[str, Any]]:
         """The latest results of one URL in finished runs of ``origin``, newest first."""

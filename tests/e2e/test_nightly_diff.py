@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+import sqlite3
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import Any
@@ -560,3 +562,126 @@ async def test_a_news_sitemap_that_answers_304_is_read_again_once_an_article_is_
         1,
         None,
     ]
+
+
+def _gzip_conditional(body: str, etag: str) -> object:
+    """A gzip sitemap route that answers 304 to ``If-None-Match: etag``, and its gzip file with
+    that ETag otherwise."""
+
+    def route(site: TestSite, path: str) -> Page:
+        if site.request_headers[path].get("if-none-match") == etag:
+            return Page(status=304, content_type=None)
+        data = gzip.compress(body.replace("{base}", site.base).encode("utf-8"), mtime=0)
+        return Page(body=data, content_type="application/gzip", headers=[("ETag", etag)])
+
+    return route
+
+
+_INVALID_DATES = urlset(
+    url("{base}/a", "2024-01-01"), url("{base}/b", "-1"), url("{base}/c", "-2"), url("{base}/a")
+)
+
+
+def _carried(line: str, run_id: int) -> str:
+    return (
+        f"{line} (carried over: the sitemap is unchanged (304) since run {run_id}, "
+        "where it was read)"
+    )
+
+
+@deferred_f_from_coro_f
+async def test_a_sitemap_unchanged_for_nights_keeps_the_details_of_the_night_that_read_it(
+    tmp_path: Path,
+) -> None:
+    """A gzip sitemap with two invalid lastmods answers 304 on nights 2 and 3: both nights
+    report it as night 1 read it (kind, gzip, bytes, counts), with each error line in full
+    and the run that read it, even once that run is deleted (SITEMAPAUDIT_HISTORY_KEEP_RUNS)."""
+    path = tmp_path / "history.sqlite3"
+    history = {"SITEMAPAUDIT_HISTORY_PATH": str(path), "SITEMAPAUDIT_HISTORY_KEEP_RUNS": 2}
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/s.xml.gz\n", content_type="text/plain"),
+            "/s.xml.gz": _gzip_conditional(_INVALID_DATES, '"g1"'),
+        }
+    )
+    nights = []
+    with site:
+        for night in range(3):
+            records, _ = await run_audit(
+                site.base, tmp_path / f"{night}.jsonl", settings=history, fetch_urls="no"
+            )
+            (record,) = by_record(records, "sitemap")
+            nights.append(record)
+            assert site.request_headers["/s.xml.gz"].get("if-none-match") == (
+                '"g1"' if night else None
+            )
+    read, _, third = nights
+    schema = [line for line in read["errors"] if line.startswith("schema_invalid: ")]
+    assert len(schema) == 2
+    assert schema[0].startswith("schema_invalid: line ")
+    assert ", column " in schema[0]
+    assert (read["status"], read["gzip"], read["kind"]) == (200, True, "urlset")
+    assert read["bytes"] > 0
+    # The run that read the body, not the night before: the record is night 1's, carried.
+    for night in nights[1:]:
+        assert night["status"] == 304
+        assert night["not_modified"] is True
+        assert night["errors"] == [_carried(line, 1) for line in read["errors"]]
+        same = ("kind", "gzip", "bytes", "url_count", "child_count", "issues")
+        assert {key: night[key] for key in same} == {key: read[key] for key in same}
+    assert len([line for line in third["errors"] if line.startswith("schema_invalid: ")]) == 2
+    with HistoryStore(path, read_only=True) as store:
+        assert [run.id for run in store.runs(site.base)] == [2, 3]
+        kept = store.sitemap_record(3, f"{site.base}/s.xml.gz")
+    assert kept is not None
+    assert (kept["read_run"], kept["gzip"], kept["bytes"]) == (1, True, read["bytes"])
+
+
+@deferred_f_from_coro_f
+async def test_a_304_after_a_run_that_kept_no_details_carries_its_findings_by_code_once(
+    tmp_path: Path,
+) -> None:
+    """The run that read the sitemap kept only its finding codes (a history written by an
+    earlier version): that night's 304 carries the codes over, naming that run, as earlier
+    versions did. That 304 could not say which run read the body: the next night requests the
+    sitemap without validators, reads it and keeps its details again."""
+    path = tmp_path / "history.sqlite3"
+    history = {"SITEMAPAUDIT_HISTORY_PATH": str(path)}
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/s.xml.gz\n", content_type="text/plain"),
+            "/s.xml.gz": _gzip_conditional(_INVALID_DATES, '"g1"'),
+        }
+    )
+    nights = []
+    sent = []
+    with site:
+        for night in range(4):
+            records, _ = await run_audit(
+                site.base, tmp_path / f"{night}.jsonl", settings=history, fetch_urls="no"
+            )
+            (record,) = by_record(records, "sitemap")
+            nights.append(record)
+            sent.append(site.request_headers["/s.xml.gz"].get("if-none-match"))
+            if night == 0:
+                db = sqlite3.connect(path)
+                try:
+                    db.execute(
+                        "UPDATE sitemap_results "
+                        "SET errors = NULL, gzip = NULL, bytes = NULL, read_run = NULL"
+                    )
+                    db.commit()
+                finally:
+                    db.close()
+    read, fallback, again, carried = nights
+    assert [night["status"] for night in nights] == [200, 304, 200, 304]
+    assert sent == [None, '"g1"', None, '"g1"']
+    assert fallback["issues"] == read["issues"]
+    assert fallback["errors"] == [
+        f"{code}: carried over from run 1: the sitemap is unchanged (304)"
+        for code in read["issues"]
+    ]
+    assert (fallback["gzip"], fallback["bytes"]) == (False, 0)
+    assert again["errors"] == read["errors"]
+    assert carried["errors"] == [_carried(line, 3) for line in read["errors"]]
+    assert (carried["gzip"], carried["bytes"]) == (True, read["bytes"])

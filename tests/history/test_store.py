@@ -262,6 +262,156 @@ def test_a_file_without_rejudge_after_gains_it_and_its_validators_are_not_known(
         assert reader.rejudge_after(later, f"{E}/s.xml") == REJUDGE_UNKNOWN
 
 
+SCHEMA_LINES = [
+    "schema_invalid: line 7, column 41: /urlset/url[5]/lastmod: lastmod '-1' is not a W3C date",
+    "schema_invalid: line 9, column 41: /urlset/url[6]/lastmod: lastmod '-2' is not a W3C date",
+]
+
+
+def _read_sitemap(**fields: Any) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "record": "sitemap",
+        "url": f"{E}/s.xml.gz",
+        "found_via": "robots",
+        "parent": None,
+        "kind": "urlset",
+        "status": 200,
+        "gzip": True,
+        "bytes": 266,
+        "url_count": 6,
+        "child_count": 0,
+        "issues": ["schema_invalid"],
+        "errors": SCHEMA_LINES,
+        "not_modified": False,
+    }
+    record.update(fields)
+    return record
+
+
+def test_a_sitemap_keeps_its_error_lines_gzip_bytes_and_the_run_that_read_it(
+    store: HistoryStore,
+) -> None:
+    """What a 304 of a later night needs to report the sitemap as the night that read it did:
+    every error line in full, the file's gzip and bytes, and the run that read its body."""
+    sitemap = f"{E}/s.xml.gz"
+    read = finished(store, E, [_read_sitemap()])
+    kept = store.sitemap_record(read, sitemap)
+    assert kept is not None
+    assert (kept["errors"], kept["gzip"], kept["bytes"], kept["read_run"]) == (
+        SCHEMA_LINES,
+        True,
+        266,
+        read,
+    )
+    assert (kept["kind"], kept["url_count"], kept["issues"]) == ("urlset", 6, ["schema_invalid"])
+    # A 304 names the run that read the body; it keeps that run, not its own.
+    carried = finished(store, E, [_read_sitemap(status=304, not_modified=True, read_run=read)])
+    again = store.sitemap_record(carried, sitemap)
+    assert again is not None
+    assert (again["errors"], again["gzip"], again["bytes"], again["read_run"]) == (
+        SCHEMA_LINES,
+        True,
+        266,
+        read,
+    )
+    # A 304 that does not say which run read the body, and a record without the fields (a run
+    # copied from the facts another history keeps): not known.
+    unknown = finished(store, E, [_read_sitemap(status=304, not_modified=True)])
+    bare = {"record": "sitemap", "url": sitemap, "found_via": "robots", "issues": []}
+    copied = finished(store, E, [bare])
+    got = store.sitemap_record(unknown, sitemap)
+    assert got is not None
+    assert (got["errors"], got["read_run"]) == (SCHEMA_LINES, None)
+    got = store.sitemap_record(copied, sitemap)
+    assert got is not None
+    assert (got["errors"], got["gzip"], got["bytes"], got["read_run"]) == (None, None, None, copied)
+    assert store.sitemap_record(read, f"{E}/other.xml") is None
+
+
+def _sitemap_results_without_details(path: Path) -> int:
+    """A history file whose sitemap results are as sitemapaudit kept them before the error
+    lines, gzip, bytes and reading run of a sitemap, with one sitemap read in a finished run."""
+    with HistoryStore(path) as store:
+        run_id = finished(store, E)
+    db = sqlite3.connect(path)
+    try:
+        db.execute("DROP TABLE sitemap_results")
+        db.execute(
+            "CREATE TABLE sitemap_results (run_id INTEGER NOT NULL, sitemap_id INTEGER NOT NULL, "
+            "found_via TEXT, parent_id INTEGER, kind TEXT, status INTEGER, "
+            "fetch_failed INTEGER NOT NULL, url_count INTEGER NOT NULL, "
+            "PRIMARY KEY (run_id, sitemap_id)) WITHOUT ROWID"
+        )
+        db.execute("INSERT INTO locs (loc) VALUES (?)", (f"{E}/s.xml.gz",))
+        db.execute(
+            "INSERT INTO sitemap_results (run_id, sitemap_id, found_via, parent_id, kind, status, "
+            "fetch_failed, url_count) SELECT ?, id, 'robots', NULL, 'urlset', 200, 0, 6 "
+            "FROM locs WHERE loc = ?",
+            (run_id, f"{E}/s.xml.gz"),
+        )
+        db.execute(
+            "INSERT INTO findings (run_id, kind, loc_id, code) "
+            "SELECT ?, 1, id, 'schema_invalid' FROM locs WHERE loc = ?",
+            (run_id, f"{E}/s.xml.gz"),
+        )
+        db.commit()
+    finally:
+        db.close()
+    return run_id
+
+
+@pytest.mark.parametrize("kind", [HistoryStore, BackgroundHistoryStore])
+def test_a_file_without_the_details_of_sitemaps_gains_them_and_its_rows_have_none(
+    tmp_path: Path, kind: type[HistoryStore]
+) -> None:
+    """Sitemap results an earlier version kept have no error lines, gzip, bytes or reading
+    run: not known. The columns are added when the file is opened to write (the schema
+    version stays); earlier versions, which leave them empty, still read and write the file."""
+    path = tmp_path / "history.sqlite3"
+    sitemap = f"{E}/s.xml.gz"
+    run_id = _sitemap_results_without_details(path)
+    with HistoryStore(path, read_only=True) as reader:
+        old = reader.sitemap_record(run_id, sitemap)
+        assert old is not None
+        assert (old["kind"], old["issues"], old["url_count"]) == ("urlset", ["schema_invalid"], 6)
+        assert (old["errors"], old["gzip"], old["bytes"], old["read_run"]) == (
+            None,
+            None,
+            None,
+            None,
+        )
+    with kind(path) as store:
+        old = store.sitemap_record(run_id, sitemap)
+        assert old is not None
+        assert (old["errors"], old["read_run"]) == (None, None)
+        later = finished(store, E, [_read_sitemap()])
+        new = store.sitemap_record(later, sitemap)
+        assert new is not None
+        assert (new["errors"], new["gzip"], new["bytes"], new["read_run"]) == (
+            SCHEMA_LINES,
+            True,
+            266,
+            later,
+        )
+    db = sqlite3.connect(path)
+    try:
+        assert db.execute("SELECT MAX(version) FROM schema_version").fetchone() == (SCHEMA_VERSION,)
+        # As an earlier version writes a sitemap's result: the new columns stay empty.
+        db.execute(
+            "INSERT OR REPLACE INTO sitemap_results (run_id, sitemap_id, found_via, parent_id, "
+            "kind, status, fetch_failed, url_count) SELECT ?, id, 'robots', NULL, 'urlset', 304, "
+            "0, 6 FROM locs WHERE loc = ?",
+            (later, sitemap),
+        )
+        db.commit()
+    finally:
+        db.close()
+    with HistoryStore(path, read_only=True) as reader:
+        got = reader.sitemap_record(later, sitemap)
+        assert got is not None
+        assert (got["status"], got["errors"], got["read_run"]) == (304, None, None)
+
+
 def test_listings_stream_back_in_order(store: HistoryStore) -> None:
     sitemap = f"{E}/sitemap.xml"
     run_id = store.begin_run(E, "a")
