@@ -90,7 +90,8 @@ CHANGES: dict[str, str] = {
         "The URL was indexable and now is not. The record's old and new give the reason, the "
         "first of: robots_blocked, fetch_failed, a non-2xx status (as its number: 404), "
         "redirected (the listed URL redirects: its redirect finding), noindex, canonicalised "
-        "(its canonical names another URL: its canonical_mismatch finding); else indexable. "
+        "(its canonical names another URL: its canonical_mismatch finding, unless that "
+        "canonical is not an http(s) URL, which search engines ignore); else indexable. "
         "A redirect or a canonical counts only when its check is on in both runs."
     ),
     "indexability_restored": (
@@ -501,12 +502,14 @@ def _statuses(store: HistoryStore, change: str, runs: dict[str, int]) -> Iterato
         )
 
 
-def _indexability_sql(alias: str, skipped: frozenset[str]) -> str:
+def _indexability_sql(alias: str, skipped: frozenset[str], *, canonical_kept: bool = True) -> str:
     """SQL: ``'indexable'``, why not, or NULL when the run does not tell (not requested).
 
     In order: ``robots_blocked``, ``fetch_failed``, the status of a non-2xx answer (``'404'``),
     ``'redirected'`` (the listed URL redirects: its ``redirect`` finding), ``'noindex'``,
-    ``'canonicalised'`` (its canonical names another URL: its ``canonical_mismatch`` finding).
+    ``'canonicalised'`` (its canonical names another URL: its ``canonical_mismatch`` finding,
+    unless the canonical is not an http(s) URL, which search engines ignore; a history without
+    ``canonical_kept`` does not tell, and any canonical_mismatch counts).
     A finding whose check is in ``skipped`` (switched off in either run) is not asked about,
     so that a run that did not look does not make the URL indexable again.
     """
@@ -519,7 +522,8 @@ def _indexability_sql(alias: str, skipped: frozenset[str]) -> str:
     canonicalised = (
         ""
         if CanonicalMismatch.code in skipped
-        else f"WHEN {_has_finding(a, CanonicalMismatch.code)} THEN '{CANONICALISED}' "
+        else f"WHEN {_has_finding(a, CanonicalMismatch.code)}"
+        f"{f' AND NOT {a}.canonical_ignored' if canonical_kept else ''} THEN '{CANONICALISED}' "
     )
     return (
         f"CASE WHEN {a}.robots_blocked THEN 'robots_blocked' "
@@ -548,7 +552,9 @@ def _indexability(
         condition = "old = 'indexable' AND new <> 'indexable'"
     else:
         condition = "old <> 'indexable' AND new = 'indexable'"
-    old, new = _indexability_sql("o", skipped), _indexability_sql("n", skipped)
+    kept = store.canonical_kept
+    old = _indexability_sql("o", skipped, canonical_kept=kept)
+    new = _indexability_sql("n", skipped, canonical_kept=kept)
     rows = store.query(
         "SELECT url, old, new FROM ("
         f"SELECT l.loc AS url, {old} AS old, {new} AS new "

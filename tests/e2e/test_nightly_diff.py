@@ -69,14 +69,16 @@ async def test_the_second_run_reports_what_changed(tmp_path: Path) -> None:
 async def test_redirects_and_canonicals_make_a_page_no_longer_indexable(tmp_path: Path) -> None:
     """A listed page that now redirects (to a page answering 200) is redirected; one whose
     canonical now names another page is canonicalised; one whose canonical names it again is
-    indexable again."""
+    indexable again; one whose canonical is now not an http(s) URL (ignored) stays indexable."""
     history = {"SITEMAPAUDIT_HISTORY_PATH": str(tmp_path / "history.sqlite3")}
     itself = '<link rel="canonical" href="{base}/back">'
     site = TestSite(
         {
             "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
             "/s.xml": Page(
-                body=urlset(url("{base}/moves"), url("{base}/canon"), url("{base}/back")),
+                body=urlset(
+                    url("{base}/moves"), url("{base}/canon"), url("{base}/back"), url("{base}/js")
+                ),
                 content_type=XML,
             ),
             "/moves": page(),
@@ -84,6 +86,7 @@ async def test_redirects_and_canonicals_make_a_page_no_longer_indexable(tmp_path
             "/canon": page('<link rel="canonical" href="{base}/canon">'),
             "/other": page(),
             "/back": page('<link rel="canonical" href="{base}/other">'),
+            "/js": page(),
         }
     )
     with site:
@@ -91,6 +94,7 @@ async def test_redirects_and_canonicals_make_a_page_no_longer_indexable(tmp_path
         site.routes["/moves"] = Page(status=301, headers=[("Location", "/moved")])
         site.routes["/canon"] = page('<link rel="canonical" href="{base}/other">')
         site.routes["/back"] = page(itself)
+        site.routes["/js"] = page('<link rel="canonical" href="javascript:alert(1)">')
         second, _ = await run_audit(site.base, tmp_path / "2.jsonl", settings=history)
 
     got = {

@@ -384,6 +384,18 @@ _HOP = [{"url": E + "/p", "status": 301}]
             },
             "redirected",
         ),
+        # A canonical that is not an http(s) URL is ignored by search engines: indexable.
+        ({"canonical": "javascript:alert(1)", "issues": ["canonical_mismatch"]}, None),
+        ({"canonical": "mailto:a@ex.com", "issues": ["canonical_mismatch"]}, None),
+        # A noindex is a noindex whatever the canonical.
+        (
+            {
+                "noindex": ["meta:robots"],
+                "canonical": "javascript:alert(1)",
+                "issues": ["noindex", "canonical_mismatch"],
+            },
+            "noindex",
+        ),
         # A canonical naming the page itself (written differently) is no finding: indexable.
         ({"canonical": E + "/p?"}, None),
         (
@@ -605,3 +617,26 @@ def test_the_sitemaps_under_an_index_that_cannot_be_read_are_not_removed(
         ("finding_fixed", "/sitemap.xml", "http_error"),
         ("status_changed", "/sitemap.xml", (500, 200)),
     ]
+
+
+def test_a_history_without_the_canonical_column_is_read_and_gains_it(tmp_path: Path) -> None:
+    """A file written before the history kept whether a canonical is usable: read as it is (a
+    canonical_mismatch is canonicalised, as then), and given the column when opened to write."""
+    import sqlite3
+
+    path = tmp_path / "old.sqlite3"
+    with HistoryStore(path) as store:
+        old = store_run(store, [sitemap(A), url("/p")], _RUN)
+        moved = url("/p", canonical=E + "/q", issues=["canonical_mismatch"])
+        new = store_run(store, [sitemap(A), moved], _RUN)
+    with sqlite3.connect(path) as db:
+        db.execute("ALTER TABLE url_results DROP COLUMN canonical_ignored")
+    db.close()
+    expected = [("indexability_regression", "/p", "indexable", "canonicalised")]
+    with HistoryStore(path, read_only=True) as reader:
+        assert _indexability(reader, old, new) == expected
+    with HistoryStore(path) as store:
+        assert _indexability(store, old, new) == expected
+        ignored = url("/p", canonical="javascript:alert(1)", issues=["canonical_mismatch"])
+        newer = store_run(store, [sitemap(A), ignored], _RUN)
+        assert _indexability(store, old, newer) == []
