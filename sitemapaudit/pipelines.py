@@ -19,6 +19,7 @@ from sitemapaudit.history.store import STORE_FAILURES, HistoryStore
 from sitemapaudit.report.build import RecordBuilder
 from sitemapaudit.report.records import SitemapRecord, SummaryRecord, UrlRecord, UrlRecordBatch
 from sitemapaudit.report.summary import SummaryCounter
+from sitemapaudit.urls import usable_canonical
 from sitemapaudit.words import count_noun
 
 logger = logging.getLogger(__name__)
@@ -259,6 +260,7 @@ def _add_url(history: HistoryStore, run_id: int, record: UrlRecord) -> None:
         lastmod=record.lastmod,
         last_modified=record.last_modified,
         checked_at=record.checked_at,
+        canonical_ignored=record.canonical is not None and not usable_canonical(record.canonical),
     )
 
 

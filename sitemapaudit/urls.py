@@ -697,3 +697,9 @@ def _urljoin_keeps(value: str) -> bool:
         and not value.endswith(("?", "#"))
         and "?#" not in value
     )
+
+
+def usable_canonical(canonical: str) -> bool:
+    """Whether a page's canonical is an http(s) URL: search engines ignore any other
+    (``javascript:``, ``mailto:``...), so the page is then not canonicalised to it."""
+    return canonical.lower().startswith(("http://", "https://"))

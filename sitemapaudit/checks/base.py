@@ -57,6 +57,11 @@ class Check(Generic[F]):
     """True for a URL check judged from a readable ``<lastmod>``: a run in which the URL's
     lastmod is ``lastmod_invalid`` cannot tell whether the finding still holds (a diff does not
     call it fixed)."""
+    needs_document: ClassVar[bool] = False
+    """True for a sitemap check judged from the sitemap's document (its body, the entries of an
+    index), not from its fetch, its location, what the index listing it says of it or
+    robots.txt: a run that could not read the sitemap (a failed fetch, an error status) cannot
+    tell whether the finding still holds (a diff calls it neither fixed nor new)."""
     needs_rule: ClassVar[bool] = False
     """True for a URL check whose finding is a URL rule broken when the URL was listed: its
     ``run`` returns ``None`` whenever the facts' ``rules`` is empty, so record building may skip
@@ -82,7 +87,10 @@ class UrlCheck(Check[UrlFacts]):
 
 
 class ProblemCheck(SitemapCheck):
-    """Base for checks whose evidence is a problem the sitemap reader or validator recorded."""
+    """Base for checks whose evidence is a problem the sitemap reader or validator recorded
+    (most of them read from its document: see :attr:`Check.needs_document`)."""
+
+    needs_document = True
 
     def run(self, facts: SitemapFacts, ctx: CheckContext) -> list[str] | None:
         details = [p.describe() for p in facts.problems if p.code == self.code]

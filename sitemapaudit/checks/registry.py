@@ -92,6 +92,12 @@ def lastmod_codes() -> frozenset[str]:
     return frozenset(check.code for check in URL_CHECKS if check.needs_lastmod)
 
 
+def document_codes() -> frozenset[str]:
+    """The sitemap finding codes read from a sitemap's document (its body, an index's
+    entries): not those of its fetch, its location, its index's ``<lastmod>`` or robots.txt."""
+    return frozenset(check.code for check in SITEMAP_CHECKS if check.needs_document)
+
+
 def enabled_checks(
     config: AuditConfig,
 ) -> tuple[list[SitemapCheck], list[UrlCheck]]:

@@ -123,6 +123,7 @@ class SitemapOffHost(ProblemCheck):
 
     code = "off_host"
     severity = Severity.ERROR
+    needs_document = False
 
 
 class SitemapRedirectLoop(ProblemCheck):
@@ -130,6 +131,7 @@ class SitemapRedirectLoop(ProblemCheck):
 
     code = "redirect_loop"
     severity = Severity.ERROR
+    needs_document = False
 
 
 class SitemapRedirect(ProblemCheck):
@@ -138,6 +140,7 @@ class SitemapRedirect(ProblemCheck):
 
     code = "redirect"
     severity = Severity.WARNING
+    needs_document = False
 
 
 class SitemapRedirectBroken(ProblemCheck):
@@ -146,6 +149,7 @@ class SitemapRedirectBroken(ProblemCheck):
 
     code = "redirect_broken"
     severity = Severity.ERROR
+    needs_document = False
 
 
 class IndexTooDeep(ProblemCheck):
@@ -180,6 +184,7 @@ class SitemapRobotsBlocked(ProblemCheck):
 
     code = "robots_blocked"
     severity = Severity.ERROR
+    needs_document = False
 
 
 class IndexLastmodStale(ProblemCheck):
@@ -197,6 +202,7 @@ class IndexLastmodInvalid(ProblemCheck):
 
     code = "lastmod_invalid"
     severity = Severity.WARNING
+    needs_document = False
 
 
 class IndexLastmodFuture(ProblemCheck):
@@ -204,6 +210,7 @@ class IndexLastmodFuture(ProblemCheck):
 
     code = "lastmod_future"
     severity = Severity.WARNING
+    needs_document = False
 
 
 STRUCTURE_CHECKS: tuple[type[SitemapCheck], ...] = (

@@ -42,7 +42,7 @@ from sitemapaudit.facts import (
     UrlFactsBatch,
 )
 from sitemapaudit.history.background import BackgroundHistoryStore
-from sitemapaudit.history.diff import diff_runs
+from sitemapaudit.history.diff import diff_runs, unread_note
 from sitemapaudit.history.store import REJUDGE_UNKNOWN, STORE_FAILURES, HistoryStore
 from sitemapaudit.inventory import Inventory, Listing, NewEntry, audit_identity
 from sitemapaudit.sitemap.records import Problem, SitemapKind
@@ -1362,6 +1362,13 @@ class AuditRun:
             return None, iter(())
         if previous is None:
             return None, iter(())
+        try:
+            note = unread_note(self.history, previous, self.history_run)
+        except STORE_FAILURES as exc:
+            self.history_failed(exc)
+            return None, iter(())
+        if note is not None:
+            self.totals.notes.append(note)
         changes = diff_runs(
             self.history, previous, self.history_run, unchecked=self.config.disabled_checks
         )

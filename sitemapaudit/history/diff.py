@@ -16,7 +16,13 @@ from typing import Any
 
 from sitemapaudit.checks.fetching import Redirect
 from sitemapaudit.checks.indexing import CanonicalMismatch
-from sitemapaudit.checks.registry import lastmod_codes, page_codes, response_codes
+from sitemapaudit.checks.listing import Duplicate, OutOfScope
+from sitemapaudit.checks.registry import (
+    document_codes,
+    lastmod_codes,
+    page_codes,
+    response_codes,
+)
 from sitemapaudit.history.store import (
     SITEMAP_RECORD,
     URL_RECORD,
@@ -30,17 +36,38 @@ from sitemapaudit.page.dates import (
     parse_w3c_datetime,
     period_end,
 )
+from sitemapaudit.words import count_noun
 
 CHANGES: dict[str, str] = {
-    "url_added": "The URL is listed in the new run and was not in the old one.",
-    "url_removed": "The URL was listed in the old run and is not in the new one.",
-    "url_moved": "The URL is listed in both runs, by a different set of sitemaps.",
-    "sitemap_added": "The sitemap is in the new run and was not in the old one.",
-    "sitemap_removed": "The sitemap was in the old run and is not in the new one.",
+    "url_added": (
+        "The URL is listed in the new run and was not in the old one (not when only sitemaps "
+        "the old run could not read list it, see url_removed)."
+    ),
+    "url_removed": (
+        "The URL was listed in the old run and is not in the new one. Not when every sitemap "
+        "that listed it could not be read in the new run (its fetch failed, or it answered a "
+        "status that is neither 2xx nor 304, a 404 included) or is missing from the new run "
+        "because an index above it could not be read: the URL is then unknown, not removed."
+    ),
+    "url_moved": (
+        "The URL is listed in both runs, by a different set of sitemaps. A sitemap that a run "
+        "could not read (see url_removed) does not count as missing from that run's set."
+    ),
+    "sitemap_added": (
+        "The sitemap is in the new run and was not in the old one (not one the old run lacked "
+        "because an index above it could not be read)."
+    ),
+    "sitemap_removed": (
+        "The sitemap was in the old run and is not in the new one. Not when it is missing "
+        "because an index above it (at any depth) could not be read in the new run (see "
+        "url_removed); a sitemap still listed that answers 404 or 500 is not removed either "
+        "(it has http_error)."
+    ),
     "finding_new": (
         "A URL or sitemap has a finding code it did not have (or did not exist). A finding "
         "only a request can find counts only if the old run requested the URL too; one whose "
-        "check is switched off in either run does not count."
+        "check is switched off in either run does not count; nor does one the old run could "
+        "not judge because it could not read a sitemap (as for finding_fixed)."
     ),
     "finding_fixed": (
         "A URL or sitemap no longer has a finding code (or is gone). A finding only a request "
@@ -48,7 +75,13 @@ CHANGES: dict[str, str] = {
         "(noindex, canonical, lastmod...) only if the new run got a 2xx page for it, one that "
         "compares the lastmod (lastmod_mismatch, lastmod_unverifiable, lastmod_future) only if "
         "the new lastmod is not lastmod_invalid (a lastmod removed fixes them); one whose "
-        "check is switched off in either run does not count."
+        "check is switched off in either run does not count. Nor is a finding fixed that the "
+        "new run could not judge because it could not read a sitemap (see url_removed): one "
+        "read from that sitemap's document (all but http_error, fetch_failed, redirect, "
+        "redirect_loop, redirect_broken, off_host, robots_blocked and the index's "
+        "lastmod_invalid and lastmod_future), any of a sitemap missing under an index that "
+        "could not be read or of a URL that is unknown (see url_removed), a URL's duplicate "
+        "or out_of_scope when such a sitemap listed it."
     ),
     "finding_persisting": "A URL or sitemap has the same finding code in both runs.",
     "status_regression": "The final status was 2xx and is now 4xx/5xx, or fetching now fails.",
@@ -57,7 +90,8 @@ CHANGES: dict[str, str] = {
         "The URL was indexable and now is not. The record's old and new give the reason, the "
         "first of: robots_blocked, fetch_failed, a non-2xx status (as its number: 404), "
         "redirected (the listed URL redirects: its redirect finding), noindex, canonicalised "
-        "(its canonical names another URL: its canonical_mismatch finding); else indexable. "
+        "(its canonical names another URL: its canonical_mismatch finding, unless that "
+        "canonical is not an http(s) URL, which search engines ignore); else indexable. "
         "A redirect or a canonical counts only when its check is on in both runs."
     ),
     "indexability_restored": (
@@ -95,6 +129,10 @@ _PHRASES: dict[str, tuple[str, str]] = {
         "pages changed under unchanged lastmods",
     ),
 }
+
+# URL finding codes judged from the sitemaps that list the URL: unknown when one of them could
+# not be read.
+_LISTING_CODES = (Duplicate.code, OutOfScope.code)
 
 # Why an indexable URL is not, besides the finding codes and statuses that say it themselves.
 REDIRECTED = "redirected"
@@ -196,15 +234,90 @@ def _record(
     }
 
 
+# SQL: the sitemap result ``s`` could not be read: its fetch failed, or it answered a status
+# that is neither 2xx nor a 304 (a 404 too: the sitemap is still named where it was found).
+# A 3xx with a ``redirect`` finding is read, under the name of the sitemap it redirects to.
+_UNREADABLE = (
+    "(s.fetch_failed OR (s.status IS NOT NULL AND s.status NOT BETWEEN 200 AND 299 "
+    "AND s.status <> 304 AND NOT (s.status BETWEEN 300 AND 399 AND EXISTS "
+    "(SELECT 1 FROM findings rf WHERE rf.run_id = s.run_id "
+    f"AND rf.kind = {SITEMAP_RECORD} AND rf.loc_id = s.sitemap_id AND rf.code = 'redirect'))))"
+)
+
+
+def _unread(name: str, unread: str, other: str) -> str:
+    """SQL: a recursive common table ``name (id, lost)``: the sitemaps that the run of parameter
+    ``unread`` could not read (``lost`` 0), and those of the run of parameter ``other`` that
+    ``unread`` lacks because an index above them (at any depth, in ``other``'s tree) is one
+    of these (``lost`` 1). That run does not know what they list, nor their findings."""
+    return (
+        f"{name} (id, lost) AS ("
+        f"SELECT s.sitemap_id, 0 FROM sitemap_results s WHERE s.run_id = :{unread} "
+        f"AND {_UNREADABLE} "
+        "UNION "
+        f"SELECT o.sitemap_id, 1 FROM {name} u JOIN sitemap_results o "
+        f"ON o.run_id = :{other} AND o.parent_id = u.id WHERE NOT EXISTS "
+        f"(SELECT 1 FROM sitemap_results x WHERE x.run_id = :{unread} "
+        "AND x.sitemap_id = o.sitemap_id))"
+    )
+
+
+def _listed_only_by(url_id: str, run: str, sitemaps: str) -> str:
+    """SQL: in the run of parameter ``run``, the URL ``url_id`` is listed, and only by
+    sitemaps of the common table ``sitemaps``."""
+    return (
+        "(EXISTS (SELECT 1 FROM url_sitemaps us WHERE us.run_id = :"
+        f"{run} AND us.url_id = {url_id} AND us.sitemap_id IN (SELECT id FROM {sitemaps})) "
+        "AND NOT EXISTS (SELECT 1 FROM url_sitemaps us WHERE us.run_id = :"
+        f"{run} AND us.url_id = {url_id} AND us.sitemap_id NOT IN (SELECT id FROM {sitemaps})))"
+    )
+
+
+def unread_sitemaps(store: HistoryStore, old_run: int, new_run: int) -> tuple[int, int]:
+    """How many sitemaps of ``old_run`` the run ``new_run`` could not read (a failed fetch, a
+    status neither 2xx nor 304), and how many more of ``old_run`` it lacks because an index
+    above them could not be read: their URLs and findings are unknown in ``new_run``."""
+    rows = store.query(
+        f"WITH RECURSIVE {_unread('unread', 'new', 'old')} "
+        "SELECT COALESCE(SUM(NOT u.lost AND EXISTS (SELECT 1 FROM sitemap_results o "
+        "WHERE o.run_id = :old AND o.sitemap_id = u.id)), 0), COALESCE(SUM(u.lost), 0) "
+        "FROM unread u",
+        {"old": old_run, "new": new_run},
+    )
+    unread, lost = next(rows)
+    return int(unread), int(lost)
+
+
+def unread_note(store: HistoryStore, old_run: int, new_run: int) -> str | None:
+    """The summary's note when ``new_run`` could not read sitemaps that ``old_run`` had."""
+    unread, lost = unread_sitemaps(store, old_run, new_run)
+    if not unread:
+        return None
+    more = (
+        f", nor {count_noun(lost, 'sitemap')} listed under "
+        f"{'it' if unread == 1 else 'them'} in run {old_run}"
+        if lost
+        else ""
+    )
+    return (
+        f"{count_noun(unread, 'sitemap')} of run {old_run} could not be read in this run (a "
+        f"failed fetch or an error status){more}: the changes since run {old_run} count the "
+        "URLs listed there and their findings as unknown, not as removed or fixed"
+    )
+
+
 def _url_presence(
     store: HistoryStore, change: str, here: int, there: int
 ) -> Iterator[dict[str, Any]]:
+    # A URL that only sitemaps the other run could not read listed is not known to be gone.
     rows = store.query(
+        f"WITH RECURSIVE {_unread('unread', 'there', 'here')} "
         "SELECT l.loc, (SELECT MIN(s.loc) FROM url_sitemaps us JOIN locs s "
         "ON s.id = us.sitemap_id WHERE us.run_id = :here AND us.url_id = r.url_id) "
         "FROM url_results r JOIN locs l ON l.id = r.url_id "
         "WHERE r.run_id = :here AND NOT EXISTS "
         "(SELECT 1 FROM url_results x WHERE x.run_id = :there AND x.url_id = r.url_id) "
+        f"AND NOT {_listed_only_by('r.url_id', 'here', 'unread')} "
         "ORDER BY l.loc",
         {"here": here, "there": there},
     )
@@ -213,15 +326,20 @@ def _url_presence(
 
 
 def _url_moved(store: HistoryStore, runs: dict[str, int]) -> Iterator[dict[str, Any]]:
+    # A sitemap that one run could not read is not missing from the sets of that run.
     rows = store.query(
-        "WITH changed (url_id) AS ("
+        f"WITH RECURSIVE {_unread('unread_new', 'new', 'old')}, "
+        f"{_unread('unread_old', 'old', 'new')}, "
+        "changed (url_id) AS ("
         " SELECT a.url_id FROM url_sitemaps a WHERE a.run_id = :new AND NOT EXISTS"
         " (SELECT 1 FROM url_sitemaps b WHERE b.run_id = :old AND b.url_id = a.url_id"
         " AND b.sitemap_id = a.sitemap_id)"
+        " AND a.sitemap_id NOT IN (SELECT id FROM unread_old)"
         " UNION"
         " SELECT a.url_id FROM url_sitemaps a WHERE a.run_id = :old AND NOT EXISTS"
         " (SELECT 1 FROM url_sitemaps b WHERE b.run_id = :new AND b.url_id = a.url_id"
         " AND b.sitemap_id = a.sitemap_id)"
+        " AND a.sitemap_id NOT IN (SELECT id FROM unread_new)"
         ") "
         "SELECT l.loc, "
         "(SELECT json_group_array(s.loc) FROM url_sitemaps us JOIN locs s ON s.id = us.sitemap_id"
@@ -241,10 +359,13 @@ def _url_moved(store: HistoryStore, runs: dict[str, int]) -> Iterator[dict[str, 
 def _sitemap_presence(
     store: HistoryStore, change: str, here: int, there: int
 ) -> Iterator[dict[str, Any]]:
+    # A sitemap under an index the other run could not read is not known to be gone.
     rows = store.query(
+        f"WITH RECURSIVE {_unread('unread', 'there', 'here')} "
         "SELECT l.loc FROM sitemap_results r JOIN locs l ON l.id = r.sitemap_id "
         "WHERE r.run_id = :here AND NOT EXISTS "
         "(SELECT 1 FROM sitemap_results x WHERE x.run_id = :there AND x.sitemap_id = r.sitemap_id) "
+        "AND r.sitemap_id NOT IN (SELECT id FROM unread WHERE lost) "
         "ORDER BY l.loc",
         {"here": here, "there": there},
     )
@@ -260,7 +381,11 @@ def _findings(
     # that run does not know. Nor is one read from a page's head fixed when the new run got no
     # 2xx page for the URL (a noindex is not fixed by a 500), nor one judged from the lastmod
     # when the new run's lastmod is invalid (a mismatch is not fixed by a lastmod of "-1");
-    # a lastmod that is gone takes its findings with it.
+    # a lastmod that is gone takes its findings with it. What the other run could not read is
+    # unknown there: the findings of a sitemap's document when it could not read the sitemap,
+    # every finding of a sitemap it lacks because an index above could not be read, those of a
+    # URL it lacks that only such sitemaps listed, and those judged from the sitemaps listing
+    # a URL (duplicate, out_of_scope) when such a sitemap listed it.
     codes = sorted(response_codes())
     marks = ", ".join(f":code{i}" for i in range(len(codes)))
     fixed = change == "finding_fixed"
@@ -281,8 +406,22 @@ def _findings(
             "(SELECT 1 FROM findings g WHERE g.run_id = :there AND g.kind = :url_kind "
             "AND g.loc_id = f.loc_id AND g.code = 'lastmod_invalid')) "
         )
+    document = [] if present else sorted(document_codes())
+    document_marks = ", ".join(f":document{i}" for i in range(len(document)))
+    if document:
+        unjudged += (
+            "AND NOT (f.kind = :sitemap_kind AND EXISTS (SELECT 1 FROM unread u "
+            f"WHERE u.id = f.loc_id AND (u.lost OR f.code IN ({document_marks})))) "
+            "AND NOT (f.kind = :url_kind AND NOT EXISTS "
+            "(SELECT 1 FROM url_results x WHERE x.run_id = :there AND x.url_id = f.loc_id) "
+            f"AND {_listed_only_by('f.loc_id', 'here', 'unread')}) "
+            f"AND NOT (f.kind = :url_kind AND f.code IN ({', '.join(map(repr, _LISTING_CODES))}) "
+            "AND EXISTS (SELECT 1 FROM url_sitemaps us WHERE us.run_id = :here "
+            "AND us.url_id = f.loc_id AND us.sitemap_id IN (SELECT id FROM unread))) "
+        )
+    unread = "" if present else f"WITH RECURSIVE {_unread('unread', 'there', 'here')} "
     rows = store.query(
-        "SELECT l.loc, f.kind, f.code FROM findings f JOIN locs l ON l.id = f.loc_id "
+        f"{unread}SELECT l.loc, f.kind, f.code FROM findings f JOIN locs l ON l.id = f.loc_id "
         f"WHERE f.run_id = :here AND {'' if present else 'NOT '}EXISTS "
         "(SELECT 1 FROM findings g WHERE g.run_id = :there AND g.kind = f.kind "
         "AND g.loc_id = f.loc_id AND g.code = f.code) "
@@ -295,7 +434,9 @@ def _findings(
             "here": here,
             "there": there,
             "url_kind": URL_RECORD,
+            "sitemap_kind": SITEMAP_RECORD,
             **{f"code{i}": code for i, code in enumerate(codes)},
+            **{f"document{i}": code for i, code in enumerate(document)},
             **{f"page{i}": code for i, code in enumerate(page)},
             **{f"dated{i}": code for i, code in enumerate(dated)},
         },
@@ -361,12 +502,14 @@ def _statuses(store: HistoryStore, change: str, runs: dict[str, int]) -> Iterato
         )
 
 
-def _indexability_sql(alias: str, skipped: frozenset[str]) -> str:
+def _indexability_sql(alias: str, skipped: frozenset[str], *, canonical_kept: bool = True) -> str:
     """SQL: ``'indexable'``, why not, or NULL when the run does not tell (not requested).
 
     In order: ``robots_blocked``, ``fetch_failed``, the status of a non-2xx answer (``'404'``),
     ``'redirected'`` (the listed URL redirects: its ``redirect`` finding), ``'noindex'``,
-    ``'canonicalised'`` (its canonical names another URL: its ``canonical_mismatch`` finding).
+    ``'canonicalised'`` (its canonical names another URL: its ``canonical_mismatch`` finding,
+    unless the canonical is not an http(s) URL, which search engines ignore; a history without
+    ``canonical_kept`` does not tell, and any canonical_mismatch counts).
     A finding whose check is in ``skipped`` (switched off in either run) is not asked about,
     so that a run that did not look does not make the URL indexable again.
     """
@@ -379,7 +522,8 @@ def _indexability_sql(alias: str, skipped: frozenset[str]) -> str:
     canonicalised = (
         ""
         if CanonicalMismatch.code in skipped
-        else f"WHEN {_has_finding(a, CanonicalMismatch.code)} THEN '{CANONICALISED}' "
+        else f"WHEN {_has_finding(a, CanonicalMismatch.code)}"
+        f"{f' AND NOT {a}.canonical_ignored' if canonical_kept else ''} THEN '{CANONICALISED}' "
     )
     return (
         f"CASE WHEN {a}.robots_blocked THEN 'robots_blocked' "
@@ -408,7 +552,9 @@ def _indexability(
         condition = "old = 'indexable' AND new <> 'indexable'"
     else:
         condition = "old <> 'indexable' AND new = 'indexable'"
-    old, new = _indexability_sql("o", skipped), _indexability_sql("n", skipped)
+    kept = store.canonical_kept
+    old = _indexability_sql("o", skipped, canonical_kept=kept)
+    new = _indexability_sql("n", skipped, canonical_kept=kept)
     rows = store.query(
         "SELECT url, old, new FROM ("
         f"SELECT l.loc AS url, {old} AS old, {new} AS new "

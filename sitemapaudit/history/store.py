@@ -30,6 +30,7 @@ from typing import Any
 from sitemapaudit.errors import ConfigError, SitemapAuditError
 from sitemapaudit.report.records import another_run
 from sitemapaudit.sqlitefiles import is_damaged, roll_back, storage_detail
+from sitemapaudit.urls import usable_canonical
 
 # 2: a sitemap's listings are stored as compressed chunks (``listing_chunks``). Version 1
 # files are read as they are (their ``listings`` rows) and written in the new layout, after
@@ -52,6 +53,10 @@ _SITEMAP_DETAILS = (
     ("bytes", "INTEGER"),
     ("read_run", "INTEGER"),
 )
+# A URL's result also keeps whether the page's canonical is one search engines ignore (not an
+# http(s) URL, ``canonical_ignored``), for the diff's indexability: version 2 files gain the
+# column when this version opens them to write, as for ``rejudge_after``. Rows written without
+# it (by earlier versions) read 0, as those versions judged every canonical_mismatch.
 # Indexes of version 1 that no query needs: results are looked up by run, then URL (the
 # primary keys).
 _DROPPED_INDEXES = ("url_results_url", "url_sitemaps_sitemap")
@@ -84,6 +89,7 @@ CREATE TABLE IF NOT EXISTS url_results (
     lastmod TEXT,
     last_modified TEXT,
     checked_at TEXT,
+    canonical_ignored INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (run_id, url_id)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS url_sitemaps (
@@ -273,6 +279,11 @@ class HistoryStore:
                 for column, sql_type in _SITEMAP_DETAILS:
                     if not _has_column(db, "sitemap_results", column):
                         db.execute(f"ALTER TABLE sitemap_results ADD COLUMN {column} {sql_type}")
+                if not _has_column(db, "url_results", "canonical_ignored"):
+                    db.execute(
+                        "ALTER TABLE url_results ADD COLUMN canonical_ignored INTEGER NOT NULL "
+                        "DEFAULT 0"
+                    )
                 db.execute("COMMIT")
             except BaseException:
                 roll_back(db)
@@ -288,6 +299,9 @@ class HistoryStore:
         self._details_kept = all(
             _has_column(db, "sitemap_results", column) for column, _ in _SITEMAP_DETAILS
         )
+        # Whether the file keeps ``canonical_ignored`` (one of an earlier version opened
+        # read-only may not).
+        self.canonical_kept = _has_column(db, "url_results", "canonical_ignored")
 
     def _check_version(self) -> int:
         """The file's schema version (0 for a new file); refuses versions it cannot read."""
@@ -472,6 +486,10 @@ class HistoryStore:
             return
         issues = _strings(record.get("issues"))
         if kind == "url":
+            ignored = record.get("canonical_ignored")
+            canonical = record.get("canonical")
+            if not isinstance(ignored, bool):
+                ignored = isinstance(canonical, str) and not usable_canonical(canonical)
             self.add_url(
                 run_id,
                 url,
@@ -485,6 +503,7 @@ class HistoryStore:
                 lastmod=_text(record.get("lastmod")),
                 last_modified=_text(record.get("last_modified")),
                 checked_at=_text(record.get("checked_at")),
+                canonical_ignored=ignored,
             )
             return
         self._pending(run_id)
@@ -522,8 +541,10 @@ class HistoryStore:
         lastmod: str | None,
         last_modified: str | None,
         checked_at: str | None,
+        canonical_ignored: bool = False,
     ) -> None:
-        """Store one ``"url"`` record given as its typed fields (see :meth:`add_record`)."""
+        """Store one ``"url"`` record given as its typed fields (see :meth:`add_record`);
+        ``canonical_ignored``: the page's canonical is not an http(s) URL."""
         self._pending(run_id)
         values = (
             status,
@@ -535,6 +556,7 @@ class HistoryStore:
             lastmod,
             last_modified,
             checked_at,
+            int(canonical_ignored),
         )
         self._urls.append((url, tuple(sitemaps), tuple(issues), values))
         self._added()
@@ -626,8 +648,8 @@ class HistoryStore:
         db = self._db
         db.executemany(
             "INSERT OR REPLACE INTO url_results (run_id, url_id, status, fetched, fetch_failed, "
-            "final_url, noindex, robots_blocked, lastmod, last_modified, checked_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "final_url, noindex, robots_blocked, lastmod, last_modified, checked_at, "
+            "canonical_ignored) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             results,
         )
         db.executemany(
@@ -695,7 +717,8 @@ class HistoryStore:
             "r.robots_blocked, "
             "(SELECT json_group_array(f.code) FROM findings f WHERE f.run_id = r.run_id "
             f"AND f.kind = {URL_RECORD} AND f.loc_id = r.url_id), "
-            "r.checked_at FROM url_results r JOIN locs l ON l.id = r.url_id WHERE r.run_id = ?",
+            f"r.checked_at, {'r.canonical_ignored' if self.canonical_kept else '0'} "
+            "FROM url_results r JOIN locs l ON l.id = r.url_id WHERE r.run_id = ?",
             (run_id,),
         )
         for row in url_rows:
@@ -712,6 +735,7 @@ class HistoryStore:
                 "robots_blocked": bool(row[8]),
                 "issues": sorted(json.loads(row[9])),
                 "checked_at": row[10],
+                "canonical_ignored": bool(row[11]),
             }
 
     def sitemap_record(self, run_id: int, sitemap_url: str) -> dict[str, Any] | None:

@@ -14,7 +14,7 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 from sitemapaudit.commands.crawl import audit_failed
 from sitemapaudit.history import HistoryStore
 from tests.support.crawl import by_record, run_audit
-from tests.support.golden_site import XML, conditional, page, url, urlset
+from tests.support.golden_site import XML, conditional, index, page, url, urlset
 from tests.support.server import Page, TestSite
 
 
@@ -71,14 +71,16 @@ async def test_the_second_run_reports_what_changed(tmp_path: Path) -> None:
 async def test_redirects_and_canonicals_make_a_page_no_longer_indexable(tmp_path: Path) -> None:
     """A listed page that now redirects (to a page answering 200) is redirected; one whose
     canonical now names another page is canonicalised; one whose canonical names it again is
-    indexable again."""
+    indexable again; one whose canonical is now not an http(s) URL (ignored) stays indexable."""
     history = {"SITEMAPAUDIT_HISTORY_PATH": str(tmp_path / "history.sqlite3")}
     itself = '<link rel="canonical" href="{base}/back">'
     site = TestSite(
         {
             "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
             "/s.xml": Page(
-                body=urlset(url("{base}/moves"), url("{base}/canon"), url("{base}/back")),
+                body=urlset(
+                    url("{base}/moves"), url("{base}/canon"), url("{base}/back"), url("{base}/js")
+                ),
                 content_type=XML,
             ),
             "/moves": page(),
@@ -86,6 +88,7 @@ async def test_redirects_and_canonicals_make_a_page_no_longer_indexable(tmp_path
             "/canon": page('<link rel="canonical" href="{base}/canon">'),
             "/other": page(),
             "/back": page('<link rel="canonical" href="{base}/other">'),
+            "/js": page(),
         }
     )
     with site:
@@ -93,6 +96,7 @@ async def test_redirects_and_canonicals_make_a_page_no_longer_indexable(tmp_path
         site.routes["/moves"] = Page(status=301, headers=[("Location", "/moved")])
         site.routes["/canon"] = page('<link rel="canonical" href="{base}/other">')
         site.routes["/back"] = page(itself)
+        site.routes["/js"] = page('<link rel="canonical" href="javascript:alert(1)">')
         second, _ = await run_audit(site.base, tmp_path / "2.jsonl", settings=history)
 
     got = {
@@ -685,3 +689,60 @@ async def test_a_304_after_a_run_that_kept_no_details_carries_its_findings_by_co
     assert again["errors"] == read["errors"]
     assert carried["errors"] == [_carried(line, 3) for line in read["errors"]]
     assert (carried["gzip"], carried["bytes"]) == (True, read["bytes"])
+
+
+@deferred_f_from_coro_f
+async def test_a_sitemap_that_answers_500_for_a_night_is_not_removed(tmp_path: Path) -> None:
+    """sitemap-b.xml (with a schema error) answers 500 for a night: its URLs are not removed,
+    its schema error and their findings not fixed, and the summary says why; read again the
+    next night, nothing of it is added or new. When the index answers 500, none of the
+    sitemaps it lists is removed either."""
+    history = {"SITEMAPAUDIT_HISTORY_PATH": str(tmp_path / "history.sqlite3")}
+    invalid = urlset(url("{base}/b1"), url("{base}/both"), "  <url><priority>9</priority></url>")
+    routes: dict[str, Any] = {
+        "/robots.txt": Page(body="Sitemap: {base}/index.xml\n", content_type="text/plain"),
+        "/index.xml": Page(body=index("{base}/a.xml", "{base}/sitemap-b.xml"), content_type=XML),
+        "/a.xml": Page(body=urlset(url("{base}/a1"), url("{base}/both")), content_type=XML),
+        "/sitemap-b.xml": Page(body=invalid, content_type=XML),
+        "/a1": page(),
+        "/b1": Page(status=404),
+        "/both": page(),
+    }
+    site = TestSite(dict(routes))
+    with site:
+        first, _ = await run_audit(site.base, tmp_path / "1.jsonl", settings=history)
+        site.routes["/sitemap-b.xml"] = Page(status=500)
+        second, _ = await run_audit(site.base, tmp_path / "2.jsonl", settings=history)
+        site.routes["/sitemap-b.xml"] = routes["/sitemap-b.xml"]
+        third, _ = await run_audit(site.base, tmp_path / "3.jsonl", settings=history)
+        site.routes["/index.xml"] = Page(status=500)
+        fourth, _ = await run_audit(site.base, tmp_path / "4.jsonl", settings=history)
+
+    b = {r["url"].rsplit("/", 1)[-1]: r for r in by_record(first, "sitemap")}["sitemap-b.xml"]
+    assert "schema_invalid" in b["issues"]
+    persisting = {c for c in changes(second) if c[0] == "finding_persisting"}
+    assert changes(second) - persisting == {
+        ("finding_new", "sitemap-b.xml", "http_error"),
+        ("status_regression", "sitemap-b.xml", None),
+    }
+    assert [n for n in second[-1]["notes"] if "could not be read" in n] == [
+        "1 sitemap of run 1 could not be read in this run (a failed fetch or an error status): "
+        "the changes since run 1 count the URLs listed there and their findings as unknown, "
+        "not as removed or fixed"
+    ]
+    persisting = {c for c in changes(third) if c[0] == "finding_persisting"}
+    assert changes(third) - persisting == {
+        ("finding_fixed", "sitemap-b.xml", "http_error"),
+        ("status_changed", "sitemap-b.xml", None),
+    }
+    assert not [n for n in third[-1]["notes"] if "could not be read" in n]
+    persisting = {c for c in changes(fourth) if c[0] == "finding_persisting"}
+    assert changes(fourth) - persisting == {
+        ("finding_new", "index.xml", "http_error"),
+        ("status_regression", "index.xml", None),
+    }
+    assert [n for n in fourth[-1]["notes"] if "could not be read" in n] == [
+        "1 sitemap of run 3 could not be read in this run (a failed fetch or an error status), "
+        "nor 2 sitemaps listed under it in run 3: the changes since run 3 count the URLs "
+        "listed there and their findings as unknown, not as removed or fixed"
+    ]

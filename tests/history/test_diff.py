@@ -384,6 +384,18 @@ _HOP = [{"url": E + "/p", "status": 301}]
             },
             "redirected",
         ),
+        # A canonical that is not an http(s) URL is ignored by search engines: indexable.
+        ({"canonical": "javascript:alert(1)", "issues": ["canonical_mismatch"]}, None),
+        ({"canonical": "mailto:a@ex.com", "issues": ["canonical_mismatch"]}, None),
+        # A noindex is a noindex whatever the canonical.
+        (
+            {
+                "noindex": ["meta:robots"],
+                "canonical": "javascript:alert(1)",
+                "issues": ["noindex", "canonical_mismatch"],
+            },
+            "noindex",
+        ),
         # A canonical naming the page itself (written differently) is no finding: indexable.
         ({"canonical": E + "/p?"}, None),
         (
@@ -452,3 +464,179 @@ def test_a_check_switched_off_does_not_change_indexability(store: HistoryStore, 
     unsummarised = store_run(store, [sitemap(A), url("/p", **fields)], summary)
     changes = diff_runs(store, old, unsummarised, unchecked=[code])
     assert [r for r in changes if r["change"].startswith("indexability_")] == []
+
+
+# A sitemap that cannot be read in the new run: an outage is not a removal.
+INDEX_B = f"{E}/sitemap-b.xml"
+CHILD = f"{E}/child.xml"
+_RUN = {"record": "summary", "origin": E, "started_at": "a", "finished_at": "b"}
+
+
+def _site(b: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """A site whose index lists a.xml and sitemap-b.xml (``b``: its record's fields, or
+    ``None`` when the index no longer lists it); sitemap-b.xml is itself an index listing
+    child.xml when it can be read."""
+    records: list[dict[str, Any]] = [
+        sitemap(E + "/sitemap.xml", found_via="robots.txt", parent=None, kind="sitemapindex"),
+        sitemap(A),
+        url("/a"),
+    ]
+    if b is None:
+        return [*records, url("/both")]
+    records.append(sitemap(INDEX_B, **b))
+    if b.get("status") != 200:
+        return [*records, url("/both")]
+    records.extend(
+        [
+            url("/both", sitemaps=[A, INDEX_B]),
+            url("/only-b", sitemaps=[INDEX_B], issues=["lastmod_mismatch"]),
+            url("/gone-page", sitemaps=[INDEX_B], status=404, issues=["http_error"]),
+        ]
+    )
+    records.extend(
+        [
+            sitemap(CHILD, parent=INDEX_B, issues=["schema_invalid"]),
+            url("/in-child", sitemaps=[CHILD], issues=["lastmod_mismatch"]),
+        ]
+    )
+    return records
+
+
+READ_B = {"status": 200, "issues": ["schema_invalid"]}
+FAILED_B = {"status": 500, "url_count": 0, "issues": ["http_error"]}
+
+
+def _changes(store: HistoryStore, old: int, new: int) -> list[tuple[str, str, Any]]:
+    return [
+        (
+            r["change"],
+            r["url"].removeprefix(E),
+            r["code"] or ((r["old"] or r["new"]) and (r["old"], r["new"])),
+        )
+        for r in diff_runs(store, old, new)
+        if r["change"] != "finding_persisting"
+    ]
+
+
+@pytest.mark.parametrize(
+    "failed",
+    [
+        pytest.param(FAILED_B, id="500"),
+        pytest.param({"status": 404, "url_count": 0, "issues": ["http_error"]}, id="404"),
+        pytest.param(
+            {"status": None, "url_count": 0, "issues": ["fetch_failed"]}, id="fetch-failed"
+        ),
+    ],
+)
+def test_a_sitemap_that_cannot_be_read_is_not_removed_nor_fixed(
+    store: HistoryStore, failed: dict[str, Any]
+) -> None:
+    """Its document findings, the URLs only it listed, their findings and the sitemaps it
+    listed (at any depth) are unknown in the new run: not removed, not fixed; its fetch
+    finding is new. When it can be read again, the same holds the other way round: nothing of
+    it is added or new, its fetch finding is fixed."""
+    read = store_run(store, _site(READ_B), _RUN)
+    down = store_run(store, _site(failed), _RUN)
+    back = store_run(store, _site(READ_B), _RUN)
+    code = failed["issues"][0]
+    status = failed["status"]
+    assert _changes(store, read, down) == [
+        ("finding_new", "/sitemap-b.xml", code),
+        ("status_regression", "/sitemap-b.xml", (200, status)),
+    ]
+    assert _changes(store, down, back) == [
+        ("finding_fixed", "/sitemap-b.xml", code),
+        *([] if status is None else [("status_changed", "/sitemap-b.xml", (status, 200))]),
+    ]
+
+
+def test_a_sitemap_removed_from_an_index_that_was_read_is_removed(store: HistoryStore) -> None:
+    """The index was read and no longer lists sitemap-b.xml: its sitemaps, its URLs and
+    their findings are removed and fixed, as before."""
+    read = store_run(store, _site(READ_B), _RUN)
+    gone = store_run(store, _site(None), _RUN)
+    assert _changes(store, read, gone) == [
+        ("url_removed", "/gone-page", None),
+        ("url_removed", "/in-child", None),
+        ("url_removed", "/only-b", None),
+        ("url_moved", "/both", ([A, INDEX_B], [A])),
+        ("sitemap_removed", "/child.xml", None),
+        ("sitemap_removed", "/sitemap-b.xml", None),
+        ("finding_fixed", "/child.xml", "schema_invalid"),
+        ("finding_fixed", "/gone-page", "http_error"),
+        ("finding_fixed", "/in-child", "lastmod_mismatch"),
+        ("finding_fixed", "/only-b", "lastmod_mismatch"),
+        ("finding_fixed", "/sitemap-b.xml", "schema_invalid"),
+    ]
+
+
+def test_a_url_still_listed_elsewhere_moves_only_between_sitemaps_that_were_read(
+    store: HistoryStore,
+) -> None:
+    """/both stays listed by a.xml and is newly listed by c.xml while sitemap-b.xml is down:
+    moved (c.xml is new), its old set with sitemap-b.xml, which is not counted as gone."""
+    c = f"{E}/c.xml"
+    read = store_run(store, _site(READ_B), _RUN)
+    down_records = [r for r in _site(FAILED_B) if r["url"] != f"{E}/both"] + [
+        sitemap(c),
+        url("/both", sitemaps=[A, c]),
+    ]
+    down = store_run(store, down_records, _RUN)
+    moved = [r for r in _changes(store, read, down) if r[0] == "url_moved"]
+    assert moved == [("url_moved", "/both", ([A, INDEX_B], [A, c]))]
+
+
+def test_the_sitemaps_under_an_index_that_cannot_be_read_are_not_removed(
+    store: HistoryStore,
+) -> None:
+    """When the index at the top answers 500, every sitemap it listed (at any depth) is
+    unknown: not removed, and neither are their URLs; nor are their findings fixed."""
+    top = E + "/sitemap.xml"
+    read = store_run(store, _site(READ_B), _RUN)
+    down = store_run(
+        store,
+        [
+            sitemap(
+                top,
+                found_via="robots.txt",
+                parent=None,
+                kind="sitemapindex",
+                status=500,
+                url_count=0,
+                issues=["http_error"],
+            )
+        ],
+        _RUN,
+    )
+    assert _changes(store, read, down) == [
+        ("finding_new", "/sitemap.xml", "http_error"),
+        ("status_regression", "/sitemap.xml", (200, 500)),
+    ]
+    back = store_run(store, _site(READ_B), _RUN)
+    assert _changes(store, down, back) == [
+        ("finding_fixed", "/sitemap.xml", "http_error"),
+        ("status_changed", "/sitemap.xml", (500, 200)),
+    ]
+
+
+def test_a_history_without_the_canonical_column_is_read_and_gains_it(tmp_path: Path) -> None:
+    """A file written before the history kept whether a canonical is usable: read as it is (a
+    canonical_mismatch is canonicalised, as then), and given the column when opened to write."""
+    import sqlite3
+
+    path = tmp_path / "old.sqlite3"
+    with HistoryStore(path) as store:
+        old = store_run(store, [sitemap(A), url("/p")], _RUN)
+        moved = url("/p", canonical=E + "/q", issues=["canonical_mismatch"])
+        new = store_run(store, [sitemap(A), moved], _RUN)
+    with sqlite3.connect(path) as db:
+        db.execute("ALTER TABLE url_results DROP COLUMN canonical_ignored")
+    db.close()
+    expected = [("indexability_regression", "/p", "indexable", "canonicalised")]
+    with HistoryStore(path, read_only=True) as reader:
+        assert _indexability(reader, old, new) == expected
+    with HistoryStore(path) as store:
+        assert _indexability(store, old, new) == expected
+        ignored = url("/p", canonical="javascript:alert(1)", issues=["canonical_mismatch"])
+        newer = store_run(store, [sitemap(A), ignored], _RUN)
+        assert _indexability(store, old, newer) == []

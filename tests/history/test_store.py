@@ -551,7 +551,24 @@ def test_records_round_trip_through_copy_run(store: HistoryStore, tmp_path: Path
         "robots_blocked": True,
         "issues": ["robots_blocked"],
         "checked_at": None,
+        "canonical_ignored": False,
     }
+
+
+def test_copy_run_keeps_a_canonical_search_engines_ignore(
+    store: HistoryStore, tmp_path: Path
+) -> None:
+    """What the history keeps of a canonical (whether it is an http(s) URL) survives a copy,
+    as ``audit-diff run:N`` makes one."""
+    records = [
+        {"record": "url", "url": f"{E}/js", "sitemaps": [], "canonical": "javascript:alert(1)"},
+        {"record": "url", "url": f"{E}/q", "sitemaps": [], "canonical": f"{E}/p"},
+    ]
+    run_id = finished(store, E, records)
+    with HistoryStore(tmp_path / "copy.sqlite3") as other:
+        copy_id = other.copy_run(store, run_id)
+        kept = {r["url"]: r["canonical_ignored"] for r in other.records(copy_id)}
+    assert kept == {f"{E}/js": True, f"{E}/q": False}
 
 
 def test_delete_run_removes_everything(store: HistoryStore) -> None:
