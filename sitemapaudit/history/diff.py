@@ -40,14 +40,15 @@ from sitemapaudit.words import count_noun
 
 CHANGES: dict[str, str] = {
     "url_added": (
-        "The URL is listed in the new run and was not in the old one (not when only sitemaps "
-        "the old run could not read list it, see url_removed)."
+        "The URL is listed in the new run and was not in the old one (not when a sitemap the "
+        "old run could not read lists it, see url_removed)."
     ),
     "url_removed": (
-        "The URL was listed in the old run and is not in the new one. Not when every sitemap "
-        "that listed it could not be read in the new run (its fetch failed, or it answered a "
-        "status that is neither 2xx nor 304, a 404 included) or is missing from the new run "
-        "because an index above it could not be read: the URL is then unknown, not removed."
+        "The URL was listed in the old run and is not in the new one. Not when a sitemap that "
+        "listed it could not be read in the new run (its fetch failed, or it answered a status "
+        "that is neither 2xx nor 304, a 404 included) or is missing from the new run because "
+        "an index above it could not be read: that sitemap may list it still, so the URL is "
+        "unknown, not removed."
     ),
     "url_moved": (
         "The URL is listed in both runs, by a different set of sitemaps. A sitemap that a run "
@@ -262,14 +263,12 @@ def _unread(name: str, unread: str, other: str) -> str:
     )
 
 
-def _listed_only_by(url_id: str, run: str, sitemaps: str) -> str:
-    """SQL: in the run of parameter ``run``, the URL ``url_id`` is listed, and only by
-    sitemaps of the common table ``sitemaps``."""
+def _listed_by(url_id: str, run: str, sitemaps: str) -> str:
+    """SQL: in the run of parameter ``run``, the URL ``url_id`` is listed by a sitemap of the
+    common table ``sitemaps`` (one that may list it still, for all the other run knows)."""
     return (
-        "(EXISTS (SELECT 1 FROM url_sitemaps us WHERE us.run_id = :"
-        f"{run} AND us.url_id = {url_id} AND us.sitemap_id IN (SELECT id FROM {sitemaps})) "
-        "AND NOT EXISTS (SELECT 1 FROM url_sitemaps us WHERE us.run_id = :"
-        f"{run} AND us.url_id = {url_id} AND us.sitemap_id NOT IN (SELECT id FROM {sitemaps})))"
+        "EXISTS (SELECT 1 FROM url_sitemaps us WHERE us.run_id = :"
+        f"{run} AND us.url_id = {url_id} AND us.sitemap_id IN (SELECT id FROM {sitemaps}))"
     )
 
 
@@ -309,7 +308,7 @@ def unread_note(store: HistoryStore, old_run: int, new_run: int) -> str | None:
 def _url_presence(
     store: HistoryStore, change: str, here: int, there: int
 ) -> Iterator[dict[str, Any]]:
-    # A URL that only sitemaps the other run could not read listed is not known to be gone.
+    # A URL that a sitemap the other run could not read listed is not known to be gone.
     rows = store.query(
         f"WITH RECURSIVE {_unread('unread', 'there', 'here')} "
         "SELECT l.loc, (SELECT MIN(s.loc) FROM url_sitemaps us JOIN locs s "
@@ -317,7 +316,7 @@ def _url_presence(
         "FROM url_results r JOIN locs l ON l.id = r.url_id "
         "WHERE r.run_id = :here AND NOT EXISTS "
         "(SELECT 1 FROM url_results x WHERE x.run_id = :there AND x.url_id = r.url_id) "
-        f"AND NOT {_listed_only_by('r.url_id', 'here', 'unread')} "
+        f"AND NOT {_listed_by('r.url_id', 'here', 'unread')} "
         "ORDER BY l.loc",
         {"here": here, "there": there},
     )
@@ -384,7 +383,7 @@ def _findings(
     # a lastmod that is gone takes its findings with it. What the other run could not read is
     # unknown there: the findings of a sitemap's document when it could not read the sitemap,
     # every finding of a sitemap it lacks because an index above could not be read, those of a
-    # URL it lacks that only such sitemaps listed, and those judged from the sitemaps listing
+    # URL it lacks that such a sitemap listed, and those judged from the sitemaps listing
     # a URL (duplicate, out_of_scope) when such a sitemap listed it.
     codes = sorted(response_codes())
     marks = ", ".join(f":code{i}" for i in range(len(codes)))
@@ -414,7 +413,7 @@ def _findings(
             f"WHERE u.id = f.loc_id AND (u.lost OR f.code IN ({document_marks})))) "
             "AND NOT (f.kind = :url_kind AND NOT EXISTS "
             "(SELECT 1 FROM url_results x WHERE x.run_id = :there AND x.url_id = f.loc_id) "
-            f"AND {_listed_only_by('f.loc_id', 'here', 'unread')}) "
+            f"AND {_listed_by('f.loc_id', 'here', 'unread')}) "
             f"AND NOT (f.kind = :url_kind AND f.code IN ({', '.join(map(repr, _LISTING_CODES))}) "
             "AND EXISTS (SELECT 1 FROM url_sitemaps us WHERE us.run_id = :here "
             "AND us.url_id = f.loc_id AND us.sitemap_id IN (SELECT id FROM unread))) "

@@ -640,3 +640,17 @@ def test_a_history_without_the_canonical_column_is_read_and_gains_it(tmp_path: P
         ignored = url("/p", canonical="javascript:alert(1)", issues=["canonical_mismatch"])
         newer = store_run(store, [sitemap(A), ignored], _RUN)
         assert _indexability(store, old, newer) == []
+
+
+def test_a_url_dropped_by_a_sitemap_that_was_read_is_unknown_while_another_is_down(
+    store: HistoryStore,
+) -> None:
+    """/both was listed by a.xml and sitemap-b.xml; a.xml no longer lists it while
+    sitemap-b.xml cannot be read: sitemap-b.xml may still list it, so it is not removed, and
+    its findings are not fixed."""
+    before = [r for r in _site(READ_B) if r["url"] != f"{E}/both"]
+    before.append(url("/both", sitemaps=[A, INDEX_B], issues=["lastmod_mismatch"]))
+    read = store_run(store, before, _RUN)
+    down = store_run(store, [r for r in _site(FAILED_B) if r["url"] != f"{E}/both"], _RUN)
+    changes = _changes(store, read, down)
+    assert [c for c in changes if c[1] == "/both"] == []
