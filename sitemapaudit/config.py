@@ -15,7 +15,7 @@ from sitemapaudit.urls import Origin, parse_origin
 T = TypeVar("T")
 
 _TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
+_FALSE = {"0", "false", "no", "off"}
 
 
 # A crawler's product token, optionally with its version (``Googlebot/2.1``).
@@ -47,6 +47,8 @@ def parse_bool(name: str, value: Any) -> bool:
         return bool(value)
     if isinstance(value, str):
         lowered = value.strip().lower()
+        if not lowered:
+            raise ConfigError(f"{name} is empty: give yes or no (true/false)")
         if lowered in _TRUE:
             return True
         if lowered in _FALSE:

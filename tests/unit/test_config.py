@@ -120,3 +120,19 @@ def test_jobdir_and_a_distributed_audit_do_not_combine() -> None:
         ConfigError, match="JOBDIR cannot be combined with SITEMAPAUDIT_DISTRIBUTED"
     ):
         AuditConfig.from_settings(settings)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "SITEMAPAUDIT_FETCH_URLS",
+        "SITEMAPAUDIT_FETCH_BLOCKED",
+        "SITEMAPAUDIT_HEAD_ONLY",
+        "SITEMAPAUDIT_HONOR_CRAWL_DELAY",
+        "SITEMAPAUDIT_UNTHROTTLED",
+    ],
+)
+@pytest.mark.parametrize("value", ["", "  "])
+def test_an_empty_boolean_setting_is_refused_not_read_as_no(name: str, value: str) -> None:
+    with pytest.raises(ConfigError, match=f"{name} is empty: give yes or no"):
+        AuditConfig.from_settings({name: value})
