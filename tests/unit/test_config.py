@@ -136,3 +136,20 @@ def test_jobdir_and_a_distributed_audit_do_not_combine() -> None:
 def test_an_empty_boolean_setting_is_refused_not_read_as_no(name: str, value: str) -> None:
     with pytest.raises(ConfigError, match=f"{name} is empty: give yes or no"):
         AuditConfig.from_settings({name: value})
+
+
+@pytest.mark.parametrize(
+    ("setting", "value", "key", "shown"),
+    [
+        ("SITEMAPAUDIT_NEAR_LIMIT_FRACTION", "0.5", "near_limit_fraction", 0.5),
+        ("SITEMAPAUDIT_ROBOTS_MAX_BYTES", "4096", "robots_max_bytes", 4096),
+        ("SITEMAPAUDIT_COMMON_PATHS", "/a.xml,/b.xml", "common_paths", ["/a.xml", "/b.xml"]),
+    ],
+)
+def test_the_summary_names_every_setting_that_changes_findings(
+    setting: str, value: str, key: str, shown: object
+) -> None:
+    """A distributed worker joins an audit only with the same shaping settings: one that
+    judged near_limit by another fraction would make findings depend on the worker."""
+    config = AuditConfig.from_settings({setting: value})
+    assert config.shaping_settings()[key] == shown
