@@ -235,15 +235,18 @@ def _record(
     }
 
 
-# SQL: the sitemap result ``s`` could not be read: its fetch failed, or it answered a status
-# that is neither 2xx nor a 304 (a 404 too: the sitemap is still named where it was found).
-# A 3xx with a ``redirect`` finding is read, under the name of the sitemap it redirects to.
-_UNREADABLE = (
-    "(s.fetch_failed OR (s.status IS NOT NULL AND s.status NOT BETWEEN 200 AND 299 "
-    "AND s.status <> 304 AND NOT (s.status BETWEEN 300 AND 399 AND EXISTS "
-    "(SELECT 1 FROM findings rf WHERE rf.run_id = s.run_id "
-    f"AND rf.kind = {SITEMAP_RECORD} AND rf.loc_id = s.sitemap_id AND rf.code = 'redirect'))))"
-)
+def _unreadable(s: str) -> str:
+    """SQL: the sitemap result ``s`` could not be read: its fetch failed, or it answered a
+    status that is neither 2xx nor a 304 (a 404 too: the sitemap is still named where it was
+    found). A 3xx with a ``redirect`` finding is read, under the name of the sitemap it
+    redirects to."""
+    return (
+        f"({s}.fetch_failed OR ({s}.status IS NOT NULL AND {s}.status NOT BETWEEN 200 AND 299 "
+        f"AND {s}.status <> 304 AND NOT ({s}.status BETWEEN 300 AND 399 AND EXISTS "
+        f"(SELECT 1 FROM findings rf WHERE rf.run_id = {s}.run_id "
+        f"AND rf.kind = {SITEMAP_RECORD} AND rf.loc_id = {s}.sitemap_id "
+        "AND rf.code = 'redirect'))))"
+    )
 
 
 def _unread(name: str, unread: str, other: str) -> str:
@@ -254,7 +257,7 @@ def _unread(name: str, unread: str, other: str) -> str:
     return (
         f"{name} (id, lost) AS ("
         f"SELECT s.sitemap_id, 0 FROM sitemap_results s WHERE s.run_id = :{unread} "
-        f"AND {_UNREADABLE} "
+        f"AND {_unreadable('s')} "
         "UNION "
         f"SELECT o.sitemap_id, 1 FROM {name} u JOIN sitemap_results o "
         f"ON o.run_id = :{other} AND o.parent_id = u.id WHERE NOT EXISTS "
@@ -273,13 +276,14 @@ def _listed_by(url_id: str, run: str, sitemaps: str) -> str:
 
 
 def unread_sitemaps(store: HistoryStore, old_run: int, new_run: int) -> tuple[int, int]:
-    """How many sitemaps of ``old_run`` the run ``new_run`` could not read (a failed fetch, a
-    status neither 2xx nor 304), and how many more of ``old_run`` it lacks because an index
+    """How many sitemaps that ``old_run`` read the run ``new_run`` could not read (a failed
+    fetch, a status neither 2xx nor 304), and how many more of ``old_run`` it lacks because an index
     above them could not be read: their URLs and findings are unknown in ``new_run``."""
     rows = store.query(
         f"WITH RECURSIVE {_unread('unread', 'new', 'old')} "
         "SELECT COALESCE(SUM(NOT u.lost AND EXISTS (SELECT 1 FROM sitemap_results o "
-        "WHERE o.run_id = :old AND o.sitemap_id = u.id)), 0), COALESCE(SUM(u.lost), 0) "
+        f"WHERE o.run_id = :old AND o.sitemap_id = u.id AND NOT {_unreadable('o')})), 0), "
+        "COALESCE(SUM(u.lost), 0) "
         "FROM unread u",
         {"old": old_run, "new": new_run},
     )

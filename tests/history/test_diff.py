@@ -10,7 +10,7 @@ import pytest
 
 from sitemapaudit.history import CHANGES, HistoryError, HistoryStore, diff_runs, summarize
 from sitemapaudit.history.background import BackgroundHistoryStore
-from sitemapaudit.history.diff import same_http_date, same_lastmod, went_backwards
+from sitemapaudit.history.diff import same_http_date, same_lastmod, unread_note, went_backwards
 from tests.history.scenario import (
     EXPECTED,
     NEW_RECORDS,
@@ -654,3 +654,16 @@ def test_a_url_dropped_by_a_sitemap_that_was_read_is_unknown_while_another_is_do
     down = store_run(store, [r for r in _site(FAILED_B) if r["url"] != f"{E}/both"], _RUN)
     changes = _changes(store, read, down)
     assert [c for c in changes if c[1] == "/both"] == []
+
+
+def test_the_note_counts_only_sitemaps_the_old_run_could_read(store: HistoryStore) -> None:
+    """A sitemap that answered 500 in both runs lost nothing since: no note, night after
+    night; one that the old run read and the new one could not gets it."""
+    read = store_run(store, _site(READ_B), _RUN)
+    down = store_run(store, _site(FAILED_B), _RUN)
+    still_down = store_run(store, _site(FAILED_B), _RUN)
+    assert unread_note(store, down, still_down) is None
+    note = unread_note(store, read, down)
+    assert note is not None
+    assert note.startswith("1 sitemap of run 1 could not be read in this run")
+    assert "nor 1 sitemap listed under it in run 1" in note
