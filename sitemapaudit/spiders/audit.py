@@ -715,7 +715,7 @@ class AuditSpider(Spider):
         writes the report. Without diff records: a run cut short is not compared with the
         previous one (nor kept as a finished run in the history)."""
         if self.shared is not None:
-            return None
+            return self._unfinished_shared_summary(self.shared)
         summary = self._summary(None)
         summary.complete = False
         kept = "; the history keeps this run as unfinished" if self.config.history_path else ""
@@ -744,6 +744,21 @@ class AuditSpider(Spider):
                 f"it stopped on an error of sitemapaudit itself ({self.first_error}); the "
                 "traceback is in the log"
             )
+        return summary
+
+    def _unfinished_shared_summary(self, run: SharedAuditRun) -> SummaryRecord | None:
+        """The summary of a distributed worker that stopped while writing the report (``None``
+        for one that was not writing it, or lost Redis, whose state the summary is made of)."""
+        if not run.writer or run.lost is not None:
+            return None
+        summary = self._summary(None)
+        summary.complete = False
+        urls = run.shared_inventory.url_count()
+        summary.notes.append(
+            f"this worker stopped while writing the report of the distributed audit: "
+            f"{run.totals.urls_emitted:,} of its {urls:,} URLs have a record in this report; "
+            "another worker may finish the audit and write the complete report"
+        )
         return summary
 
     def _report_notes(self) -> list[str]:
@@ -794,6 +809,8 @@ class AuditSpider(Spider):
             stats.set_value("sitemapaudit/distributed/stopped", reason)
         self.run.close(finished=reason == "finished" and self.completed)
         report = self.crawler.settings.get("SITEMAPAUDIT_DEFAULT_REPORT")
+        if report and self.shared is not None and not self.shared.writer:
+            _drop_reserved(Path(report % {"report_name": self.report_name}))
         if stopped:
             # Stopped (Ctrl-C, SIGTERM, a CLOSESPIDER limit, Redis lost) before the cluster
             # was done: no worker may be left to write the report.
@@ -998,17 +1015,19 @@ def default_report_dir(settings: BaseSettings) -> str:
 def default_report_params(params: dict[str, Any], spider: Spider) -> dict[str, Any]:
     """The URI parameters of the default report (``FEEDS`` ``uri_params``), called as the feed
     opens: its file is created here, under a name no other report has (see
-    :func:`_reserve_report`). (A distributed worker writes the report only if it is the last:
-    the name is the one it started with.)"""
+    :func:`_reserve_report`). Every worker of a distributed audit reserves one too, as any of
+    them may come to write the report; one that does not removes it as it closes."""
     template = spider.crawler.settings.get("SITEMAPAUDIT_DEFAULT_REPORT")
-    if isinstance(spider, AuditSpider) and template and not spider.config.distributed:
+    if isinstance(spider, AuditSpider) and template:
         spider.report_name = _reserve_report(template, spider.report_name)
     return {**params, "report_name": getattr(spider, "report_name", params.get("report_name"))}
 
 
 def _reserve_report(template: str, name: str) -> str:
     """Create the default report file empty, under ``name`` or ``name-2``, ``name-3``...: two
-    audits of one site started in the same second (cron) each get a file of their own."""
+    audits of one site started in the same second (cron), or two workers of a distributed
+    audit, each get a file of their own (created exclusively: two processes choosing at once
+    cannot both take one name)."""
     for number in range(1, 1000):
         candidate = name if number == 1 else f"{name}-{number}"
         path = Path(template % {"report_name": candidate})
@@ -1019,6 +1038,15 @@ def _reserve_report(template: str, name: str) -> str:
             continue
         return candidate
     return name
+
+
+def _drop_reserved(path: Path) -> None:
+    """Remove the default report a distributed worker reserved but did not write."""
+    try:
+        if path.stat().st_size == 0:
+            path.unlink()
+    except OSError as exc:
+        logger.debug("the empty report %s could not be removed: %s", path, exc)
 
 
 def _header(response: Response, name: str) -> str | None:

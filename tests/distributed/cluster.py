@@ -23,14 +23,24 @@ QUICK = {
 
 
 def start_worker(
-    base: str, report: Path, settings: dict[str, str], log: Path, **arguments: str
+    base: str,
+    report: Path | None,
+    settings: dict[str, str],
+    log: Path,
+    *,
+    started_at: str | None = None,
+    **arguments: str,
 ) -> subprocess.Popen[bytes]:
-    command = [sys.executable, "-m", "scrapy", "crawl", "audit", "-a", f"domain={base}"]
+    """A worker writing to ``report`` (``-O``), or without ``-O`` when ``None``; with
+    ``started_at``, its audit starts then as its spider sees it (see ``frozen_clock``)."""
+    scrapy = ["scrapy"] if started_at is None else ["tests.distributed.frozen_clock", started_at]
+    command = [sys.executable, "-m", *scrapy, "crawl", "audit", "-a", f"domain={base}"]
     for name, value in arguments.items():
         command += ["-a", f"{name}={value}"]
     for name, value in {**QUICK, **settings}.items():
         command += ["-s", f"{name}={value}"]
-    command += ["-O", str(report)]
+    if report is not None:
+        command += ["-O", str(report)]
     env = {**os.environ, "PYTHONWARNINGS": "error::DeprecationWarning"}
     with log.open("wb") as out:
         return subprocess.Popen(command, cwd=PROJECT, stdout=out, stderr=subprocess.STDOUT, env=env)

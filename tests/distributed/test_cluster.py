@@ -6,6 +6,7 @@ audit of the same site; the cluster's merged report must equal it record for rec
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import time
@@ -268,3 +269,53 @@ def test_workers_that_lose_redis_exit_1_saying_so_and_go_on_once_it_is_back(
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def records_of(report: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
+
+
+def test_workers_started_in_the_same_second_each_reserve_a_report_of_their_own(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """Default reports (no ``-O``) of workers whose audits start in the same second: the
+    writer that is stopped keeps its file, ended by an incomplete summary; the worker that
+    takes over writes the whole report in a file of its own; a worker that writes no report
+    leaves no file."""
+    reports = tmp_path / "reports"
+    settings = cluster_settings(redis_url, SITEMAPAUDIT_REPORT_DIR=str(reports))
+    second = "2026-11-23T19:34:26+00:00"
+
+    def worker(name: str, **extra: str) -> subprocess.Popen[bytes]:
+        log = tmp_path / f"{name}.log"
+        return start_worker(
+            site.base, None, {**settings, **extra}, log, started_at=second, fetch_urls="no"
+        )
+
+    with TestSite(routes(40, 2, 0.0)) as site:
+        # Alone, it writes the report, and stops after its first record.
+        assert worker("stopped", CLOSESPIDER_ITEMCOUNT="1").wait(timeout=120) == 1, logs(tmp_path)
+        assert worker("next").wait(timeout=120) == 0, logs(tmp_path)
+        # A new audit, by two workers: one writes its report.
+        pair = [worker("pair0"), worker("pair1")]
+        assert [w.wait(timeout=120) for w in pair] == [0, 0], logs(tmp_path)
+    name = f"127.0.0.1_{site.base.rsplit(':', 1)[1]}-20261123T193426Z"
+    files = {p.name for p in reports.iterdir()}
+    # The worker of the pair that wrote no report left no file.
+    (third,) = files - {f"{name}.jsonl", f"{name}-2.jsonl"}
+    assert len(files) == 3, files
+    assert third in (f"{name}-3.jsonl", f"{name}-4.jsonl"), files
+    stopped = records_of(reports / f"{name}.jsonl")
+    summary = stopped[-1]
+    assert summary["record"] == "summary", stopped
+    assert summary["complete"] is False
+    assert [r["record"] for r in stopped[:-1]] == ["sitemap"] * (len(stopped) - 1)
+    assert any("another worker may finish the audit" in note for note in summary["notes"])
+    for report in (f"{name}-2.jsonl", third):
+        records = records_of(reports / report)
+        sitemaps = [r["url"] for r in records if r["record"] == "sitemap"]
+        assert len(sitemaps) == len(set(sitemaps)) == 5, sitemaps
+        assert len(stopped) - 1 < len(sitemaps)
+        assert records[-1]["record"] == "summary"
+        assert records[-1]["complete"] is True
+        assert sum(r["record"] == "summary" for r in records) == 1
