@@ -187,6 +187,9 @@ class Command(ScrapyCommand):
 
     def _stop_crawls(self) -> None:
         for crawler in self._crawlers:
+            # No summary, nor its warning that the audit stopped before it was complete.
+            if isinstance(crawler.spider, AuditSpider):
+                crawler.spider.summary_wanted = False
             deferred_from_coro(crawler.stop_async())
 
     def _crawl(self, urls: list[str]) -> None:

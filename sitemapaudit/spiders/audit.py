@@ -123,6 +123,9 @@ class AuditSpider(Spider):
     """Whether ``start()`` hands out URLs: while it does, it also reads the waiting pages."""
     closed = False
     """Whether the spider closed (a stopped audit: pages that still arrive are not read)."""
+    summary_wanted = True
+    """Whether a crawl stopped early still ends with a summary: ``scrapy validate`` (no report)
+    stops its crawls without one when its reader goes away."""
 
     def __init__(
         self,
@@ -712,8 +715,11 @@ class AuditSpider(Spider):
     def unfinished_summary(self) -> SummaryRecord | None:
         """The summary of an audit whose crawl closed before its summary was due (Ctrl-C,
         SIGTERM, a CLOSESPIDER limit), or ``None`` when another worker of a distributed audit
-        writes the report. Without diff records: a run cut short is not compared with the
-        previous one (nor kept as a finished run in the history)."""
+        writes the report, or when none is wanted (``summary_wanted``). Without diff records:
+        a run cut short is not compared with the previous one (nor kept as a finished run in
+        the history)."""
+        if not self.summary_wanted:
+            return None
         if self.shared is not None:
             return self._unfinished_shared_summary(self.shared)
         summary = self._summary(None)

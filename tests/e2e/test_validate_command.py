@@ -469,3 +469,25 @@ def test_a_reader_that_goes_away_during_a_crawl_ends_it_quietly() -> None:
     assert returncode == 1
     assert b"Traceback" not in stderr
     assert b"ERROR" not in stderr
+
+
+def test_a_reader_that_goes_away_during_a_crawl_of_an_index_gets_no_warning() -> None:
+    """``scrapy validate URL | head -1``: validate writes no report, so the crawl it stops
+    says nothing of an audit stopped before it was complete (nor of anything else)."""
+    site = TestSite(
+        {
+            "/sitemap_index.xml": Page(
+                body=index("{base}/a.xml", "{base}/b.xml"), content_type=XML
+            ),
+            "/a.xml": Page(
+                body=urlset(*(url(f"{{base}}/a{i}") for i in range(3000))), content_type=XML
+            ),
+            "/b.xml": Page(
+                body=urlset(*(url(f"{{base}}/b{i}") for i in range(3000))), content_type=XML
+            ),
+        }
+    )
+    with site:
+        returncode, stderr = read_a_little("validate", f"{site.base}/sitemap_index.xml")
+    assert returncode == 1
+    assert stderr == b"", stderr.decode(errors="replace")
