@@ -192,9 +192,9 @@ class SharedAuditRun(AuditRun):
 
     def _start_times(self, now: str) -> tuple[str | None, list[str]]:
         """A distributed audit started when its first worker did: a worker that joins it later,
-        or after the whole cluster stopped, reports that start (never resumed from a work
-        directory, so no resume times)."""
-        return self.shared.first_start(now), []
+        or after the whole cluster stopped, reports that start; it resumed each time a worker
+        started it again after every worker had stopped (see ``SharedAudit.start``)."""
+        return self.shared.start(now, self.config.worker_timeout)
 
     def _make_tree(self) -> SitemapTree:
         return SharedSitemapTree(

@@ -54,6 +54,33 @@ end
 return 1
 """
 
+# A worker starts its part of the audit: the audit's first start, and its resumes. The worker is
+# live at once (a heartbeat), so that of two workers started together one sees the other. It
+# resumes the audit when the audit had started before and no other worker is live: every one
+# stopped (or died more than a worker timeout ago).
+# KEYS: started_at, resumed_at, the workers set. ARGV: now, the worker, the heartbeat key
+# prefix, the heartbeat's milliseconds. Returns {the first start, the resumes}.
+_START = """
+local first = redis.call('GET', KEYS[1])
+if not first then
+  redis.call('SET', KEYS[1], ARGV[1])
+  first = ARGV[1]
+else
+  local live = false
+  for _, worker in ipairs(redis.call('SMEMBERS', KEYS[3])) do
+    if worker ~= ARGV[2] and redis.call('EXISTS', ARGV[3] .. worker) == 1 then
+      live = true
+      break
+    end
+  end
+  if not live then
+    redis.call('RPUSH', KEYS[2], ARGV[1])
+  end
+end
+redis.call('SET', ARGV[3] .. ARGV[2], 'busy', 'PX', ARGV[4])
+return {first, redis.call('LRANGE', KEYS[2], 0, -1)}
+"""
+
 # A sitemap read where another redirected to it: registered as seen and as that redirect's
 # target in one step, so that a worker dying in between cannot leave it seen under no source
 # (a worker reading the source again would take it for another sitemap's and skip it).
@@ -191,6 +218,7 @@ class SharedAudit:
         self._hold = client.register_script(_HOLD)
         self._leave = client.register_script(_LEAVE)
         self._claim_redirected = client.register_script(_CLAIM_REDIRECTED)
+        self._start = client.register_script(_START)
         # Once the worker left, its heartbeat thread sends no more beats (one could otherwise
         # bring it back as live, holding work, until the worker timeout).
         self._left = False
@@ -370,14 +398,15 @@ class SharedAudit:
     def holder(self, name: str) -> str | None:
         return cast(str | None, self.client.get(self.key(name)))
 
-    def first_start(self, now: str) -> str | None:
-        """When the audit's first worker started (UTC, as the summary), or ``None`` when that
-        is ``now`` (this worker is the first)."""
-        key = self.key("started_at")
-        if self.client.set(key, now, nx=True):
-            return None
-        first = cast(str | None, self.client.get(key))
-        return None if first == now else first
+    def start(self, now: str, ttl: float) -> tuple[str | None, list[str]]:
+        """This worker starts at ``now`` (UTC, as the summary; live from now on for ``ttl``
+        seconds, until its heartbeat): when the audit's first worker started (``None`` when
+        that is ``now``: this worker is the first), and each time a worker started the audit
+        again after every worker had stopped, this one included if it does."""
+        keys = [self.key("started_at"), self.key("resumed_at"), self.key("workers")]
+        args: list[str | int] = [now, self.worker, self.key("worker:"), int(ttl * 1000)]
+        first, resumes = cast(list[Any], self._start(keys=keys, args=args))
+        return (None if first == now else str(first)), [str(r) for r in resumes]
 
     def finished(self) -> bool:
         return bool(self.client.exists(self.key("finished")))

@@ -72,7 +72,8 @@ class SummaryRecord:
     finished_at: str | None = None
     resumed_at: list[str] = field(default_factory=list)
     """When an audit interrupted and resumed from its work directory was resumed (UTC), in
-    order; ``started_at`` is then its first start."""
+    order, or, for a distributed audit, when a worker started it again after every worker had
+    stopped; ``started_at`` is then its first start."""
     sitemaps_found: int = 0
     urls_listed: int = 0
     urls_fetched: int = 0

@@ -311,6 +311,9 @@ def test_workers_started_in_the_same_second_each_reserve_a_report_of_their_own(
     assert summary["complete"] is False
     assert [r["record"] for r in stopped[:-1]] == ["sitemap"] * (len(stopped) - 1)
     assert any("another worker may finish the audit" in note for note in summary["notes"])
+    # The worker that went on after the writer stopped resumed the audit; the pair's ran in one go.
+    assert len(records_of(reports / f"{name}-2.jsonl")[-1]["resumed_at"]) == 1
+    assert records_of(reports / third)[-1]["resumed_at"] == []
     for report in (f"{name}-2.jsonl", third):
         records = records_of(reports / report)
         sitemaps = [r["url"] for r in records if r["record"] == "sitemap"]

@@ -447,6 +447,28 @@ def test_a_worker_that_joins_later_reports_when_the_audit_first_started(
     second.close()
 
 
+def test_a_worker_that_starts_the_audit_again_after_every_worker_stopped_records_a_resume(
+    redis_url: str, tmp_path: Path
+) -> None:
+    origin = origin_url()
+    first = worker_run(redis_url, origin, tmp_path)
+    joined = worker_run(redis_url, origin, tmp_path)  # while the first runs: no resume
+    assert first.resumed_at == joined.resumed_at == []
+    first.close()
+    joined.close()
+    # Every worker stopped: the next one to start resumes the audit.
+    again = worker_run(redis_url, origin, tmp_path)
+    assert len(again.resumed_at) == 1
+    also = worker_run(redis_url, origin, tmp_path)  # joins a running worker
+    assert also.resumed_at == again.resumed_at
+    again.close()
+    also.close()
+    last = worker_run(redis_url, origin, tmp_path)
+    assert last.resumed_at[:1] == again.resumed_at
+    assert len(last.resumed_at) == 2
+    last.close()
+
+
 class _CountingStats:
     def __init__(self) -> None:
         self.values: dict[str, int] = {}
