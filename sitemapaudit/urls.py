@@ -298,8 +298,10 @@ def _host_form(host: str) -> str | None:
 
 def request_url(url: str) -> str:
     """``url`` as a browser requests it: with an IPv4 address written another way
-    (``http://127.1/``, ``http://127.0.0.1./``) in dotted decimal (``http://127.0.0.1/``).
-    Any other URL is returned unchanged (a name keeps its trailing dot)."""
+    (``http://127.1/``, ``http://127.0.0.1./``) in dotted decimal (``http://127.0.0.1/``), and
+    the ``.`` and ``..`` segments of its path removed (:func:`remove_dot_segments`). Any other
+    URL is returned unchanged (a name keeps its trailing dot)."""
+    url = remove_dot_segments(url)
     authority = _AUTHORITY_RE.match(url)
     if authority is None:
         return url
@@ -532,23 +534,58 @@ def _scope_parts(url: str) -> tuple[tuple[str, str, int | None], str] | None:
     return (scheme, host.rstrip("."), port), path
 
 
+def remove_dot_segments(url: str) -> str:
+    """``url`` with the ``.`` and ``..`` segments of its path removed, as browsers and Googlebot
+    parse it (WHATWG URL Standard, path state) before requesting it or matching robots.txt
+    rules: ``http://h/a/./b/../c`` is ``http://h/a/c``, ``/a/%2E%2e/b`` is ``/b``, ``/a/..`` is
+    ``/``, ``/a/.`` is ``/a/``. The query and fragment are kept as written, and so is a URL
+    without such a segment (the very object: the common case costs two substring tests)."""
+    if "/." not in url and "/%2" not in url:
+        return url
+    authority = _AUTHORITY_RE.match(url)
+    if authority is None:
+        return url
+    start = authority.end()
+    end = len(url)
+    for delimiter in "?#":
+        position = url.find(delimiter, start, end)
+        if position != -1:
+            end = position
+    path = url[start:end]
+    resolved = _remove_dot_segments(path)
+    if resolved == path:
+        return url
+    return url[:start] + resolved + url[end:]
+
+
+# The dot segments of the URL Standard, lowercased: "." and "..", either dot possibly "%2e".
+_SINGLE_DOT = frozenset((".", "%2e"))
+_DOUBLE_DOT = frozenset(("..", ".%2e", "%2e.", "%2e%2e"))
+
+
 def _remove_dot_segments(path: str) -> str:
-    """``path`` with ``.`` and ``..`` segments resolved (RFC 3986, 5.2.4), as a client requests
-    it: ``/dir/../escape`` is ``/escape``."""
-    if "." not in path:
+    """An absolute ``path`` with its ``.`` and ``..`` segments (plain or escaped as ``%2e``,
+    in either case) resolved as the WHATWG URL Standard resolves them: ``/dir/../escape`` is
+    ``/escape``, ``/..`` is ``/``, a last ``.`` or ``..`` segment leaves a trailing slash.
+    Any other path (empty, or relative) is returned as it is."""
+    if not path.startswith("/") or ("/." not in path and "/%2" not in path):
         return path
-    segments = path.split("/")
+    segments = path[1:].split("/")
     kept: list[str] = []
     last = len(segments) - 1
     for index, segment in enumerate(segments):
-        if segment in (".", ".."):
-            if segment == ".." and len(kept) > 1:
+        form = segment.lower() if len(segment) <= 6 else segment
+        if form in _DOUBLE_DOT:
+            if kept:
                 kept.pop()
+            if index == last:
+                kept.append("")
+        elif form in _SINGLE_DOT:
             if index == last:
                 kept.append("")
         else:
             kept.append(segment)
-    return "/".join(kept)
+    return "/" + "/".join(kept)
 
 
 def _upper_escapes(text: str) -> str:
@@ -628,8 +665,8 @@ def normalize_url(url: str) -> str:
             port = None
         netloc = f"{userinfo}{at}{host}" + ("" if port is None else f":{port}")
     path = _encode_iri(parts.path) or ("/" if has_authority else "")
-    if has_authority and "/." in path:
-        path = _remove_dot_segments(path)  # as clients resolve them: /a/./b is /a/b
+    if has_authority:
+        path = _remove_dot_segments(path)  # as browsers resolve them: /a/./b is /a/b
     query = f"?{_encode_iri(parts.query)}" if parts.query else ""
     prefix = f"{scheme}:" if scheme else ""
     authority = f"//{netloc}" if has_authority else ""

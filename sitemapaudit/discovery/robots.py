@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from protego import Protego
 
 from sitemapaudit.sitemap.body import GZIP_MAGIC, BodyStream
-from sitemapaudit.urls import normalize_url, resolve
+from sitemapaudit.urls import normalize_url, remove_dot_segments, resolve
 
 # Google reads the first 500 KiB of a robots.txt and ignores the rest.
 ROBOTS_MAX_BYTES = 512_000
@@ -95,7 +95,9 @@ class RobotsPolicy:
     _user_agent: str = field(default="Googlebot", repr=False, compare=False)
 
     def can_fetch(self, url: str) -> bool:
-        """Whether the user agent may fetch ``url`` under this policy."""
+        """Whether the user agent may fetch ``url`` under this policy: its rules are matched
+        against the path a browser or crawler requests, with ``.`` and ``..`` segments removed
+        (``/blocked/../ok`` is ``/ok``)."""
         if self.outcome == "allow_all":
             return True
         if self.outcome == "disallow_all":
@@ -104,7 +106,7 @@ class RobotsPolicy:
         if parser is None:
             return True
         try:
-            return bool(parser.can_fetch(url, self._user_agent))
+            return bool(parser.can_fetch(remove_dot_segments(url), self._user_agent))
         except (ValueError, TypeError, UnicodeError):
             return True
 

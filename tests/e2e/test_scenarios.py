@@ -1149,3 +1149,56 @@ async def test_an_ipv4_host_written_another_way_is_the_audited_host(tmp_path: Pa
         assert (urls[loc]["status"], urls[loc]["final_url"]) == (200, f"{site.base}/d/{i}")
         assert site.request_headers[f"/d/{i}"]["host"] == f"127.0.0.1:{port}"
     assert site.hits["/d/s.xml"] == 1
+
+
+@deferred_f_from_coro_f
+async def test_dot_segments_are_removed_before_the_request_and_robots_txt(
+    tmp_path: Path,
+) -> None:
+    # Browsers and Googlebot remove "." and ".." segments (also escaped: %2e) from a URL's path
+    # (WHATWG URL Standard): a strict server answers only the resolved path, and robots.txt
+    # rules are matched against it. The record keeps the URL as listed; a URL listed both ways
+    # has two records, neither a duplicate.
+    listed = [
+        "{base}/./dotpage",
+        "{base}/a/../dotpage2",
+        "{base}/ok/./",
+        "{base}/blocked/../ok",
+        "{base}/x/%2E%2e/dotpage3",
+        "{base}/dotpage",
+        "{base}/ok/../blocked/page",
+    ]
+    site = TestSite(
+        {
+            "/robots.txt": Page(
+                body="User-agent: *\nDisallow: /blocked\nSitemap: {base}/s.xml\n",
+                content_type="text/plain",
+            ),
+            "/": page(),
+            "/s.xml": Page(body=urlset(*(url(loc) for loc in listed)), content_type=XML),
+            "/dotpage": page(),
+            "/dotpage2": page(),
+            "/dotpage3": page(),
+            "/ok/": page(),
+            "/ok": page(),
+            "/blocked/page": page(),
+        }
+    )
+    with site:
+        records = await audit(site, tmp_path)
+    urls = {r["url"]: r for r in by_record(records, "url")}
+    locs = [loc.replace("{base}", site.base) for loc in listed]
+    assert {loc: urls[loc]["issues"] for loc in locs} == {
+        **{loc: [] for loc in locs[:-1]},
+        locs[-1]: ["robots_blocked"],
+    }
+    for loc, path in zip(
+        locs[:-1], ["/dotpage", "/dotpage2", "/ok/", "/ok", "/dotpage3", "/dotpage"], strict=True
+    ):
+        assert (urls[loc]["status"], urls[loc]["final_url"]) == (200, site.base + path)
+    assert not urls[locs[3]]["robots_blocked"]
+    assert urls[locs[-1]]["robots_blocked"]
+    hits = site.hits
+    assert (hits["/dotpage"], hits["/dotpage2"], hits["/ok/"], hits["/ok"]) == (2, 1, 1, 1)
+    assert hits["/blocked/page"] == 0
+    assert not any("/." in path or "%2" in path.lower() for path in hits)

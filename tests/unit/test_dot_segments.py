@@ -1,0 +1,95 @@
+"""Dot segments of a listed URL's path are removed as browsers remove them (WHATWG URL
+Standard): for the request, for robots.txt and for comparison; the record keeps the URL."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sitemapaudit.discovery.robots import robots_policy
+from sitemapaudit.urls import normalize_url, remove_dot_segments, request_url
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("http://h/a/b/../c", "http://h/a/c"),
+        ("http://h/a/./b", "http://h/a/b"),
+        ("http://h/..", "http://h/"),
+        ("http://h/../..", "http://h/"),
+        ("http://h/a/..", "http://h/"),
+        ("http://h/a/../", "http://h/"),
+        ("http://h/a/%2E%2e/b", "http://h/b"),
+        ("http://h/a/%2e%2E/b", "http://h/b"),
+        ("http://h/a/.%2e/b", "http://h/b"),
+        ("http://h/a/%2e./b", "http://h/b"),
+        ("http://h/a/%2e/b", "http://h/a/b"),
+        ("http://h/a/%2E/b", "http://h/a/b"),
+        ("http://h/a/.", "http://h/a/"),
+        ("http://h/a/b/.", "http://h/a/b/"),
+        ("http://h/a/b/..", "http://h/a/"),
+        ("http://h/./dotpage", "http://h/dotpage"),
+        ("http://h/a/../dotpage2", "http://h/dotpage2"),
+        ("http://h/ok/./", "http://h/ok/"),
+        ("http://h/blocked/../ok", "http://h/ok"),
+        (
+            "https://h:8080/a/./b/../c?x=/../y&z=/./#/../frag",
+            "https://h:8080/a/c?x=/../y&z=/./#/../frag",
+        ),
+        ("http://h/a/..?q", "http://h/?q"),
+        ("http://h/a/.#f", "http://h/a/#f"),
+        ("http://h/a//../b", "http://h/a/b"),
+    ],
+)
+def test_dot_segments_are_removed_as_the_url_standard_removes_them(url: str, expected: str) -> None:
+    assert remove_dot_segments(url) == expected
+    assert request_url(url) == expected
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://h/",
+        "http://h",
+        "http://h/a/b",
+        "http://h/.well-known/x",
+        "http://h/a/...",
+        "http://h/a/.b/..c/c..",
+        "http://h/a/%2e%2e%2e/b",
+        "http://h/a/%2ex",
+        "http://h/a?q=/./../",
+        "http://h/a#/./../",
+        "http://h./a",
+        "http://h.example.com./a/b",
+    ],
+)
+def test_urls_without_dot_segments_are_kept_as_written(url: str) -> None:
+    assert remove_dot_segments(url) is url
+    assert request_url(url) == url
+
+
+def test_the_host_and_the_path_are_both_resolved() -> None:
+    assert request_url("http://127.1:8080/a/./b/../c?q#f") == "http://127.0.0.1:8080/a/c?q#f"
+
+
+@given(st.text(alphabet="ab./%2eE?#", max_size=20))
+def test_resolution_is_stable(path: str) -> None:
+    once = remove_dot_segments(f"http://h/{path}")
+    assert remove_dot_segments(once) == once
+
+
+def test_robots_txt_rules_are_matched_against_the_resolved_path() -> None:
+    policy = robots_policy(200, b"User-agent: *\nDisallow: /blocked\n", "http://h/robots.txt")
+    assert policy.can_fetch("http://h/blocked/../ok")
+    assert policy.can_fetch("http://h/blocked/%2e%2e/ok")
+    assert not policy.can_fetch("http://h/ok/../blocked/x")
+    assert not policy.can_fetch("http://h/./blocked")
+    assert not policy.can_fetch("http://h/a/%2E%2E/blocked")
+    assert not policy.can_fetch("http://h/blocked")
+
+
+def test_escaped_dot_segments_compare_as_the_url_they_resolve_to() -> None:
+    assert normalize_url("http://h/a/%2e%2e/b") == "http://h/b"
+    assert normalize_url("http://h/a/%2E/b") == "http://h/a/b"
+    assert normalize_url("http://h/a/./b/../c") == "http://h/a/c"
