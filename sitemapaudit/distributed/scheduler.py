@@ -4,8 +4,10 @@ scrapy-redis 0.9.1 passes ``spider=`` to the stats collector, which Scrapy 2.13 
 and keys its queue by spider name, which would mix the audits of different sites. This
 subclass changes those two things: stats are counted without the argument, and the queue and
 the duplicate filter are keyed by the audit (``<audit>:requests``, ``<audit>:dupefilter``).
-Requests are fingerprinted by their exact URL: two listed URLs that differ only in query
-order or fragment are two URLs of the sitemap, each requested once.
+Requests are fingerprinted by their exact URL, and a page's first request also by its listed
+URL's id: two listed URLs that differ only in query order or fragment are two URLs of the
+sitemap, each requested once, and so are two that a browser requests alike (``/./a`` and
+``/a``, ``127.1`` and ``127.0.0.1``: see :func:`~sitemapaudit.urls.request_url`).
 
 It tells the audit which page requests this worker put in the shared queue and which it took
 from it: a worker that stops hands back the URLs it holds (see :mod:`.inventory`), not those
@@ -53,10 +55,14 @@ logger = logging.getLogger(__name__)
 
 
 class ExactUrlDupeFilter(RFPDupeFilter):  # type: ignore[misc]
-    """scrapy-redis's shared duplicate filter, on the request's method and exact URL."""
+    """scrapy-redis's shared duplicate filter, on the request's method and exact URL, and for
+    a listed URL's request on its id: listed URLs requested at the same URL are each
+    requested once, none filtered for the other."""
 
     def request_fingerprint(self, request: Request) -> str:
-        return hashlib.sha1(f"{request.method} {request.url}".encode()).hexdigest()
+        url_id = request.meta.get("url_id")
+        key = f"{request.method} {request.url}" + ("" if url_id is None else f" {url_id}")
+        return hashlib.sha1(key.encode()).hexdigest()
 
 
 class AuditScheduler(Scheduler):  # type: ignore[misc]

@@ -23,7 +23,8 @@ from sitemapaudit.distributed.state import connect
 from sitemapaudit.spiders.audit import AuditSpider
 from tests.distributed.site import routes
 from tests.support.crawl import by_record, run_audit
-from tests.support.server import TestSite
+from tests.support.golden_site import XML, page, url, urlset
+from tests.support.server import Page, TestSite
 
 
 def test_the_duplicate_filter_tells_urls_apart_exactly(redis_url: str) -> None:
@@ -34,6 +35,50 @@ def test_the_duplicate_filter_tells_urls_apart_exactly(redis_url: str) -> None:
     assert not dupes.request_seen(Request("https://e.com/p?a=1&b=2#top"))
     assert dupes.request_seen(Request("https://e.com/p?a=1&b=2"))
     dupes.clear()
+
+
+def test_listed_urls_requested_at_the_same_url_are_each_requested(redis_url: str) -> None:
+    # /./a and /a (or 127.1 and 127.0.0.1) are two listed URLs that a browser requests alike.
+    dupes = ExactUrlDupeFilter(connect(redis_url), key="sitemapaudit:test:dupefilter")
+    dupes.clear()
+    assert not dupes.request_seen(Request("https://e.com/a", meta={"url_id": 1}))
+    assert not dupes.request_seen(Request("https://e.com/a", meta={"url_id": 2}))
+    assert dupes.request_seen(Request("https://e.com/a", meta={"url_id": 1}))
+    dupes.clear()
+
+
+@deferred_f_from_coro_f
+async def test_a_distributed_audit_requests_each_listed_url_that_resolves_alike(
+    redis_url: str, tmp_path: Path
+) -> None:
+    site = TestSite({})
+    listed = [
+        f"{site.base}/./dotpage",
+        f"{site.base}/dotpage",
+        f"{site.base}/a/%2e%2E/dotpage",
+        f"http://127.1:{site.port}/dotpage",
+    ]
+    site.routes.update(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+            "/": page(),
+            "/s.xml": Page(body=urlset(*(url(loc) for loc in listed)), content_type=XML),
+            "/dotpage": page(),
+        }
+    )
+    with site:
+        records, crawler = await run_audit(
+            site.base,
+            tmp_path / "report.jsonl",
+            settings={"SITEMAPAUDIT_DISTRIBUTED": redis_url, "LOG_LEVEL": "INFO"},
+        )
+        assert site.hits["/dotpage"] == len(listed)
+    assert {r["url"]: (r["status"], r["issues"]) for r in by_record(records, "url")} == {
+        loc: (200, []) for loc in listed
+    }
+    stats = crawler.stats.get_stats()
+    assert "sitemapaudit/distributed/duplicates_filtered" not in stats
+    assert "sitemapaudit/distributed/sweeps" not in stats  # nothing held back to recover
 
 
 @deferred_f_from_coro_f
