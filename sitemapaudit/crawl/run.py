@@ -273,11 +273,13 @@ class AuditRun:
         done = {data["url"]: data.get("parent") for data in self.inventory.done_sitemaps() if data}
         parents.update(done)
         self.tree.restore(self.inventory.sitemap_urls(), parents)
-        # A sitemap read where it redirects was read there once its record is out; one still
-        # pending is requested again and follows its redirect again.
-        for target, source, parent in self.inventory.sitemap_redirects():
-            if source in done:
-                self.tree.claim(target, parent=parent, source=source)
+        # A sitemap read where another redirects sits in that one's place in the tree. (An
+        # audit interrupted by an earlier version read it under the record of the sitemap that
+        # redirects: it was read once that record is out.)
+        known = set(self.inventory.sitemap_urls())
+        for target, source, _parent in self.inventory.sitemap_redirects():
+            if target in known or source in done:
+                self.tree.restore_redirect(target, source)
         # A common path that held no sitemap has no place under the cap.
         self.tree.scheduled = len(self.inventory.sitemap_urls()) - sum(
             1 for data in self.inventory.done_sitemaps() if not data
@@ -715,24 +717,40 @@ class AuditRun:
         return refs, skipped
 
     # -- sitemaps --------------------------------------------------------------------------
-    def claim_redirect(self, ref: SitemapRef, target: str) -> bool:
-        """Whether to follow a sitemap's redirect to ``target``: not when ``target`` is a
-        sitemap already known to this audit (it is read under its own name)."""
-        if not self.tree.claim(target, parent=ref.parent, source=ref.url):
-            return False
-        self.inventory.sitemap_redirected(target, ref.url, ref.parent)
-        return True
+    def redirect_known(self, ref: SitemapRef, target: str) -> bool:
+        """Whether a redirect of the sitemap ``ref`` leads to ``target``, a sitemap known to this
+        audit (read under its own record): then the redirect is not followed."""
+        return self.tree.redirect_known(target, source=ref.url)
+
+    def redirect_ended(
+        self, ref: SitemapRef, redirects: RedirectState, target: str
+    ) -> tuple[SitemapFacts | None, SitemapRef | None]:
+        """The redirects of the sitemap ``ref`` ended at ``target``, which answered. The target
+        is a sitemap of its own, read under its own record in the place of ``ref`` (its
+        ``found_via``, parent and depth), whichever of the redirect or an index (robots.txt...)
+        listing it came first; ``ref`` gets the ``redirect`` finding and lists nothing. Returns
+        ``ref``'s facts (``None`` for a common path: only a guess) and the target's ref, to read
+        the answer with, or ``None`` when the audit knows the target already."""
+        decision = self.tree.redirect_target(target, source=ref.url)
+        moved = None
+        if decision is Decision.FETCH:
+            moved = self._pending(
+                SitemapRef(target, ref.found_via, ref.parent, ref.depth, ref.lastmod, ref.url)
+            )
+            self.inventory.sitemap_redirected(target, ref.url, ref.parent)
+            self._sitemaps_outstanding += 1
+        return self.sitemap_redirected(ref, redirects, target), moved
 
     def sitemap_redirected(
         self, ref: SitemapRef, redirects: RedirectState, target: str
     ) -> SitemapFacts | None:
-        """A sitemap that redirects to a sitemap already known to this audit: a record of its
-        own with the finding, unless it was only a common path tried."""
+        """A sitemap that redirects to a sitemap read under its own record: a record of its own
+        with the finding, listing nothing, unless it was only a common path tried."""
         self.stats.inc_value("sitemapaudit/sitemaps/redirected_to_known")
         facts = self._not_read(
             ref,
             status=redirects.chain[-1]["status"],
-            problems=[sitemap_redirect(redirects.chain, target, known=True)],
+            problems=[sitemap_redirect(redirects.chain, target)],
         )
         return None if facts is None else self.settle(facts)
 
@@ -807,15 +825,14 @@ class AuditRun:
         ref: SitemapRef,
         status: int,
         body: bytes,
-        moved: list[Problem] | None = None,
         *,
         url: str | None = None,
         gzip_encoded: bool = False,
     ) -> tuple[SitemapFacts | None, list[SitemapRef]]:
         """Read one fetched sitemap: stream its URLs into the inventory, decide its children.
 
-        ``url`` is where the body came from (``ref.url``, or where it redirected to): the base
-        of the relative links of an Atom feed. ``gzip_encoded``: the response declared
+        ``url`` is where the body came from (``ref.url``): the base of the relative links of
+        an Atom feed. ``gzip_encoded``: the response declared
         ``Content-Encoding: gzip``.
         """
         children = ChildProblems()
@@ -836,7 +853,7 @@ class AuditRun:
                 status=status,
             ),
             inventory=self.inventory,
-            rules=self._rules_of(ref.url, url or ref.url),
+            rules=self._rules_of(ref.url, ref.moved_from or url or ref.url),
             on_child=lambda loc, lastmod: self._child(
                 ref, loc, children, child_refs, skipped, lastmod=lastmod
             ),
@@ -853,7 +870,6 @@ class AuditRun:
             listings.close()
         facts.problems.extend(children.problems())
         facts.problems.extend(self._index_lastmod(ref, newest))
-        facts.problems[:0] = moved or []
         if facts.kind in INDEX_KINDS and ref.found_via == "index":
             facts.problems.append(
                 Problem("nested_index", f"this index is listed by the index {ref.parent}")
@@ -1020,7 +1036,7 @@ class AuditRun:
                 self.history_failed(exc)
 
     def reuse_sitemap(
-        self, ref: SitemapRef, previous_run: int, moved: list[Problem] | None = None
+        self, ref: SitemapRef, previous_run: int
     ) -> tuple[SitemapFacts | None, list[SitemapRef]]:
         """A 304 Not Modified: the previous run's entries of this sitemap stand for its body,
         and its findings and facts (kind, gzip, bytes) those the run that read the body found
@@ -1089,7 +1105,6 @@ class AuditRun:
             url_count=url_count,
             child_count=child_count,
             problems=[
-                *(moved or []),
                 *carried,
                 *children.problems(),
                 *self._index_lastmod(ref, newest),
@@ -1177,8 +1192,8 @@ class AuditRun:
         self.wake()
 
     def _rules_of(self, sitemap_url: str, final_url: str) -> Callable[[str], tuple[str, ...]]:
-        """The URL rules of the locs of a sitemap. A sitemap that redirected lives at both
-        of its URLs: a loc in the directory of either is in scope."""
+        """The URL rules of the locs of a sitemap. A sitemap read where another redirects
+        lives at both URLs: a loc in the directory of either is in scope."""
         if final_url == sitemap_url:
             return lambda loc: self._rules(loc, sitemap_url)
 

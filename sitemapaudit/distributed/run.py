@@ -94,20 +94,22 @@ class SharedSitemapTree(SitemapTree):
         """The single-process count, of the cluster's count."""
         self.shared.client.incr(self.shared.key("scheduled"))
 
-    def claim(self, url: str, *, parent: str | None, source: str) -> bool:
-        """The single-process claim, registered for the cluster. A sitemap read again because
-        its first reader left claims its redirect's target again: that reader may have left
-        before reading it."""
-        key, source_key = normalize_url(url), normalize_url(source)
-        new, first_source = self.shared.register_redirected(key, parent, source_key)
-        if new:
-            self._mine.add(key)
-            return True
-        return first_source == source_key
+    def redirect_target(self, url: str, *, source: str) -> Decision:
+        """The single-process decision, registered for the cluster in one step with the sitemap
+        that redirects as its parent. A sitemap read again because its first reader left reads
+        the target too if that reader did not get to queue it (see :meth:`_again`)."""
+        key = normalize_url(url)
+        first = self._register(key, source)
+        if first is None or self._again(key, url, first, source) is Decision.FETCH:
+            return Decision.FETCH
+        return Decision.SEEN
 
-    def redirected_from(self, url: str) -> str | None:
-        """The single-process answer, for the whole cluster."""
-        return self.shared.redirected_from(normalize_url(url))
+    def redirect_known(self, url: str, *, source: str) -> bool:
+        """The single-process answer, for the whole cluster: not for a target the sitemap that
+        redirects registered in a reader that left before queueing it."""
+        key = normalize_url(url)
+        first = self.shared.seen_by(key)
+        return first is not None and self._again(key, url, first, source) is not Decision.FETCH
 
     def parent_of(self, url: str) -> str | None:
         """The sitemap that first listed ``url``, for the whole cluster."""
