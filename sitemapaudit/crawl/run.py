@@ -46,7 +46,14 @@ from sitemapaudit.history.diff import diff_runs, unread_note
 from sitemapaudit.history.store import REJUDGE_UNKNOWN, STORE_FAILURES, HistoryStore
 from sitemapaudit.inventory import Inventory, Listing, NewEntry, audit_identity
 from sitemapaudit.sitemap.records import Problem, SitemapKind
-from sitemapaudit.urls import Origin, in_sitemap_scope, loc_problems, origin_of, url_origin
+from sitemapaudit.urls import (
+    Origin,
+    in_sitemap_scope,
+    loc_problems,
+    normalize_url,
+    origin_of,
+    url_origin,
+)
 from sitemapaudit.validation import HreflangGraph
 from sitemapaudit.validation.freshness import CODES as INDEX_LASTMOD_CODES
 from sitemapaudit.validation.freshness import NewestLastmod, index_lastmod_problems
@@ -139,6 +146,9 @@ class RunTotals:
 class AuditRun:
     """The bookkeeping of one audit."""
 
+    _held: dict[str, _HeldIndex]
+    _released: list[SitemapFacts]
+
     def __init__(
         self,
         origin: Origin,
@@ -190,6 +200,10 @@ class AuditRun:
         self._notes = False
         self._scopes: dict[str, str] = {}
         self._skipped_children: list[SitemapFacts] = []
+        # Indexes whose records wait for the first answers of the children they had fetched (a
+        # child that redirects back to the index, or above it, is a loop: see _late_cycle),
+        # and the records of those whose children all answered, to send.
+        self._held, self._released = {}, []
         # Sitemaps that answered 304: the run that read the body each stands for, which the
         # history keeps with the sitemap's result (see SitemapFacts.read_run).
         self.read_runs: dict[str, int] = {}
@@ -747,6 +761,10 @@ class AuditRun:
         """A sitemap that redirects to a sitemap read under its own record: a record of its own
         with the finding, listing nothing, unless it was only a common path tried."""
         self.stats.inc_value("sitemapaudit/sitemaps/redirected_to_known")
+        if ref.found_via == "index" and ref.parent and self.tree.loops(ref.parent, target):
+            # The index lists a URL that redirects back to it, or to an index above it.
+            self.stats.inc_value("sitemapaudit/sitemaps/index_cycle_by_redirect")
+            self._late_cycle(ref.parent, ref.url)
         facts = self._not_read(
             ref,
             status=redirects.chain[-1]["status"],
@@ -765,7 +783,7 @@ class AuditRun:
     ) -> SitemapFacts | None:
         """The facts of a sitemap that was requested but not read; ``None`` for a common path
         (only a guess: no record)."""
-        self._sitemap_finished()
+        self._sitemap_finished(ref)
         if ref.found_via == "common-path":
             self.inventory.sitemap_done(ref.url, {})
             if common_path_stat is not None:
@@ -876,7 +894,7 @@ class AuditRun:
             )
         self.hreflang.flush()
         self._skipped_children = [self.settle(child) for child in skipped]
-        self._sitemap_finished()
+        self._sitemap_finished(ref)
         if (
             ref.found_via == "common-path"
             and facts.kind == SitemapKind.UNKNOWN.value
@@ -888,6 +906,7 @@ class AuditRun:
             self.stats.inc_value("sitemapaudit/common_paths/not_a_sitemap")
             return None, child_refs
         self.settle(facts)
+        self._hold(facts, child_refs)
         self.stats.inc_value("sitemapaudit/sitemaps/read")
         self.stats.inc_value("sitemapaudit/listings", facts.url_count)
         logger.info(
@@ -1114,8 +1133,9 @@ class AuditRun:
             read_run=read_run,
         )
         self._skipped_children = [self.settle(child) for child in skipped]
-        self._sitemap_finished()
+        self._sitemap_finished(ref)
         self.settle(facts)
+        self._hold(facts, child_refs)
         self.stats.inc_value("sitemapaudit/sitemaps/not_modified")
         logger.info(
             "sitemap %s: not modified since run %d, %s and %s reused",
@@ -1186,10 +1206,58 @@ class AuditRun:
         else:
             problems.add("invalid_url", loc)
 
-    def _sitemap_finished(self) -> None:
+    def _sitemap_finished(self, ref: SitemapRef) -> None:
         self._sitemaps_outstanding -= 1
         self.totals.sitemaps += 1
+        if ref.found_via == "index" and ref.parent is not None:
+            self._answered(ref.parent, ref.url)
         self.wake()
+
+    # -- records of indexes that wait for their children's first answers -------------------
+    def _hold(self, facts: SitemapFacts, children: list[SitemapRef]) -> None:
+        """Keep the record of an index until each child it had fetched answered (or was
+        given up): a child may redirect back to it, a loop found only then."""
+        if children:
+            waiting = {normalize_url(child.url) for child in children}
+            self._held[normalize_url(facts.url)] = _HeldIndex(facts, waiting)
+
+    def reportable(self, facts: SitemapFacts | None) -> SitemapFacts | None:
+        """``facts`` to send now, or ``None`` when the record waits (see :meth:`_hold`)."""
+        if facts is None or normalize_url(facts.url) in self._held:
+            return None
+        return facts
+
+    def _answered(self, index: str, child: str) -> None:
+        held = self._held.get(normalize_url(index))
+        if held is None:
+            return
+        held.waiting.discard(normalize_url(child))
+        if not held.waiting:
+            self._released.append(self._release_held(normalize_url(index)))
+
+    def _late_cycle(self, index: str, child: str) -> None:
+        """``index`` lists ``child``, which redirects back to it or to an index above it: an
+        ``index_cycle`` of the index, whose record waits for it (see :meth:`_hold`)."""
+        held = self._held.get(normalize_url(index))
+        if held is not None:
+            held.cycles.append(child)
+        else:  # (an index reported before a resume)
+            logger.info("index %s lists %s, which redirects back to it: a loop", index, child)
+
+    def _release_held(self, key: str) -> SitemapFacts:
+        held = self._held.pop(key)
+        if held.cycles:
+            add_cycles(held.facts, held.cycles)
+            self.inventory.sitemap_done(held.facts.url, asdict(held.facts))
+        return held.facts
+
+    def take_released(self, *, all_held: bool = False) -> list[SitemapFacts]:
+        """The records of indexes whose children all answered; ``all_held``: every record
+        still waiting too (the audit is over, or stopped)."""
+        if all_held:
+            self._released.extend(self._release_held(key) for key in list(self._held))
+        released, self._released = self._released, []
+        return released
 
     def _rules_of(self, sitemap_url: str, final_url: str) -> Callable[[str], tuple[str, ...]]:
         """The URL rules of the locs of a sitemap. A sitemap read where another redirects
@@ -1444,6 +1512,31 @@ class AuditRun:
         missing = [url_id for url_id, listing in zip(url_ids, found, strict=True) if not listing]
         read = {listing.url_id: listing for listing in self.inventory.listings(missing)}
         return [listing or read[url_id] for url_id, listing in zip(url_ids, found, strict=True)]
+
+
+@dataclass(slots=True)
+class _HeldIndex:
+    """The record of an index, waiting for the first answers of ``waiting`` (normalized)."""
+
+    facts: SitemapFacts
+    waiting: set[str]
+    # The children that redirect back to it or to an index above it.
+    cycles: list[str] = field(default_factory=list)
+
+
+def add_cycles(facts: SitemapFacts, children: list[str]) -> None:
+    """Add to an index's ``index_cycle`` the children that redirect back to it (or above it),
+    found once they answered."""
+    for position, problem in enumerate(facts.problems):
+        if problem.code == "index_cycle":
+            facts.problems[position] = Problem(
+                "index_cycle", f"{problem.message}, {', '.join(children)}"
+            )
+            return
+    cycle = ChildProblems()
+    for child in children:
+        cycle.add("index_cycle", child)
+    facts.problems.extend(cycle.problems())
 
 
 def _dotted(loc: str) -> bool:

@@ -26,6 +26,7 @@ from sitemapaudit.crawl.run import (
     AuditRun,
     PageAction,
     Stats,
+    add_cycles,
     sitemap_facts_from_json,
 )
 from sitemapaudit.crawl.tree import SITEMAP_URL_MAX_LENGTH, Decision, SitemapRef, SitemapTree
@@ -259,6 +260,13 @@ class SharedAuditRun(AuditRun):
             logger.warning("this worker could not say in Redis that it leaves (%s)", exc)
 
     # -- discovery: one worker requests robots.txt and the homepage --------------------------
+    def _hold(self, facts: SitemapFacts, children: list[SitemapRef]) -> None:
+        """No record waits: the writer builds every record once the audit is complete, with
+        the loops found as children answered in any worker (see :meth:`_late_cycle`)."""
+
+    def _late_cycle(self, index: str, child: str) -> None:
+        self.shared.add_cycle(normalize_url(index), child)
+
     def claim_discovery(self) -> bool:
         return self.shared.claim("discovery")
 
@@ -495,9 +503,13 @@ class SharedAuditRun(AuditRun):
             self.stats.inc_value("sitemapaudit/hreflang/not_reciprocal", count)
 
     def _records(self) -> Iterator[SitemapFacts | UrlFactsBatch]:
+        cycles = self.shared.cycles()
         for data in self.shared_inventory.done_sitemaps():
             if data:
-                yield sitemap_facts_from_json(data)
+                facts = sitemap_facts_from_json(data)
+                if late := cycles.get(normalize_url(facts.url)):
+                    add_cycles(facts, late)
+                yield facts
         inventory = self.shared_inventory
         total = inventory.url_count()
         for start in range(1, total + 1, _BATCH):

@@ -282,6 +282,18 @@ class SharedAudit:
             return None
         return cast(str | None, self.client.hget(self.key("seen"), key))
 
+    def add_cycle(self, index: str, child: str) -> None:
+        """``index`` (normalized) lists ``child``, which redirects back to it or above it."""
+        self.client.rpush(self.key("cycles"), json.dumps([index, child]))
+
+    def cycles(self) -> dict[str, list[str]]:
+        """The children of each index (normalized) that redirect back to it or above it."""
+        found: dict[str, list[str]] = {}
+        for item in cast(list[str], self.client.lrange(self.key("cycles"), 0, -1)):
+            index, child = json.loads(item)
+            found.setdefault(index, []).append(child)
+        return found
+
     def count_scheduled(self, limit: int) -> bool:
         """Count one more sitemap against the cap; ``False`` (and not counted) past it."""
         if int(self.client.incr(self.key("scheduled"))) <= limit:

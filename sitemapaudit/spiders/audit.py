@@ -514,7 +514,10 @@ class AuditSpider(Spider):
         yield from self._live(skipped)
         yield from self._sitemaps(refs)
 
-    def _sitemaps(self, refs: list[SitemapRef]) -> Iterator[Request]:
+    def _sitemaps(self, refs: list[SitemapRef]) -> Iterator[Any]:
+        """Requests of these sitemaps and of common paths that wait, after the records of
+        indexes whose children all answered."""
+        yield from self._live(self.run.take_released())
         for ref in refs:
             yield self._sitemap_request(ref)
         for ref in self.run.common_path_refs():
@@ -549,7 +552,7 @@ class AuditSpider(Spider):
                 yield self._sitemap_request(ref)
                 return
             facts, children = self.run.reuse_sitemap(ref, previous_run)
-            yield from self._present(facts)
+            yield from self._present(self.run.reportable(facts))
             yield from self._live(self.run.take_skipped_children())
             yield from self._sitemaps(children)
             return
@@ -576,7 +579,7 @@ class AuditSpider(Spider):
         self.run.remember_validators(
             ref.url, *validators, None if facts is None else facts.rejudge_after
         )
-        yield from self._present(facts)
+        yield from self._present(self.run.reportable(facts))
         yield from self._live(self.run.take_skipped_children())
         yield from self._sitemaps(children)
 
@@ -714,6 +717,7 @@ class AuditSpider(Spider):
         yield from self._summary_items()
 
     def _summary_items(self) -> Iterator[Any]:
+        yield from self._live(self.run.take_released(all_held=True))
         previous, changes = self.run.changes()
         yield from changes
         yield self._summary(previous)

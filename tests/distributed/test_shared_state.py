@@ -14,6 +14,7 @@ import pytest
 import redis
 
 from sitemapaudit.config import AuditConfig
+from sitemapaudit.crawl.run import add_cycles
 from sitemapaudit.crawl.tree import Decision
 from sitemapaudit.distributed import run as shared_run
 from sitemapaudit.distributed.inventory import SharedInventory
@@ -21,7 +22,7 @@ from sitemapaudit.distributed.ratelimit import HostPace
 from sitemapaudit.distributed.run import SharedAuditRun, SharedSitemapTree
 from sitemapaudit.distributed.state import SharedAudit, audit_identity, check_joinable, connect
 from sitemapaudit.errors import ConfigError
-from sitemapaudit.facts import NOT_REQUESTED_JSON, FetchOutcome
+from sitemapaudit.facts import NOT_REQUESTED_JSON, FetchOutcome, SitemapFacts
 from sitemapaudit.history.store import HistoryStore
 from sitemapaudit.inventory import NewEntry
 from sitemapaudit.urls import parse_origin
@@ -236,6 +237,29 @@ def test_a_sitemap_read_again_by_another_worker_follows_its_redirect_again(
     assert one.redirect_known(index, source=old)
     # Another sitemap that redirects there: not read twice.
     assert two.redirect_known(index, source="https://e.com/b.xml")
+
+
+def test_a_child_redirecting_back_to_its_index_is_kept_for_the_index_record(
+    redis_url: str,
+) -> None:
+    # Found by the worker that fetched the child; the index's record, read by another worker,
+    # gets it when the report is written.
+    origin = origin_url()
+    one, two = audit(redis_url, origin), audit(redis_url, origin)
+    one.add_cycle("https://e.com/idx.xml", "https://e.com/toidx.xml")
+    two.add_cycle("https://e.com/idx.xml", "https://e.com/back.xml")
+    assert two.cycles() == {
+        "https://e.com/idx.xml": ["https://e.com/toidx.xml", "https://e.com/back.xml"]
+    }
+    facts = SitemapFacts(url="https://e.com/idx.xml", found_via="robots.txt")
+    add_cycles(facts, one.cycles()["https://e.com/idx.xml"])
+    assert [(p.code, p.message) for p in facts.problems] == [
+        (
+            "index_cycle",
+            "lists itself or an index above it (a loop), not read again: "
+            "https://e.com/toidx.xml, https://e.com/back.xml",
+        )
+    ]
 
 
 def test_the_pace_of_a_host_is_shared_by_every_client(redis_url: str) -> None:

@@ -1229,3 +1229,35 @@ async def test_a_redirect_target_an_index_lists_too_has_the_same_records_in_eith
     }
     assert await _redirect_and_index_audit(tmp_path, index_first=True) == expected
     assert await _redirect_and_index_audit(tmp_path, index_first=False) == expected
+
+
+@deferred_f_from_coro_f
+async def test_an_index_listing_a_url_that_redirects_back_to_it_is_a_cycle(
+    tmp_path: Path,
+) -> None:
+    """/idx.xml lists /toidx.xml, which redirects to /idx.xml: a loop, as if it listed
+    itself; /toidx.xml has its redirect finding."""
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/idx.xml\n", content_type="text/plain"),
+            "/idx.xml": Page(body=index("{base}/toidx.xml", "{base}/s.xml"), content_type=XML),
+            "/toidx.xml": Page(status=301, headers=[("Location", "/idx.xml")]),
+            "/s.xml": Page(body=urlset(url("{base}/p1")), content_type=XML),
+            "/p1": page(),
+        }
+    )
+    with site:
+        records = await audit(site, tmp_path)
+    sitemaps = {r["url"].replace(site.base, ""): r for r in by_record(records, "sitemap")}
+    assert {path: r["issues"] for path, r in sitemaps.items()} == {
+        "/idx.xml": ["index_cycle"],
+        "/toidx.xml": ["redirect"],
+        "/s.xml": [],
+    }
+    assert sitemaps["/idx.xml"]["errors"] == [
+        "index_cycle: lists itself or an index above it (a loop), not read again: "
+        f"{site.base}/toidx.xml"
+    ]
+    assert sitemaps["/idx.xml"]["child_count"] == 2
+    assert site.hits["/idx.xml"] == 1
+    assert records[-1]["sitemaps_found"] == 3
