@@ -765,12 +765,31 @@ class AuditRun:
             # The index lists a URL that redirects back to it, or to an index above it.
             self.stats.inc_value("sitemapaudit/sitemaps/index_cycle_by_redirect")
             self._late_cycle(ref.parent, ref.url)
-        facts = self._not_read(
-            ref,
-            status=redirects.chain[-1]["status"],
-            problems=[sitemap_redirect(redirects.chain, target)],
-        )
+        problems = [sitemap_redirect(redirects.chain, target)]
+        blocked = self._blocked_hop(ref, redirects, target)
+        if blocked is not None:
+            problems.append(
+                Problem(
+                    "robots_blocked",
+                    f"redirects to {blocked}, which robots.txt disallows for "
+                    f"{self.config.robots_user_agent}: search engines that obey robots.txt do "
+                    "not follow it",
+                )
+            )
+        facts = self._not_read(ref, status=redirects.chain[-1]["status"], problems=problems)
         return None if facts is None else self.settle(facts)
+
+    def _blocked_hop(self, ref: SitemapRef, redirects: RedirectState, target: str) -> str | None:
+        """The first location on the audited host that a sitemap's redirects lead to and that
+        robots.txt disallows, where search engines stop (the audit reads it all the same); not
+        when robots.txt disallows the sitemap itself (its own ``robots_blocked`` says so)."""
+        robots = self.robots
+        if robots is None or (self.origin.owns(ref.url) and not robots.can_fetch(ref.url)):
+            return None
+        for url in [*(str(hop["url"]) for hop in redirects.chain[1:]), target]:
+            if self.origin.owns(url) and not robots.can_fetch(url):
+                return url
+        return None
 
     def _not_read(
         self,

@@ -1261,3 +1261,35 @@ async def test_an_index_listing_a_url_that_redirects_back_to_it_is_a_cycle(
     assert sitemaps["/idx.xml"]["child_count"] == 2
     assert site.hits["/idx.xml"] == 1
     assert records[-1]["sitemaps_found"] == 3
+
+
+@deferred_f_from_coro_f
+async def test_a_sitemap_redirecting_to_a_disallowed_location_is_robots_blocked(
+    tmp_path: Path,
+) -> None:
+    """Search engines do not follow a redirect into a path robots.txt disallows: the sitemap
+    that redirects there says so. The audit reads the target all the same."""
+    site = TestSite(
+        {
+            "/robots.txt": Page(
+                body="User-agent: *\nDisallow: /blocked\nSitemap: {base}/sm-to-blocked.xml\n",
+                content_type="text/plain",
+            ),
+            "/sm-to-blocked.xml": Page(status=301, headers=[("Location", "/blocked/sm.xml")]),
+            "/blocked/sm.xml": Page(body=urlset(url("{base}/p1")), content_type=XML),
+            "/p1": page(),
+        }
+    )
+    with site:
+        records = await audit(site, tmp_path)
+    sitemaps = {r["url"].replace(site.base, ""): r for r in by_record(records, "sitemap")}
+    assert {path: r["issues"] for path, r in sitemaps.items()} == {
+        "/sm-to-blocked.xml": ["redirect", "robots_blocked"],
+        "/blocked/sm.xml": ["robots_blocked"],
+    }
+    assert sitemaps["/sm-to-blocked.xml"]["errors"][1] == (
+        f"robots_blocked: redirects to {site.base}/blocked/sm.xml, which robots.txt disallows "
+        "for Googlebot: search engines that obey robots.txt do not follow it"
+    )
+    assert sitemaps["/blocked/sm.xml"]["url_count"] == 1
+    assert site.hits["/blocked/sm.xml"] == 1
