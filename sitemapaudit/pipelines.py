@@ -99,6 +99,7 @@ class SummaryPipeline:
 
     def __init__(self, crawler: Crawler) -> None:
         builder = RecordBuilder(AuditConfig.from_settings(crawler.settings), datetime.now(UTC))
+        self.builder = builder
         self.counter = SummaryCounter(builder.severity)
         self.crawler = crawler
         self.summarized = False
@@ -170,12 +171,26 @@ class SummaryPipeline:
         summary = unfinished() if unfinished is not None else None
         if summary is None:
             return
+        for record in self._held_records(spider):
+            self.process_item(record)
+            self.crawler.signals.send_catch_log(
+                signal=signals.item_scraped, item=record, response=None, spider=spider
+            )
         self.process_item(summary)
         if self.crawler.stats is not None:
             self.crawler.stats.set_value("sitemapaudit/summary/incomplete", True)
         self.crawler.signals.send_catch_log(
             signal=signals.item_scraped, item=summary, response=None, spider=spider
         )
+
+    def _held_records(self, spider: Any) -> list[SitemapRecord]:
+        """The records of indexes still waiting for their children's answers when the crawl
+        stopped (see ``AuditRun.take_released``): they go in the report all the same."""
+        run = getattr(spider, "run", None)
+        take = getattr(run, "take_released", None)
+        if take is None or getattr(spider, "shared", None) is not None:
+            return []
+        return [self.builder.sitemap_record(facts) for facts in take(all_held=True)]
 
 
 class HistoryPipeline:

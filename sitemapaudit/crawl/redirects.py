@@ -116,13 +116,12 @@ def sitemap_loop(chain: list[dict[str, Any]], max_redirects: int) -> Problem:
     )
 
 
-def sitemap_redirect(chain: list[dict[str, Any]], target: str, *, known: bool) -> Problem:
-    """The ``redirect`` finding of a sitemap whose location redirects to ``target``: a chain
-    followed there (``known=False``), or one to a sitemap the audit reads under its own name."""
+def sitemap_redirect(chain: list[dict[str, Any]], target: str) -> Problem:
+    """The ``redirect`` finding of a sitemap whose location redirects to ``target``, a sitemap
+    the audit reads under its own name (the sitemap that redirects lists nothing)."""
     hops = hops_text(chain, target)
-    known_part = ", a sitemap this audit reads under its own name" if known else ""
     return Problem(
         "redirect",
-        f"redirects to {target}: {hops}{known_part}; robots.txt and indexes should name the "
-        "final location",
+        f"redirects to {target}: {hops}, a sitemap this audit reads under its own name; "
+        "robots.txt and indexes should name the final location",
     )

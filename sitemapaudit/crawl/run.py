@@ -46,7 +46,14 @@ from sitemapaudit.history.diff import diff_runs, unread_note
 from sitemapaudit.history.store import REJUDGE_UNKNOWN, STORE_FAILURES, HistoryStore
 from sitemapaudit.inventory import Inventory, Listing, NewEntry, audit_identity
 from sitemapaudit.sitemap.records import Problem, SitemapKind
-from sitemapaudit.urls import Origin, in_sitemap_scope, loc_problems, origin_of, url_origin
+from sitemapaudit.urls import (
+    Origin,
+    in_sitemap_scope,
+    loc_problems,
+    normalize_url,
+    origin_of,
+    url_origin,
+)
 from sitemapaudit.validation import HreflangGraph
 from sitemapaudit.validation.freshness import CODES as INDEX_LASTMOD_CODES
 from sitemapaudit.validation.freshness import NewestLastmod, index_lastmod_problems
@@ -139,6 +146,9 @@ class RunTotals:
 class AuditRun:
     """The bookkeeping of one audit."""
 
+    _held: dict[str, _HeldIndex]
+    _released: list[SitemapFacts]
+
     def __init__(
         self,
         origin: Origin,
@@ -190,6 +200,10 @@ class AuditRun:
         self._notes = False
         self._scopes: dict[str, str] = {}
         self._skipped_children: list[SitemapFacts] = []
+        # Indexes whose records wait for the first answers of the children they had fetched (a
+        # child that redirects back to the index, or above it, is a loop: see _late_cycle),
+        # and the records of those whose children all answered, to send.
+        self._held, self._released = {}, []
         # Sitemaps that answered 304: the run that read the body each stands for, which the
         # history keeps with the sitemap's result (see SitemapFacts.read_run).
         self.read_runs: dict[str, int] = {}
@@ -273,11 +287,13 @@ class AuditRun:
         done = {data["url"]: data.get("parent") for data in self.inventory.done_sitemaps() if data}
         parents.update(done)
         self.tree.restore(self.inventory.sitemap_urls(), parents)
-        # A sitemap read where it redirects was read there once its record is out; one still
-        # pending is requested again and follows its redirect again.
-        for target, source, parent in self.inventory.sitemap_redirects():
-            if source in done:
-                self.tree.claim(target, parent=parent, source=source)
+        # A sitemap read where another redirects sits in that one's place in the tree. (An
+        # audit interrupted by an earlier version read it under the record of the sitemap that
+        # redirects: it was read once that record is out.)
+        known = set(self.inventory.sitemap_urls())
+        for target, source, _parent in self.inventory.sitemap_redirects():
+            if target in known or source in done:
+                self.tree.restore_redirect(target, source)
         # A common path that held no sitemap has no place under the cap.
         self.tree.scheduled = len(self.inventory.sitemap_urls()) - sum(
             1 for data in self.inventory.done_sitemaps() if not data
@@ -715,26 +731,65 @@ class AuditRun:
         return refs, skipped
 
     # -- sitemaps --------------------------------------------------------------------------
-    def claim_redirect(self, ref: SitemapRef, target: str) -> bool:
-        """Whether to follow a sitemap's redirect to ``target``: not when ``target`` is a
-        sitemap already known to this audit (it is read under its own name)."""
-        if not self.tree.claim(target, parent=ref.parent, source=ref.url):
-            return False
-        self.inventory.sitemap_redirected(target, ref.url, ref.parent)
-        return True
+    def redirect_known(self, ref: SitemapRef, target: str) -> bool:
+        """Whether a redirect of the sitemap ``ref`` leads to ``target``, a sitemap known to this
+        audit (read under its own record): then the redirect is not followed."""
+        return self.tree.redirect_known(target, source=ref.url)
+
+    def redirect_ended(
+        self, ref: SitemapRef, redirects: RedirectState, target: str
+    ) -> tuple[SitemapFacts | None, SitemapRef | None]:
+        """The redirects of the sitemap ``ref`` ended at ``target``, which answered. The target
+        is a sitemap of its own, read under its own record in the place of ``ref`` (its
+        ``found_via``, parent and depth), whichever of the redirect or an index (robots.txt...)
+        listing it came first; ``ref`` gets the ``redirect`` finding and lists nothing. Returns
+        ``ref``'s facts (``None`` for a common path: only a guess) and the target's ref, to read
+        the answer with, or ``None`` when the audit knows the target already."""
+        decision = self.tree.redirect_target(target, source=ref.url)
+        moved = None
+        if decision is Decision.FETCH:
+            moved = self._pending(
+                SitemapRef(target, ref.found_via, ref.parent, ref.depth, ref.lastmod, ref.url)
+            )
+            self.inventory.sitemap_redirected(target, ref.url, ref.parent)
+            self._sitemaps_outstanding += 1
+        return self.sitemap_redirected(ref, redirects, target), moved
 
     def sitemap_redirected(
         self, ref: SitemapRef, redirects: RedirectState, target: str
     ) -> SitemapFacts | None:
-        """A sitemap that redirects to a sitemap already known to this audit: a record of its
-        own with the finding, unless it was only a common path tried."""
+        """A sitemap that redirects to a sitemap read under its own record: a record of its own
+        with the finding, listing nothing, unless it was only a common path tried."""
         self.stats.inc_value("sitemapaudit/sitemaps/redirected_to_known")
-        facts = self._not_read(
-            ref,
-            status=redirects.chain[-1]["status"],
-            problems=[sitemap_redirect(redirects.chain, target, known=True)],
-        )
+        if ref.found_via == "index" and ref.parent and self.tree.loops(ref.parent, target):
+            # The index lists a URL that redirects back to it, or to an index above it.
+            self.stats.inc_value("sitemapaudit/sitemaps/index_cycle_by_redirect")
+            self._late_cycle(ref.parent, ref.url)
+        problems = [sitemap_redirect(redirects.chain, target)]
+        blocked = self._blocked_hop(ref, redirects, target)
+        if blocked is not None:
+            problems.append(
+                Problem(
+                    "robots_blocked",
+                    f"redirects to {blocked}, which robots.txt disallows for "
+                    f"{self.config.robots_user_agent}: search engines that obey robots.txt do "
+                    "not follow it",
+                )
+            )
+        facts = self._not_read(ref, status=redirects.chain[-1]["status"], problems=problems)
         return None if facts is None else self.settle(facts)
+
+    def _blocked_hop(self, ref: SitemapRef, redirects: RedirectState, target: str) -> str | None:
+        """The first location on the audited host that a sitemap's redirects lead to and that
+        robots.txt disallows, where search engines stop (the audit reads it all the same); not
+        when robots.txt disallows the sitemap itself (its own ``robots_blocked`` says so)."""
+        robots = self.robots
+        if robots is None or (self.origin.owns(ref.url) and not robots.can_fetch(ref.url)):
+            return None
+        for url in [*(str(hop["url"]) for hop in redirects.chain[1:]), target]:
+            if self.origin.owns(url) and not robots.can_fetch(url):
+                return url
+        return None
 
     def _not_read(
         self,
@@ -747,7 +802,7 @@ class AuditRun:
     ) -> SitemapFacts | None:
         """The facts of a sitemap that was requested but not read; ``None`` for a common path
         (only a guess: no record)."""
-        self._sitemap_finished()
+        self._sitemap_finished(ref)
         if ref.found_via == "common-path":
             self.inventory.sitemap_done(ref.url, {})
             if common_path_stat is not None:
@@ -807,15 +862,14 @@ class AuditRun:
         ref: SitemapRef,
         status: int,
         body: bytes,
-        moved: list[Problem] | None = None,
         *,
         url: str | None = None,
         gzip_encoded: bool = False,
     ) -> tuple[SitemapFacts | None, list[SitemapRef]]:
         """Read one fetched sitemap: stream its URLs into the inventory, decide its children.
 
-        ``url`` is where the body came from (``ref.url``, or where it redirected to): the base
-        of the relative links of an Atom feed. ``gzip_encoded``: the response declared
+        ``url`` is where the body came from (``ref.url``): the base of the relative links of
+        an Atom feed. ``gzip_encoded``: the response declared
         ``Content-Encoding: gzip``.
         """
         children = ChildProblems()
@@ -836,7 +890,7 @@ class AuditRun:
                 status=status,
             ),
             inventory=self.inventory,
-            rules=self._rules_of(ref.url, url or ref.url),
+            rules=self._rules_of(ref.url, ref.moved_from or url or ref.url),
             on_child=lambda loc, lastmod: self._child(
                 ref, loc, children, child_refs, skipped, lastmod=lastmod
             ),
@@ -853,14 +907,13 @@ class AuditRun:
             listings.close()
         facts.problems.extend(children.problems())
         facts.problems.extend(self._index_lastmod(ref, newest))
-        facts.problems[:0] = moved or []
         if facts.kind in INDEX_KINDS and ref.found_via == "index":
             facts.problems.append(
                 Problem("nested_index", f"this index is listed by the index {ref.parent}")
             )
         self.hreflang.flush()
         self._skipped_children = [self.settle(child) for child in skipped]
-        self._sitemap_finished()
+        self._sitemap_finished(ref)
         if (
             ref.found_via == "common-path"
             and facts.kind == SitemapKind.UNKNOWN.value
@@ -872,6 +925,7 @@ class AuditRun:
             self.stats.inc_value("sitemapaudit/common_paths/not_a_sitemap")
             return None, child_refs
         self.settle(facts)
+        self._hold(facts, child_refs)
         self.stats.inc_value("sitemapaudit/sitemaps/read")
         self.stats.inc_value("sitemapaudit/listings", facts.url_count)
         logger.info(
@@ -1020,7 +1074,7 @@ class AuditRun:
                 self.history_failed(exc)
 
     def reuse_sitemap(
-        self, ref: SitemapRef, previous_run: int, moved: list[Problem] | None = None
+        self, ref: SitemapRef, previous_run: int
     ) -> tuple[SitemapFacts | None, list[SitemapRef]]:
         """A 304 Not Modified: the previous run's entries of this sitemap stand for its body,
         and its findings and facts (kind, gzip, bytes) those the run that read the body found
@@ -1089,7 +1143,6 @@ class AuditRun:
             url_count=url_count,
             child_count=child_count,
             problems=[
-                *(moved or []),
                 *carried,
                 *children.problems(),
                 *self._index_lastmod(ref, newest),
@@ -1099,8 +1152,9 @@ class AuditRun:
             read_run=read_run,
         )
         self._skipped_children = [self.settle(child) for child in skipped]
-        self._sitemap_finished()
+        self._sitemap_finished(ref)
         self.settle(facts)
+        self._hold(facts, child_refs)
         self.stats.inc_value("sitemapaudit/sitemaps/not_modified")
         logger.info(
             "sitemap %s: not modified since run %d, %s and %s reused",
@@ -1171,14 +1225,62 @@ class AuditRun:
         else:
             problems.add("invalid_url", loc)
 
-    def _sitemap_finished(self) -> None:
+    def _sitemap_finished(self, ref: SitemapRef) -> None:
         self._sitemaps_outstanding -= 1
         self.totals.sitemaps += 1
+        if ref.found_via == "index" and ref.parent is not None:
+            self._answered(ref.parent, ref.url)
         self.wake()
 
+    # -- records of indexes that wait for their children's first answers -------------------
+    def _hold(self, facts: SitemapFacts, children: list[SitemapRef]) -> None:
+        """Keep the record of an index until each child it had fetched answered (or was
+        given up): a child may redirect back to it, a loop found only then."""
+        if children:
+            waiting = {normalize_url(child.url) for child in children}
+            self._held[normalize_url(facts.url)] = _HeldIndex(facts, waiting)
+
+    def reportable(self, facts: SitemapFacts | None) -> SitemapFacts | None:
+        """``facts`` to send now, or ``None`` when the record waits (see :meth:`_hold`)."""
+        if facts is None or normalize_url(facts.url) in self._held:
+            return None
+        return facts
+
+    def _answered(self, index: str, child: str) -> None:
+        held = self._held.get(normalize_url(index))
+        if held is None:
+            return
+        held.waiting.discard(normalize_url(child))
+        if not held.waiting:
+            self._released.append(self._release_held(normalize_url(index)))
+
+    def _late_cycle(self, index: str, child: str) -> None:
+        """``index`` lists ``child``, which redirects back to it or to an index above it: an
+        ``index_cycle`` of the index, whose record waits for it (see :meth:`_hold`)."""
+        held = self._held.get(normalize_url(index))
+        if held is not None:
+            held.cycles.append(child)
+        else:  # (an index reported before a resume)
+            logger.info("index %s lists %s, which redirects back to it: a loop", index, child)
+
+    def _release_held(self, key: str) -> SitemapFacts:
+        held = self._held.pop(key)
+        if held.cycles:
+            add_cycles(held.facts, held.cycles)
+            self.inventory.sitemap_done(held.facts.url, asdict(held.facts))
+        return held.facts
+
+    def take_released(self, *, all_held: bool = False) -> list[SitemapFacts]:
+        """The records of indexes whose children all answered; ``all_held``: every record
+        still waiting too (the audit is over, or stopped)."""
+        if all_held:
+            self._released.extend(self._release_held(key) for key in list(self._held))
+        released, self._released = self._released, []
+        return released
+
     def _rules_of(self, sitemap_url: str, final_url: str) -> Callable[[str], tuple[str, ...]]:
-        """The URL rules of the locs of a sitemap. A sitemap that redirected lives at both
-        of its URLs: a loc in the directory of either is in scope."""
+        """The URL rules of the locs of a sitemap. A sitemap read where another redirects
+        lives at both URLs: a loc in the directory of either is in scope."""
         if final_url == sitemap_url:
             return lambda loc: self._rules(loc, sitemap_url)
 
@@ -1429,6 +1531,31 @@ class AuditRun:
         missing = [url_id for url_id, listing in zip(url_ids, found, strict=True) if not listing]
         read = {listing.url_id: listing for listing in self.inventory.listings(missing)}
         return [listing or read[url_id] for url_id, listing in zip(url_ids, found, strict=True)]
+
+
+@dataclass(slots=True)
+class _HeldIndex:
+    """The record of an index, waiting for the first answers of ``waiting`` (normalized)."""
+
+    facts: SitemapFacts
+    waiting: set[str]
+    # The children that redirect back to it or to an index above it.
+    cycles: list[str] = field(default_factory=list)
+
+
+def add_cycles(facts: SitemapFacts, children: list[str]) -> None:
+    """Add to an index's ``index_cycle`` the children that redirect back to it (or above it),
+    found once they answered."""
+    for position, problem in enumerate(facts.problems):
+        if problem.code == "index_cycle":
+            facts.problems[position] = Problem(
+                "index_cycle", f"{problem.message}, {', '.join(children)}"
+            )
+            return
+    cycle = ChildProblems()
+    for child in children:
+        cycle.add("index_cycle", child)
+    facts.problems.extend(cycle.problems())
 
 
 def _dotted(loc: str) -> bool:

@@ -41,6 +41,9 @@ class SitemapRef:
     depth: int
     # The `<lastmod>` the parent index gives for it, if any.
     lastmod: str | None = None
+    # The sitemap that redirects here, for a sitemap read in its place: its URLs may be in
+    # the directory of either location.
+    moved_from: str | None = None
 
 
 class SitemapTree:
@@ -62,12 +65,10 @@ class SitemapTree:
         self.max_sitemaps = max_sitemaps
         self.max_url_length = max_url_length
         # Every sitemap seen (normalized), with the parent that first listed it (``None`` for
-        # robots.txt, the homepage, arguments, common paths, or unknown after a resume), to
-        # tell a loop from a sitemap listed again.
+        # robots.txt, the homepage, arguments, common paths, or unknown after a resume; for the
+        # location a sitemap redirects to, that sitemap), to tell a loop from a sitemap listed
+        # again.
         self._parents: dict[str, str | None] = {}
-        # The URLs that sitemaps redirected to and were read at (normalized), each with the
-        # sitemap read there: an index lists itself under either URL.
-        self._redirected_from: dict[str, str] = {}
         self.scheduled = 0
 
     def __len__(self) -> int:
@@ -110,39 +111,41 @@ class SitemapTree:
         the cap while it was fetched: it is read all the same), before its children do."""
         self.scheduled += 1
 
-    def claim(self, url: str, *, parent: str | None, source: str) -> bool:
-        """Mark the target of a sitemap's redirect as seen, in the place of ``source``, the
-        sitemap that redirects (``parent`` is that one's); whether it was new. (It does not
-        count against the cap: it is the same sitemap.)"""
+    def redirect_target(self, url: str, *, source: str) -> Decision:
+        """The location the redirects of the sitemap ``source`` end at, which answered there: a
+        sitemap of its own (FETCH: to read under its own record, in the place of ``source``),
+        or one the audit knows already (SEEN). It sits below ``source`` in the tree, so that an
+        index listing ``source`` below it is a loop, and takes no place under the cap: it is
+        the sitemap ``source`` names."""
         key = normalize_url(url)
         if key in self._parents:
-            return False
-        self._parents[key] = parent
-        self._note_redirect(key, normalize_url(source))
-        return True
+            return Decision.SEEN
+        self._parents[key] = source
+        return Decision.FETCH
 
-    def _note_redirect(self, target: str, source: str) -> None:
-        self._redirected_from[target] = source
+    def redirect_known(self, url: str, *, source: str) -> bool:
+        """Whether a redirect of the sitemap ``source`` leads to ``url``, a sitemap the audit
+        knows already (read, or to be read, under its own record)."""
+        return normalize_url(url) in self._parents
 
-    def redirected_from(self, url: str) -> str | None:
-        """The sitemap (normalized) read at ``url`` after redirecting there, or ``None``."""
-        return self._redirected_from.get(normalize_url(url))
+    def restore_redirect(self, target: str, source: str) -> None:
+        """A resumed audit: ``target`` was read in the place of ``source``, which redirects."""
+        self._parents[normalize_url(target)] = source
 
     def parent_of(self, url: str) -> str | None:
         """The sitemap that first listed ``url`` (``None`` for a root, or one not seen)."""
         return self._parents.get(normalize_url(url))
 
     def loops(self, index: str, loc: str) -> bool:
-        """Whether ``loc``, listed by ``index``, is ``index`` itself or an index above it, at
-        its URL or one it redirected to: a loop. (A sitemap seen elsewhere, or listed twice,
-        is only listed again.)"""
+        """Whether ``loc``, listed by ``index``, is ``index`` itself or an index above it (the
+        sitemap that redirects to one of them is above it too): a loop. (A sitemap seen
+        elsewhere, or listed twice, is only listed again.)"""
         target = normalize_url(loc)
-        read_as = self.redirected_from(target)
         node: str | None = index
         walked: set[str] = set()
         while node is not None:
             key = normalize_url(node)
-            if key in (target, read_as):
+            if key == target:
                 return True
             if key in walked:
                 return False

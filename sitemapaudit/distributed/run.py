@@ -26,6 +26,7 @@ from sitemapaudit.crawl.run import (
     AuditRun,
     PageAction,
     Stats,
+    add_cycles,
     sitemap_facts_from_json,
 )
 from sitemapaudit.crawl.tree import SITEMAP_URL_MAX_LENGTH, Decision, SitemapRef, SitemapTree
@@ -94,20 +95,22 @@ class SharedSitemapTree(SitemapTree):
         """The single-process count, of the cluster's count."""
         self.shared.client.incr(self.shared.key("scheduled"))
 
-    def claim(self, url: str, *, parent: str | None, source: str) -> bool:
-        """The single-process claim, registered for the cluster. A sitemap read again because
-        its first reader left claims its redirect's target again: that reader may have left
-        before reading it."""
-        key, source_key = normalize_url(url), normalize_url(source)
-        new, first_source = self.shared.register_redirected(key, parent, source_key)
-        if new:
-            self._mine.add(key)
-            return True
-        return first_source == source_key
+    def redirect_target(self, url: str, *, source: str) -> Decision:
+        """The single-process decision, registered for the cluster in one step with the sitemap
+        that redirects as its parent. A sitemap read again because its first reader left reads
+        the target too if that reader did not get to queue it (see :meth:`_again`)."""
+        key = normalize_url(url)
+        first = self._register(key, source)
+        if first is None or self._again(key, url, first, source) is Decision.FETCH:
+            return Decision.FETCH
+        return Decision.SEEN
 
-    def redirected_from(self, url: str) -> str | None:
-        """The single-process answer, for the whole cluster."""
-        return self.shared.redirected_from(normalize_url(url))
+    def redirect_known(self, url: str, *, source: str) -> bool:
+        """The single-process answer, for the whole cluster: not for a target the sitemap that
+        redirects registered in a reader that left before queueing it."""
+        key = normalize_url(url)
+        first = self.shared.seen_by(key)
+        return first is not None and self._again(key, url, first, source) is not Decision.FETCH
 
     def parent_of(self, url: str) -> str | None:
         """The sitemap that first listed ``url``, for the whole cluster."""
@@ -257,6 +260,13 @@ class SharedAuditRun(AuditRun):
             logger.warning("this worker could not say in Redis that it leaves (%s)", exc)
 
     # -- discovery: one worker requests robots.txt and the homepage --------------------------
+    def _hold(self, facts: SitemapFacts, children: list[SitemapRef]) -> None:
+        """No record waits: the writer builds every record once the audit is complete, with
+        the loops found as children answered in any worker (see :meth:`_late_cycle`)."""
+
+    def _late_cycle(self, index: str, child: str) -> None:
+        self.shared.add_cycle(normalize_url(index), child)
+
     def claim_discovery(self) -> bool:
         return self.shared.claim("discovery")
 
@@ -493,9 +503,13 @@ class SharedAuditRun(AuditRun):
             self.stats.inc_value("sitemapaudit/hreflang/not_reciprocal", count)
 
     def _records(self) -> Iterator[SitemapFacts | UrlFactsBatch]:
+        cycles = self.shared.cycles()
         for data in self.shared_inventory.done_sitemaps():
             if data:
-                yield sitemap_facts_from_json(data)
+                facts = sitemap_facts_from_json(data)
+                if late := cycles.get(normalize_url(facts.url)):
+                    add_cycles(facts, late)
+                yield facts
         inventory = self.shared_inventory
         total = inventory.url_count()
         for start in range(1, total + 1, _BATCH):

@@ -81,19 +81,6 @@ redis.call('SET', ARGV[3] .. ARGV[2], 'busy', 'PX', ARGV[4])
 return {first, redis.call('LRANGE', KEYS[2], 0, -1)}
 """
 
-# A sitemap read where another redirected to it: registered as seen and as that redirect's
-# target in one step, so that a worker dying in between cannot leave it seen under no source
-# (a worker reading the source again would take it for another sitemap's and skip it).
-# KEYS: seen, redirected. ARGV: the target, its parent marker, the source.
-# Returns {1} when new, else {0, the redirect's source or false}.
-_CLAIM_REDIRECTED = """
-if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 1 then
-  redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[3])
-  return {1}
-end
-return {0, redis.call('HGET', KEYS[2], ARGV[1])}
-"""
-
 # Keep the sitemaps the homepage named until robots.txt is read; 0 if it is read already.
 # KEYS: flags, held list. ARGV: the encoded (url, via) pairs.
 _HOLD = """
@@ -217,7 +204,6 @@ class SharedAudit:
         self._renew = client.register_script(_RENEW)
         self._hold = client.register_script(_HOLD)
         self._leave = client.register_script(_LEAVE)
-        self._claim_redirected = client.register_script(_CLAIM_REDIRECTED)
         self._start = client.register_script(_START)
         # Once the worker left, its heartbeat thread sends no more beats (one could otherwise
         # bring it back as live, holding work, until the worker timeout).
@@ -296,27 +282,17 @@ class SharedAudit:
             return None
         return cast(str | None, self.client.hget(self.key("seen"), key))
 
-    def register_redirected(
-        self, target: str, parent: str | None, source: str
-    ) -> tuple[bool, str | None]:
-        """Register ``target`` (normalized) as seen, read where the sitemap ``source``
-        redirected, in one step: ``(True, None)`` if it is new, else ``(False, the source
-        of the redirect it was first read through, or None)``."""
-        answer = cast(
-            list[Any],
-            self._claim_redirected(
-                keys=[self.key("seen"), self.key("redirected")],
-                args=[target, parent or "", source],
-            ),
-        )
-        if int(answer[0]):
-            return True, None
-        first = answer[1] if len(answer) > 1 else None
-        return False, cast(str | None, first or None)
+    def add_cycle(self, index: str, child: str) -> None:
+        """``index`` (normalized) lists ``child``, which redirects back to it or above it."""
+        self.client.rpush(self.key("cycles"), json.dumps([index, child]))
 
-    def redirected_from(self, target: str) -> str | None:
-        """The sitemap read at ``target`` after redirecting there, ``None`` if none was."""
-        return cast(str | None, self.client.hget(self.key("redirected"), target))
+    def cycles(self) -> dict[str, list[str]]:
+        """The children of each index (normalized) that redirect back to it or above it."""
+        found: dict[str, list[str]] = {}
+        for item in cast(list[str], self.client.lrange(self.key("cycles"), 0, -1)):
+            index, child = json.loads(item)
+            found.setdefault(index, []).append(child)
+        return found
 
     def count_scheduled(self, limit: int) -> bool:
         """Count one more sitemap against the cap; ``False`` (and not counted) past it."""

@@ -32,7 +32,6 @@ from sitemapaudit.crawl.redirects import (
     RedirectState,
     next_hop,
     sitemap_loop,
-    sitemap_redirect,
 )
 from sitemapaudit.crawl.run import AuditRun, PageAction, sitemap_hosts_hint
 from sitemapaudit.crawl.tree import SitemapRef
@@ -515,7 +514,10 @@ class AuditSpider(Spider):
         yield from self._live(skipped)
         yield from self._sitemaps(refs)
 
-    def _sitemaps(self, refs: list[SitemapRef]) -> Iterator[Request]:
+    def _sitemaps(self, refs: list[SitemapRef]) -> Iterator[Any]:
+        """Requests of these sitemaps and of common paths that wait, after the records of
+        indexes whose children all answered."""
+        yield from self._live(self.run.take_released())
         for ref in refs:
             yield self._sitemap_request(ref)
         for ref in self.run.common_path_refs():
@@ -527,17 +529,21 @@ class AuditSpider(Spider):
         ref: SitemapRef = response.meta["sitemap_ref"]
         redirects: RedirectState = response.meta["redirects"]
         if (hop := self._hop(response, self.run.tree.hosts)) is not None:
-            if self.run.claim_redirect(ref, hop.url):
-                yield hop
-            else:  # it redirects to a sitemap this audit reads under its own name
+            if self.run.redirect_known(ref, hop.url):
+                # It redirects to a sitemap this audit reads under its own name.
                 yield from self._present(self.run.sitemap_redirected(ref, redirects, hop.url))
                 yield from self._sitemaps([])
+            else:
+                yield self._sitemap_hop(hop)
             return
-        moved = (
-            [sitemap_redirect(redirects.chain, response.url, known=False)]
-            if redirects.chain
-            else []
-        )
+        if redirects.chain and response.status not in REDIRECT_STATUSES:
+            # The redirects ended at a sitemap of its own, read in the place of this one.
+            facts, target = self.run.redirect_ended(ref, redirects, response.url)
+            yield from self._present(facts)
+            if target is None:
+                yield from self._sitemaps([])
+                return
+            ref, redirects = target, RedirectState()
         previous_run = response.meta.get("previous_run")
         if response.status == 304 and previous_run is not None:
             if not self.run.keep_not_modified(ref.url, *_validators(response), previous_run):
@@ -545,8 +551,8 @@ class AuditSpider(Spider):
                 # validators.
                 yield self._sitemap_request(ref)
                 return
-            facts, children = self.run.reuse_sitemap(ref, previous_run, moved)
-            yield from self._present(facts)
+            facts, children = self.run.reuse_sitemap(ref, previous_run)
+            yield from self._present(self.run.reportable(facts))
             yield from self._live(self.run.take_skipped_children())
             yield from self._sitemaps(children)
             return
@@ -567,23 +573,27 @@ class AuditSpider(Spider):
             ref,
             response.status,
             response.body,
-            moved,
             url=response.url,
             gzip_encoded=declares_gzip(_headers(response).get("content-encoding")),
         )
         self.run.remember_validators(
             ref.url, *validators, None if facts is None else facts.rejudge_after
         )
-        yield from self._present(facts)
+        yield from self._present(self.run.reportable(facts))
         yield from self._live(self.run.take_skipped_children())
         yield from self._sitemaps(children)
 
     @_until_redis_lost
     def sitemap_failed(self, failure: Failure) -> Iterator[Any]:
         request = failure.request  # type: ignore[attr-defined]
-        yield from self._present(
-            self.run.sitemap_failed(request.meta["sitemap_ref"], error=_reason(failure))
-        )
+        ref: SitemapRef | None = request.meta["sitemap_ref"]
+        redirects: RedirectState = request.meta["redirects"]
+        if ref is not None and redirects.chain:
+            # A redirect target that could not be fetched: a sitemap of its own all the same.
+            facts, ref = self.run.redirect_ended(ref, redirects, request.url)
+            yield from self._present(facts)
+        if ref is not None:
+            yield from self._present(self.run.sitemap_failed(ref, error=_reason(failure)))
         yield from self._sitemaps([])
 
     # -- pages ----------------------------------------------------------------------------------
@@ -707,6 +717,7 @@ class AuditSpider(Spider):
         yield from self._summary_items()
 
     def _summary_items(self) -> Iterator[Any]:
+        yield from self._live(self.run.take_released(all_held=True))
         previous, changes = self.run.changes()
         yield from changes
         yield self._summary(previous)
@@ -889,6 +900,16 @@ class AuditSpider(Spider):
                 "download_maxsize": 0,
             },
         )
+
+    def _sitemap_hop(self, hop: Request) -> Request:
+        """The next hop of a sitemap's redirects, with the validators of its own URL: where the
+        redirects end is a sitemap of its own (see :meth:`AuditRun.redirect_ended`)."""
+        headers = Headers(hop.headers)
+        for name in ("If-None-Match", "If-Modified-Since"):
+            headers.pop(name, None)
+        validators, previous_run = self.run.conditional_headers(hop.url)
+        headers.update(validators)
+        return hop.replace(headers=headers, meta={**hop.meta, "previous_run": previous_run})
 
     def _first_request(self, action: PageAction) -> Request:
         request = self._page_request(action.url_id, action.url, RedirectState(), action.blocked)

@@ -14,6 +14,7 @@ import pytest
 import redis
 
 from sitemapaudit.config import AuditConfig
+from sitemapaudit.crawl.run import add_cycles
 from sitemapaudit.crawl.tree import Decision
 from sitemapaudit.distributed import run as shared_run
 from sitemapaudit.distributed.inventory import SharedInventory
@@ -21,7 +22,7 @@ from sitemapaudit.distributed.ratelimit import HostPace
 from sitemapaudit.distributed.run import SharedAuditRun, SharedSitemapTree
 from sitemapaudit.distributed.state import SharedAudit, audit_identity, check_joinable, connect
 from sitemapaudit.errors import ConfigError
-from sitemapaudit.facts import NOT_REQUESTED_JSON, FetchOutcome
+from sitemapaudit.facts import NOT_REQUESTED_JSON, FetchOutcome, SitemapFacts
 from sitemapaudit.history.store import HistoryStore
 from sitemapaudit.inventory import NewEntry
 from sitemapaudit.urls import parse_origin
@@ -207,58 +208,58 @@ def test_an_index_read_where_it_redirects_is_known_there_to_every_worker(
     one, two = tree(audit(redis_url, origin)), tree(audit(redis_url, origin))
     old, index = "https://e.com/old.xml", "https://e.com/index.xml"
     assert one.consider(old, depth=0) is Decision.FETCH
-    assert one.claim(index, parent=None, source=old)
-    assert not two.claim(index, parent=None, source="https://e.com/b.xml")
-    assert one.consider("https://e.com/a.xml", depth=1, parent=old) is Decision.FETCH
-    # The child, read by another worker, lists the index at the URL it was read at.
+    assert one.redirect_target(index, source=old) is Decision.FETCH
+    assert two.redirect_known(index, source="https://e.com/b.xml")
+    assert two.redirect_target(index, source="https://e.com/b.xml") is Decision.SEEN
+    assert one.consider("https://e.com/a.xml", depth=1, parent=index) is Decision.FETCH
+    # The child, read by another worker, lists the index, or the sitemap that redirects to it.
     assert two.consider(index, depth=2, parent="https://e.com/a.xml") is Decision.SEEN
     assert two.loops("https://e.com/a.xml", index)
-    assert two.redirected_from(index) == old
+    assert two.loops("https://e.com/a.xml", old)
+    assert two.parent_of(index) == old
 
 
 def test_a_sitemap_read_again_by_another_worker_follows_its_redirect_again(
     redis_url: str,
 ) -> None:
-    # The worker that followed /old.xml's redirect left before reading /index.xml: another
+    # The worker that followed /old.xml's redirect left before queueing /index.xml: another
     # worker reads /old.xml again, and must read /index.xml too.
     origin = origin_url()
     one, two = tree(audit(redis_url, origin)), tree(audit(redis_url, origin))
     old, index = "https://e.com/old.xml", "https://e.com/index.xml"
     assert one.consider(old, depth=0) is Decision.FETCH
-    assert one.claim(index, parent=None, source=old)
-    assert two.claim(index, parent=None, source=old)
-    # Another sitemap that redirects there: read under /old.xml's record, not twice.
-    assert not two.claim(index, parent=None, source="https://e.com/b.xml")
+    assert one.redirect_target(index, source=old) is Decision.FETCH
+    assert not two.redirect_known(index, source=old)
+    assert two.redirect_target(index, source=old) is Decision.FETCH
+    # Once it is queued, the redirect leads to a sitemap read under its own name.
+    two.inventory.sitemap_pending(index, {})
+    assert two.redirect_known(index, source=old)
+    assert one.redirect_known(index, source=old)
+    # Another sitemap that redirects there: not read twice.
+    assert two.redirect_known(index, source="https://e.com/b.xml")
 
 
-def test_a_worker_that_dies_while_claiming_a_redirect_target_loses_no_sitemap(
-    redis_url: str, monkeypatch: pytest.MonkeyPatch
+def test_a_child_redirecting_back_to_its_index_is_kept_for_the_index_record(
+    redis_url: str,
 ) -> None:
-    # The worker that followed /old.xml's redirect dies on its next call to Redis after the
-    # first: whatever it managed to register, the worker that reads /old.xml again must still
-    # read /index.xml.
+    # Found by the worker that fetched the child; the index's record, read by another worker,
+    # gets it when the report is written.
     origin = origin_url()
-    one, two = tree(audit(redis_url, origin)), tree(audit(redis_url, origin))
-    old, index = "https://e.com/old.xml", "https://e.com/index.xml"
-    assert one.consider(old, depth=0) is Decision.FETCH
-    client = one.shared.client
-    real = client.execute_command
-    calls: list[object] = []
-
-    def dying(*args: object, **kwargs: object) -> object:
-        calls.append(args[0])
-        if len(calls) > 1:
-            raise redis.ConnectionError("the worker died")
-        return real(*args, **kwargs)
-
-    def claim_until_dead() -> None:
-        for _ in range(3):  # (a first call of a script may first load it)
-            one.claim(index, parent=None, source=old)
-
-    monkeypatch.setattr(client, "execute_command", dying)
-    with pytest.raises(redis.ConnectionError):
-        claim_until_dead()
-    assert two.claim(index, parent=None, source=old)
+    one, two = audit(redis_url, origin), audit(redis_url, origin)
+    one.add_cycle("https://e.com/idx.xml", "https://e.com/toidx.xml")
+    two.add_cycle("https://e.com/idx.xml", "https://e.com/back.xml")
+    assert two.cycles() == {
+        "https://e.com/idx.xml": ["https://e.com/toidx.xml", "https://e.com/back.xml"]
+    }
+    facts = SitemapFacts(url="https://e.com/idx.xml", found_via="robots.txt")
+    add_cycles(facts, one.cycles()["https://e.com/idx.xml"])
+    assert [(p.code, p.message) for p in facts.problems] == [
+        (
+            "index_cycle",
+            "lists itself or an index above it (a loop), not read again: "
+            "https://e.com/toidx.xml, https://e.com/back.xml",
+        )
+    ]
 
 
 def test_the_pace_of_a_host_is_shared_by_every_client(redis_url: str) -> None:

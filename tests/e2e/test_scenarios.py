@@ -816,16 +816,23 @@ async def test_sitemaps_on_a_sitemap_host_are_fetched_and_list_the_sites_urls(
     assert issues_by_url(records, "sitemap") == {
         f"{cdn.base}/sitemaps/index.xml": [],
         f"{cdn.base}/sitemaps/pages.xml": [],
-        # Listed by the index, it redirects: the index should name the final location.
+        # Listed by the index, it redirects: the index should name the final location, read
+        # under its own record.
         f"{site.base}/sitemap.xml": ["redirect"],
+        f"{cdn.base}/sitemaps/moved.xml": [],
     }
-    moved = next(r for r in by_record(records, "sitemap") if r["url"] == f"{site.base}/sitemap.xml")
+    sitemaps = {r["url"]: r for r in by_record(records, "sitemap")}
+    moved = sitemaps[f"{site.base}/sitemap.xml"]
     assert moved["errors"] == [
         f"redirect: redirects to {cdn.base}/sitemaps/moved.xml: {site.base}/sitemap.xml (301)"
-        f" -> {cdn.base}/sitemaps/moved.xml; robots.txt and indexes should name the final "
-        "location"
+        f" -> {cdn.base}/sitemaps/moved.xml, a sitemap this audit reads under its own name; "
+        "robots.txt and indexes should name the final location"
     ]
-    assert moved["url_count"] == 1
+    assert moved["url_count"] == 0
+    target = sitemaps[f"{cdn.base}/sitemaps/moved.xml"]
+    assert target["url_count"] == 1
+    # In the place of the sitemap that redirects there.
+    assert (target["found_via"], target["parent"]) == ("index", f"{cdn.base}/sitemaps/index.xml")
     # Listed by a sitemap on the sitemap host: no directory scope applies, but the URLs must
     # still be on the audited host.
     assert issues_by_url(records) == {
@@ -1202,3 +1209,140 @@ async def test_dot_segments_are_removed_before_the_request_and_robots_txt(
     assert (hits["/dotpage"], hits["/dotpage2"], hits["/ok/"], hits["/ok"]) == (2, 1, 1, 1)
     assert hits["/blocked/page"] == 0
     assert not any("/." in path or "%2" in path.lower() for path in hits)
+
+
+def _after(site: TestSite, path: str, page: Page) -> Any:
+    """A route that answers ``page`` only once ``path`` was served and the audit had time to
+    read it: which of two sitemaps the audit handles first, decided by the test."""
+
+    def route(_: TestSite, __: str) -> Page:
+        deadline = time.monotonic() + 10
+        while not site.hits[path] and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.5)
+        return page
+
+    return route
+
+
+async def _redirect_and_index_audit(tmp_path: Path, *, index_first: bool) -> dict[str, Any]:
+    redirect = Page(status=301, headers=[("Location", "/s-a.xml")])
+    listing = Page(body=index("{base}/s-a.xml"), content_type=XML)
+    site = TestSite(
+        {
+            "/robots.txt": Page(
+                body="Sitemap: {base}/redir-cross.xml\nSitemap: {base}/idx.xml\n",
+                content_type="text/plain",
+            ),
+            "/s-a.xml": Page(body=urlset(url("{base}/p1")), content_type=XML),
+            "/p1": page(),
+        }
+    )
+    if index_first:
+        site.routes["/idx.xml"] = listing
+        site.routes["/redir-cross.xml"] = _after(site, "/s-a.xml", redirect)
+    else:
+        site.routes["/redir-cross.xml"] = redirect
+        site.routes["/idx.xml"] = _after(site, "/s-a.xml", listing)
+    with site:
+        records = await audit(site, tmp_path / ("index" if index_first else "redirect"))
+    base = site.base
+    return {
+        "sitemaps": {
+            r["url"].replace(base, ""): (r["issues"], r["url_count"], r["child_count"])
+            for r in by_record(records, "sitemap")
+        },
+        "urls": {
+            r["url"].replace(base, ""): [s.replace(base, "") for s in r["sitemaps"]]
+            for r in by_record(records, "url")
+        },
+        "sitemaps_found": records[-1]["sitemaps_found"],
+        "hits": site.hits["/s-a.xml"],
+    }
+
+
+@deferred_f_from_coro_f
+async def test_a_redirect_target_an_index_lists_too_has_the_same_records_in_either_order(
+    tmp_path: Path,
+) -> None:
+    """robots.txt names /redir-cross.xml, which redirects to /s-a.xml, and /idx.xml, which
+    lists /s-a.xml: whether the redirect or the index is handled first, /s-a.xml has its own
+    record with its URLs, and the sitemap that redirects lists nothing."""
+    (tmp_path / "index").mkdir()
+    (tmp_path / "redirect").mkdir()
+    expected = {
+        "sitemaps": {
+            "/redir-cross.xml": (["redirect"], 0, 0),
+            "/idx.xml": ([], 0, 1),
+            "/s-a.xml": ([], 1, 0),
+        },
+        "urls": {"/p1": ["/s-a.xml"]},
+        "sitemaps_found": 3,
+        "hits": 1,
+    }
+    assert await _redirect_and_index_audit(tmp_path, index_first=True) == expected
+    assert await _redirect_and_index_audit(tmp_path, index_first=False) == expected
+
+
+@deferred_f_from_coro_f
+async def test_an_index_listing_a_url_that_redirects_back_to_it_is_a_cycle(
+    tmp_path: Path,
+) -> None:
+    """/idx.xml lists /toidx.xml, which redirects to /idx.xml: a loop, as if it listed
+    itself; /toidx.xml has its redirect finding."""
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/idx.xml\n", content_type="text/plain"),
+            "/idx.xml": Page(body=index("{base}/toidx.xml", "{base}/s.xml"), content_type=XML),
+            "/toidx.xml": Page(status=301, headers=[("Location", "/idx.xml")]),
+            "/s.xml": Page(body=urlset(url("{base}/p1")), content_type=XML),
+            "/p1": page(),
+        }
+    )
+    with site:
+        records = await audit(site, tmp_path)
+    sitemaps = {r["url"].replace(site.base, ""): r for r in by_record(records, "sitemap")}
+    assert {path: r["issues"] for path, r in sitemaps.items()} == {
+        "/idx.xml": ["index_cycle"],
+        "/toidx.xml": ["redirect"],
+        "/s.xml": [],
+    }
+    assert sitemaps["/idx.xml"]["errors"] == [
+        "index_cycle: lists itself or an index above it (a loop), not read again: "
+        f"{site.base}/toidx.xml"
+    ]
+    assert sitemaps["/idx.xml"]["child_count"] == 2
+    assert site.hits["/idx.xml"] == 1
+    assert records[-1]["sitemaps_found"] == 3
+
+
+@deferred_f_from_coro_f
+async def test_a_sitemap_redirecting_to_a_disallowed_location_is_robots_blocked(
+    tmp_path: Path,
+) -> None:
+    """Search engines do not follow a redirect into a path robots.txt disallows: the sitemap
+    that redirects there says so. The audit reads the target all the same."""
+    site = TestSite(
+        {
+            "/robots.txt": Page(
+                body="User-agent: *\nDisallow: /blocked\nSitemap: {base}/sm-to-blocked.xml\n",
+                content_type="text/plain",
+            ),
+            "/sm-to-blocked.xml": Page(status=301, headers=[("Location", "/blocked/sm.xml")]),
+            "/blocked/sm.xml": Page(body=urlset(url("{base}/p1")), content_type=XML),
+            "/p1": page(),
+        }
+    )
+    with site:
+        records = await audit(site, tmp_path)
+    sitemaps = {r["url"].replace(site.base, ""): r for r in by_record(records, "sitemap")}
+    assert {path: r["issues"] for path, r in sitemaps.items()} == {
+        "/sm-to-blocked.xml": ["redirect", "robots_blocked"],
+        "/blocked/sm.xml": ["robots_blocked"],
+    }
+    assert sitemaps["/sm-to-blocked.xml"]["errors"][1] == (
+        f"robots_blocked: redirects to {site.base}/blocked/sm.xml, which robots.txt disallows "
+        "for Googlebot: search engines that obey robots.txt do not follow it"
+    )
+    assert sitemaps["/blocked/sm.xml"]["url_count"] == 1
+    assert site.hits["/blocked/sm.xml"] == 1

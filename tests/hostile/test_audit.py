@@ -507,11 +507,14 @@ async def test_an_index_that_lists_the_url_it_redirects_to_is_a_cycle(
         records, crawler = await audit(site, tmp_path, caplog)
     by_path = sitemaps_by_url(records, site)
     assert {path: r["issues"] for path, r in by_path.items()} == {
-        "/old-index.xml": ["index_cycle", "redirect"],
+        "/old-index.xml": ["redirect"],
+        "/index.xml": ["index_cycle"],
         "/nested.xml": ["index_cycle", "nested_index"],
         "/pages.xml": [],
     }
-    assert by_path["/old-index.xml"]["errors"][0] == (
+    assert by_path["/old-index.xml"]["url_count"] == by_path["/old-index.xml"]["child_count"] == 0
+    assert by_path["/index.xml"]["found_via"] == "robots.txt"
+    assert by_path["/index.xml"]["errors"][0] == (
         f"index_cycle: lists itself or an index above it (a loop), not read again: "
         f"{site.base}/index.xml"
     )
@@ -550,10 +553,15 @@ async def test_a_sitemap_listed_again_is_no_loop_and_a_redirect_is_read_once(
         "/shared.xml": [],
         "/sitemap.xml": ["redirect"],
         "/old.xml": ["redirect"],
+        "/new.xml": [],
     }
     assert by_path["/sitemap.xml"]["url_count"] == 0
     assert "a sitemap this audit reads under its own name" in by_path["/sitemap.xml"]["errors"][0]
-    assert by_path["/old.xml"]["url_count"] == 1
+    # A redirect to a sitemap nothing else names: read under its own record all the same.
+    assert by_path["/old.xml"]["url_count"] == 0
+    assert "a sitemap this audit reads under its own name" in by_path["/old.xml"]["errors"][0]
+    assert by_path["/new.xml"]["url_count"] == 1
+    assert by_path["/new.xml"]["found_via"] == "robots.txt"
     assert all(site.hits[path] == 1 for path in ("/a.xml", "/shared.xml", "/new.xml"))
     # Each URL once, from one sitemap: no duplicate from reading a sitemap twice.
     assert_accounted(records, {f"{site.base}/p", f"{site.base}/q"})

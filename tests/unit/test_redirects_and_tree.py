@@ -175,25 +175,28 @@ def test_a_loop_is_an_index_listing_itself_or_an_index_above_it() -> None:
     assert not tree.loops(child, other)
 
 
-def test_an_index_read_at_the_url_it_redirects_to_is_in_the_tree_under_both() -> None:
-    tree = SitemapTree(ORIGIN, max_depth=5, max_sitemaps=100, max_url_length=2048)
+def test_the_sitemap_a_redirect_ends_at_sits_below_the_sitemap_that_redirects() -> None:
+    tree = SitemapTree(ORIGIN, max_depth=5, max_sitemaps=3, max_url_length=2048)
     old, root, child = (f"{ORIGIN.url}/{name}.xml" for name in ("old", "root", "child"))
-    moved, other = f"{ORIGIN.url}/moved.xml", f"{ORIGIN.url}/other.xml"
+    other = f"{ORIGIN.url}/other.xml"
     assert tree.consider(old, depth=0) is Decision.FETCH
-    # /old.xml redirects twice, and is read at /root.xml under its own name.
-    assert tree.claim(moved, parent=None, source=old)
-    assert tree.claim(root, parent=None, source=old)
+    # /old.xml redirects to /root.xml, read under its own name (with no place of its own
+    # under the cap).
+    assert not tree.redirect_known(root, source=old)
+    assert tree.redirect_target(root, source=old) is Decision.FETCH
+    assert tree.redirect_known(root, source=old)
+    assert tree.parent_of(root) == old
     assert tree.consider(other, depth=0) is Decision.FETCH
-    assert tree.consider(child, depth=1, parent=old) is Decision.FETCH
-    # The index lists the URL it was read at, or one it redirected through; its child too.
-    assert tree.loops(old, root)
-    assert tree.loops(old, moved)
-    assert tree.loops(child, root)
+    assert tree.consider(child, depth=1, parent=root) is Decision.FETCH
+    # The index lists itself, or the sitemap that redirects to it; its child too.
+    assert tree.loops(root, root)
+    assert tree.loops(root, old)
+    assert tree.loops(child, old)
     # Another index listing them: listed again.
     assert not tree.loops(other, root)
-    # A redirect to a sitemap read under its own name makes no alias of it.
-    assert not tree.claim(other, parent=None, source=child)
-    assert not tree.loops(child, other)
+    assert not tree.loops(other, old)
+    # Another sitemap redirecting there: a sitemap known already.
+    assert tree.redirect_target(root, source=other) is Decision.SEEN
 
 
 def test_restored_parents_keep_loops_known_after_a_resume() -> None:
