@@ -168,6 +168,8 @@ class AuditRun:
         self._arguments_held = False
         # Why robots.txt or the homepage got no HTTP answer (see unreachable).
         self._failures: dict[str, str] = {}
+        # Why the homepage's sitemap links are unknown (it could not be read), if they are.
+        self.homepage_unread: str | None = None
         # Notes on robots.txt, then on the homepage: in this order whichever answered first.
         self._discovery_notes: dict[str, list[str]] = {"robots.txt": [], "the homepage": []}
         self.robots: RobotsPolicy | None = None
@@ -605,14 +607,32 @@ class AuditRun:
         *,
         moved_to: str | None = None,
         error: str | None = None,
+        unread: str | None = None,
+        partial: bool = False,
     ) -> tuple[list[SitemapRef], list[SitemapFacts]]:
         """The sitemaps the homepage names (``<link rel="sitemap">``, ``Link`` header); before
         robots.txt is read they wait for it (see ``robots_received``). ``moved_to``: the
         homepage redirects to this URL on another host (not followed); ``error``: why it got
-        no HTTP answer."""
+        no HTTP answer; ``unread``: why it could not be read (an error status, a redirect
+        loop; ``error`` by default); ``partial``: ``found`` comes from what arrived of it
+        before ``error``."""
         self.discovery.homepage_done = True
         if error is not None:
             self._failures["the homepage"] = error
+        if partial and error is not None:
+            self._note(
+                "the homepage",
+                f"the homepage was read only in part ({error}): only the sitemap links in "
+                "what arrived of it are known",
+                stat="discovery/homepage_partial",
+            )
+        elif (unread := unread or error) is not None:
+            self.homepage_unread = "could not be read"
+            self._note(
+                "the homepage",
+                f"the homepage could not be read ({unread}), so its sitemap links are unknown",
+                stat="discovery/homepage_unread",
+            )
         if moved_to is not None:
             self._note(
                 "the homepage",
@@ -626,6 +646,11 @@ class AuditRun:
         if self._hold_homepage_sitemaps(found):
             return [], []
         return self._candidates(found)
+
+    def homepage_unknown(self) -> str | None:
+        """Why the sitemaps the homepage links to are unknown (``"could not be read"``...),
+        for the summary's note on an audit that found no sitemap; ``None`` when it was read."""
+        return self.homepage_unread
 
     def unreachable(self, answers: int) -> str | None:
         """The note of an audit in which no request got an HTTP answer (``answers`` is the

@@ -290,10 +290,16 @@ class SharedAuditRun(AuditRun):
         *,
         moved_to: str | None = None,
         error: str | None = None,
+        unread: str | None = None,
+        partial: bool = False,
     ) -> tuple[list[SitemapRef], list[SitemapFacts]]:
-        refs, skipped = super().homepage_received(found, moved_to=moved_to, error=error)
+        refs, skipped = super().homepage_received(
+            found, moved_to=moved_to, error=error, unread=unread, partial=partial
+        )
         for note in super().notes():
             self.shared.add_note(note)
+        if self.homepage_unread is not None:
+            self.shared.set_value("homepage_unread", self.homepage_unread)
         self.shared.add_found(len(found))
         self.shared.flag("homepage_done")
         return refs, skipped
@@ -517,6 +523,9 @@ class SharedAuditRun(AuditRun):
 
     def notes(self) -> list[str]:
         return self.shared.notes() or super().notes()
+
+    def homepage_unknown(self) -> str | None:
+        return self.homepage_unread or self.shared.value("homepage_unread")
 
     def finish(self) -> None:
         """The report is written: the audit is over for every worker."""

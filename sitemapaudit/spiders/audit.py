@@ -43,6 +43,7 @@ from sitemapaudit.middlewares import META_KEY as RETRY_AFTER_META
 from sitemapaudit.page.coding import declares_gzip
 from sitemapaudit.readlimit import META_KEY as READ_LIMIT_META
 from sitemapaudit.readlimit import OWN_LIMIT_KEY as OWN_READ_LIMIT
+from sitemapaudit.readlimit import PARTIAL_KEY, PartialBody
 from sitemapaudit.report.records import SummaryRecord
 from sitemapaudit.sitemap.records import Problem
 from sitemapaudit.urls import request_url
@@ -290,6 +291,8 @@ class AuditSpider(Spider):
                 "sitemapaudit/homepage/stopped_at_read_limit",
             )
             homepage.meta["download_maxsize"] = 0
+            # What arrived of it is read if the download fails part way (a timeout).
+            homepage.meta[PARTIAL_KEY] = None
             yield homepage
         for ref in refs:
             yield self._sitemap_request(ref)
@@ -497,21 +500,28 @@ class AuditSpider(Spider):
 
     @_until_redis_lost
     def parse_homepage(self, response: Response) -> Iterator[Any]:
+        response.meta[PARTIAL_KEY] = None  # (the whole answer came)
         if (hop := self._hop(response)) is not None:
             yield hop
             return
         links = [v.decode("latin-1") for v in response.headers.getlist("Link")]
-        found = (
-            homepage_sitemaps(response.body, response.url, links) if response.status < 400 else []
-        )
-        moved_to = response.meta["redirects"].other_host
-        refs, skipped = self.run.homepage_received(found, moved_to=moved_to)
+        state: RedirectState = response.meta["redirects"]
+        unread = _homepage_unread(response.status, state, self.config.max_redirects)
+        found = homepage_sitemaps(response.body, response.url, links) if unread is None else []
+        refs, skipped = self.run.homepage_received(found, moved_to=state.other_host, unread=unread)
         yield from self._live(skipped)
         yield from self._sitemaps(refs)
 
     @_until_redis_lost
     def homepage_failed(self, failure: Failure) -> Iterator[Any]:
-        refs, skipped = self.run.homepage_received([], error=_reason(failure))
+        error = _reason(failure)
+        found = None
+        request: Request | None = getattr(failure, "request", None)
+        if request is not None and (partial := request.meta.get(PARTIAL_KEY)) is not None:
+            found = _partial_homepage_sitemaps(partial, request.url)
+        refs, skipped = self.run.homepage_received(
+            found or [], error=error, partial=found is not None
+        )
         yield from self._live(skipped)
         yield from self._sitemaps(refs)
 
@@ -1083,6 +1093,39 @@ def _validators(response: Response) -> tuple[str | None, str | None]:
         if last_modified is None and (value := sent.get("If-Modified-Since")):
             last_modified = value.decode("latin-1")
     return etag, last_modified
+
+
+def _homepage_unread(status: int, state: RedirectState, max_redirects: int) -> str | None:
+    """Why the homepage's answer cannot be read for sitemap links (an error status, a
+    redirect chain that ends nowhere), or ``None``. A redirect to another host has a note of
+    its own (see ``AuditRun.homepage_received``)."""
+    if state.loop:
+        return (
+            f"it redirects in a loop or more than {max_redirects} times, given up after "
+            f"{count_noun(len(state.chain), 'hop')}"
+        )
+    if state.other_host is not None:
+        return None
+    if state.broken is not None:
+        return f"HTTP {status}, a redirect that cannot be followed: {state.broken}"
+    if state.stopped:
+        return f"HTTP {status}, a redirect not followed: {state.stopped}"
+    if status >= 300:
+        return f"HTTP {status}"
+    return None
+
+
+def _partial_homepage_sitemaps(partial: PartialBody, url: str) -> list[tuple[str, str]] | None:
+    """The sitemaps named in what arrived of a homepage whose download failed part way, or
+    ``None`` when no byte of its body arrived. (Its status is unknown: Scrapy tells the
+    headers of an answer, not its status, before the answer is complete.)"""
+    if not partial.chunks:
+        return None
+    links = [v.decode("latin-1") for v in partial.headers.getlist("Link")]
+    try:
+        return homepage_sitemaps(partial.body, url, links)
+    except ValueError:  # a gzip body cut short
+        return [] if not links else homepage_sitemaps(b"", url, links)
 
 
 def _redirect_problems(state: RedirectState, max_redirects: int) -> list[Problem]:
