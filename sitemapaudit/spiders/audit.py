@@ -281,21 +281,40 @@ class AuditSpider(Spider):
         if self.sitemap_args and "arguments" in discovery:
             refs = [*refs, *self.run.argument_refs()]
         elif not self.sitemap_args and "homepage" in discovery:
-            homepage = self._get(
-                self.origin.url + "/", self.parse_homepage, self.homepage_failed, priority=90
-            )
-            # Read up to what is parsed of it (a page that never ends does not hold the audit).
-            homepage.meta[READ_LIMIT_META] = 0
-            homepage.meta[OWN_READ_LIMIT] = (
-                HOMEPAGE_READ_LIMIT,
-                "sitemapaudit/homepage/stopped_at_read_limit",
-            )
-            homepage.meta["download_maxsize"] = 0
-            # What arrived of it is read if the download fails part way (a timeout).
-            homepage.meta[PARTIAL_KEY] = None
-            yield homepage
+            # Requested once robots.txt has answered, and not if it disallows the homepage.
+            due = self.run.homepage_due()
+            if due:
+                yield self._homepage_request()
+            elif due is not None:
+                self.run.homepage_received([], blocked=True)
+                refs = [*refs, *self.run.common_path_refs()]
         for ref in refs:
             yield self._sitemap_request(ref)
+
+    def _homepage_request(self) -> Request:
+        homepage = self._get(
+            self.origin.url + "/", self.parse_homepage, self.homepage_failed, priority=90
+        )
+        # Read up to what is parsed of it (a page that never ends does not hold the audit).
+        homepage.meta[READ_LIMIT_META] = 0
+        homepage.meta[OWN_READ_LIMIT] = (
+            HOMEPAGE_READ_LIMIT,
+            "sitemapaudit/homepage/stopped_at_read_limit",
+        )
+        homepage.meta["download_maxsize"] = 0
+        # What arrived of it is read if the download fails part way (a timeout).
+        homepage.meta[PARTIAL_KEY] = None
+        return homepage
+
+    def _after_robots(self, refs: list[SitemapRef]) -> tuple[list[SitemapRef], Request | None]:
+        """The homepage that waited for robots.txt: its request, or, when robots.txt
+        disallows it, the note that says so (the common paths may be due then)."""
+        due = self.run.homepage_after_robots()
+        if due:
+            return refs, self._homepage_request()
+        if due is not None:
+            self.run.homepage_received([], blocked=True)
+        return refs, None
 
     async def _drain(self) -> AsyncIterator[Any]:
         """Hand out the inventory as the downloader has room; send settled records on."""
@@ -487,16 +506,22 @@ class AuditSpider(Spider):
             moved_to=state.other_host,
             gave_up=len(state.chain) if state.loop else None,
         )
+        refs, homepage = self._after_robots(refs)
         yield from self._live(skipped)
         yield from self._sitemaps(refs)
+        if homepage is not None:
+            yield homepage
 
     @_until_redis_lost
     def robots_failed(self, failure: Failure) -> Iterator[Any]:
         refs, skipped = self.run.robots_received(
             None, b"", self.origin.url + "/robots.txt", error=_reason(failure)
         )
+        refs, homepage = self._after_robots(refs)
         yield from self._live(skipped)
         yield from self._sitemaps(refs)
+        if homepage is not None:
+            yield homepage
 
     @_until_redis_lost
     def parse_homepage(self, response: Response) -> Iterator[Any]:

@@ -91,3 +91,60 @@ async def test_a_homepage_that_times_out_before_any_byte_is_said_to_be_unread(
         for note in notes
     ), notes
     assert not any(NOT_FOUND in note for note in notes)
+
+
+DISALLOW_ALL = Page(body="User-agent: *\nDisallow: /\n", content_type="text/plain")
+BLOCKED_NOTE = (
+    "the homepage was not read because robots.txt disallows it; its sitemap links are unknown"
+)
+
+
+@deferred_f_from_coro_f
+async def test_a_homepage_that_robots_txt_disallows_is_not_requested(tmp_path: Path) -> None:
+    routes = {
+        "/robots.txt": DISALLOW_ALL,
+        "/": Page(body=HEAD + "</body></html>"),
+        "/sitemap.xml": SITEMAP,
+        "/sm.xml": SITEMAP,
+    }
+    with TestSite(routes) as site:
+        records, _ = await run_audit(site.base, tmp_path / "r.jsonl")
+        asked = [path for _, path in site.log]
+    assert "/" not in asked
+    assert "/sm.xml" not in asked
+    assert asked[0] == "/robots.txt"
+    assert "/sitemap.xml" in asked  # the common paths are read all the same
+    notes = records[-1]["notes"]
+    assert BLOCKED_NOTE in notes
+    assert _sitemaps(records) == ["sitemap.xml"]
+
+
+@deferred_f_from_coro_f
+async def test_no_sitemap_found_does_not_say_a_disallowed_homepage_names_none(
+    tmp_path: Path,
+) -> None:
+    routes = {"/robots.txt": DISALLOW_ALL, "/": Page(body=HEAD + "</body></html>")}
+    records = await _audit(tmp_path, routes)
+    notes = records[-1]["notes"]
+    assert BLOCKED_NOTE in notes
+    assert not any(NOT_FOUND in note for note in notes)
+    assert any(note.startswith("no sitemap was found: ") for note in notes)
+
+
+@deferred_f_from_coro_f
+async def test_the_homepage_is_requested_once_robots_txt_has_answered(tmp_path: Path) -> None:
+    routes = {
+        "/robots.txt": Page(body="User-agent: *\nDisallow: /a\n", content_type="text/plain"),
+        "/": Page(body=HEAD + "</body></html>"),
+        "/sm.xml": SITEMAP,
+        "/a": PAGE,
+    }
+    routes["/robots.txt"].delay = 0.5
+    with TestSite(routes) as site:
+        records, _ = await run_audit(
+            site.base, tmp_path / "r.jsonl", settings={"SITEMAPAUDIT_UNTHROTTLED": True}
+        )
+        log = list(site.log)
+    asked = {path: when for when, path in reversed(log)}
+    assert asked["/"] - asked["/robots.txt"] >= 0.45  # after robots.txt's answer
+    assert _sitemaps(records) == ["sm.xml"]
