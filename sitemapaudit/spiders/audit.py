@@ -40,7 +40,7 @@ from sitemapaudit.discovery.homepage import HOMEPAGE_READ_LIMIT, homepage_sitema
 from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFactsBatch
 from sitemapaudit.headonly import META_KEY as HEAD_ONLY_META
 from sitemapaudit.middlewares import META_KEY as RETRY_AFTER_META
-from sitemapaudit.page.coding import declares_gzip
+from sitemapaudit.page.coding import body_coding, declares_gzip, decode_capped, gzip_alone
 from sitemapaudit.readlimit import META_KEY as READ_LIMIT_META
 from sitemapaudit.readlimit import OWN_LIMIT_KEY as OWN_READ_LIMIT
 from sitemapaudit.readlimit import PARTIAL_KEY, PartialBody
@@ -598,13 +598,22 @@ class AuditSpider(Spider):
             yield from self._sitemaps([])  # a common path that was not there gave its place back
             return
         validators = _validators(response)
+        encodings = _headers(response).get("content-encoding")
+        body, undecodable = self._sitemap_body(response, body_coding(encodings))
+        if undecodable is not None:
+            yield from self._present(
+                self.run.sitemap_failed(ref, status=response.status, error=undecodable)
+            )
+            yield from self._sitemaps([])
+            return
         facts, children = self.run.read_sitemap(
             ref,
             response.status,
-            response.body,
+            body,
             moved,
             url=response.url,
-            gzip_encoded=declares_gzip(_headers(response).get("content-encoding")),
+            # Once another coding is undone, the body is read as a file is.
+            gzip_encoded=body is response.body and declares_gzip(encodings),
         )
         self.run.remember_validators(
             ref.url, *validators, None if facts is None else facts.rejudge_after
@@ -612,6 +621,29 @@ class AuditSpider(Spider):
         yield from self._present(facts)
         yield from self._live(self.run.take_skipped_children())
         yield from self._sitemaps(children)
+
+    def _sitemap_body(self, response: Response, coding: str | None) -> tuple[bytes, str | None]:
+        """A sitemap's body with a ``Content-Encoding`` other than gzip alone undone, as
+        pages are decoded (gzip alone is read by its bytes: see ``BodyStream``), up to a byte
+        past the sitemap read limit, so that a decompression bomb costs no more and a larger
+        document is still ``too_large``; or why it cannot be decoded: a coding the audit
+        cannot decode or corrupt data, a ``fetch_failed`` naming the coding, as it is for a
+        page (search engines cannot read such a body either; the data may be no gzip at all,
+        so it is not ``gzip_invalid``)."""
+        if coding is None or gzip_alone(coding):
+            return response.body, None
+        body, why = decode_capped(
+            response.body,
+            coding,
+            self.config.sitemap_read_limit + 1,
+            whole="download_stopped" not in response.flags,
+        )
+        if why is None:
+            return body, None
+        return body, (
+            f"the sitemap cannot be read as its Content-Encoding: {coding} says ({why}): "
+            "search engines cannot read it either"
+        )
 
     @_until_redis_lost
     def sitemap_failed(self, failure: Failure) -> Iterator[Any]:
