@@ -1153,9 +1153,9 @@ def _validators(response: Response) -> tuple[str | None, str | None]:
 
 
 def _homepage_unread(status: int, state: RedirectState, max_redirects: int) -> str | None:
-    """Why the homepage's answer cannot be read for sitemap links (an error status, a
-    redirect chain that ends nowhere), or ``None``. A redirect to another host has a note of
-    its own (see ``AuditRun.homepage_received``)."""
+    """Why the homepage's answer cannot be read for sitemap links (an error status other
+    than 404 and 410, a redirect chain that ends nowhere), or ``None``. A redirect to another
+    host has a note of its own (see ``AuditRun.homepage_received``)."""
     if state.loop:
         return (
             f"it redirects in a loop or more than {max_redirects} times, given up after "
@@ -1167,9 +1167,14 @@ def _homepage_unread(status: int, state: RedirectState, max_redirects: int) -> s
         return f"HTTP {status}, a redirect that cannot be followed: {state.broken}"
     if state.stopped:
         return f"HTTP {status}, a redirect not followed: {state.stopped}"
-    if status >= 300:
+    if status >= 300 and status not in _HOMEPAGE_MISSING:
         return f"HTTP {status}"
     return None
+
+
+# A homepage that is not there names no sitemap, as a robots.txt that is not there has no rules
+# (a host that only keeps sitemaps, a CDN, may well have none).
+_HOMEPAGE_MISSING = frozenset({404, 410})
 
 
 def _partial_homepage_sitemaps(partial: PartialBody, url: str) -> list[tuple[str, str]] | None:

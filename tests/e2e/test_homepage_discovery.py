@@ -148,3 +148,10 @@ async def test_the_homepage_is_requested_once_robots_txt_has_answered(tmp_path: 
     asked = {path: when for when, path in reversed(log)}
     assert asked["/"] - asked["/robots.txt"] >= 0.45  # after robots.txt's answer
     assert _sitemaps(records) == ["sm.xml"]
+
+
+@deferred_f_from_coro_f
+async def test_a_homepage_that_is_not_there_names_no_sitemap(tmp_path: Path) -> None:
+    records = await _audit(tmp_path, {"/": Page(status=404, body="not found")})
+    notes = records[-1]["notes"]
+    assert notes == [f"no sitemap was found: {NOT_FOUND}, and none of the common paths holds one"]
