@@ -132,7 +132,8 @@ class SummaryPipeline:
             self.counter.add_change(str(item["change"]))
         elif isinstance(item, SummaryRecord):
             self.summarized = True
-            self.counter.complete(item)
+            run = getattr(self.crawler.spider, "run", None)
+            self.counter.complete(item, None if run is None else run.homepage_unknown())
             fail_on = getattr(self.crawler.spider, "fail_on", None)
             no_sitemap = item.complete and item.sitemaps_found == 0
             matched = (

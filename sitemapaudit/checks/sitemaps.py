@@ -30,7 +30,8 @@ class SitemapHttpError(SitemapCheck):
 
 class SitemapFetchFailed(SitemapCheck):
     """The sitemap could not be fetched at all: DNS, connection, timeout (after retries); or
-    it answered 304 Not Modified and the history that kept its entries failed."""
+    it answered 304 Not Modified and the history that kept its entries failed; or its body
+    cannot be decoded as its ``Content-Encoding`` (other than gzip alone) says."""
 
     code = "fetch_failed"
     severity = Severity.ERROR

@@ -112,6 +112,10 @@ class Discovery:
     homepage_done: bool = False
     found: int = 0
     common_paths_tried: bool = False
+    # Whether the homepage waits for robots.txt's answer to be requested (homepage_due).
+    homepage_waits: bool = False
+    # Why the homepage's sitemap links are unknown (not read, or could not be), if they are.
+    homepage_unread: str | None = None
 
     def needs_common_paths(self) -> bool:
         return (
@@ -621,14 +625,41 @@ class AuditRun:
         *,
         moved_to: str | None = None,
         error: str | None = None,
+        unread: str | None = None,
+        partial: bool = False,
+        blocked: bool = False,
     ) -> tuple[list[SitemapRef], list[SitemapFacts]]:
         """The sitemaps the homepage names (``<link rel="sitemap">``, ``Link`` header); before
         robots.txt is read they wait for it (see ``robots_received``). ``moved_to``: the
         homepage redirects to this URL on another host (not followed); ``error``: why it got
-        no HTTP answer."""
+        no HTTP answer; ``unread``: why it could not be read (an error status, a redirect
+        loop; ``error`` by default); ``partial``: ``found`` comes from what arrived of it
+        before ``error``; ``blocked``: it was not requested, as robots.txt disallows it."""
         self.discovery.homepage_done = True
         if error is not None:
             self._failures["the homepage"] = error
+        if blocked:
+            self.discovery.homepage_unread = "was not read because robots.txt disallows it"
+            self._note(
+                "the homepage",
+                "the homepage was not read because robots.txt disallows it; its sitemap links "
+                "are unknown",
+                stat="discovery/homepage_blocked",
+            )
+        elif partial and error is not None:
+            self._note(
+                "the homepage",
+                f"the homepage was read only in part ({error}): only the sitemap links in "
+                "what arrived of it are known",
+                stat="discovery/homepage_partial",
+            )
+        elif (unread := unread or error) is not None:
+            self.discovery.homepage_unread = "could not be read"
+            self._note(
+                "the homepage",
+                f"the homepage could not be read ({unread}), so its sitemap links are unknown",
+                stat="discovery/homepage_unread",
+            )
         if moved_to is not None:
             self._note(
                 "the homepage",
@@ -642,6 +673,41 @@ class AuditRun:
         if self._hold_homepage_sitemaps(found):
             return [], []
         return self._candidates(found)
+
+    def homepage_due(self) -> bool | None:
+        """Whether to request the homepage now (``True``), not at all (``False``: robots.txt
+        disallows it for the audited user agent, unless SITEMAPAUDIT_FETCH_BLOCKED; call
+        ``homepage_received(blocked=True)``), or later: ``None`` until robots.txt has answered
+        (or failed), then ``homepage_after_robots`` tells. Only a rule of robots.txt keeps the
+        homepage from being read: a robots.txt that could not be read (``disallow_all``) says
+        nothing of the site's wishes, and the homepage is where its sitemaps may be named."""
+        if not self.robots_known():
+            self.discovery.homepage_waits = True
+            return None
+        robots = self.robots
+        assert robots is not None
+        return (
+            self.config.fetch_blocked
+            or robots.outcome != "rules"
+            or robots.can_fetch(self.origin.url + "/")
+        )
+
+    def homepage_after_robots(self) -> bool | None:
+        """Once robots.txt is read: ``homepage_due()`` for a homepage that waited for it, or
+        ``None`` if none did."""
+        if not self.discovery.homepage_waits:
+            return None
+        self.discovery.homepage_waits = False
+        return self.homepage_due()
+
+    def robots_known(self) -> bool:
+        """Whether robots.txt has answered (or failed)."""
+        return self.robots is not None
+
+    def homepage_unknown(self) -> str | None:
+        """Why the sitemaps the homepage links to are unknown (``"could not be read"``...),
+        for the summary's note on an audit that found no sitemap; ``None`` when it was read."""
+        return self.discovery.homepage_unread
 
     def unreachable(self, answers: int) -> str | None:
         """The note of an audit in which no request got an HTTP answer (``answers`` is the

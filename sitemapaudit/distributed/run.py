@@ -300,10 +300,17 @@ class SharedAuditRun(AuditRun):
         *,
         moved_to: str | None = None,
         error: str | None = None,
+        unread: str | None = None,
+        partial: bool = False,
+        blocked: bool = False,
     ) -> tuple[list[SitemapRef], list[SitemapFacts]]:
-        refs, skipped = super().homepage_received(found, moved_to=moved_to, error=error)
+        refs, skipped = super().homepage_received(
+            found, moved_to=moved_to, error=error, unread=unread, partial=partial, blocked=blocked
+        )
         for note in super().notes():
             self.shared.add_note(note)
+        if self.discovery.homepage_unread is not None:
+            self.shared.set_value("homepage_unread", self.discovery.homepage_unread)
         self.shared.add_found(len(found))
         self.shared.flag("homepage_done")
         return refs, skipped
@@ -332,6 +339,10 @@ class SharedAuditRun(AuditRun):
         refs = super().common_path_refs()
         self.shared.flag("common_paths_tried")
         return refs
+
+    def robots_known(self) -> bool:
+        # robots.txt read by another worker counts as read.
+        return self.load_robots()
 
     def load_robots(self) -> bool:
         """robots.txt as the discovering worker stored it (every worker evaluates it)."""
@@ -531,6 +542,9 @@ class SharedAuditRun(AuditRun):
 
     def notes(self) -> list[str]:
         return self.shared.notes() or super().notes()
+
+    def homepage_unknown(self) -> str | None:
+        return self.discovery.homepage_unread or self.shared.value("homepage_unread")
 
     def finish(self) -> None:
         """The report is written: the audit is over for every worker."""

@@ -228,6 +228,13 @@ class SharedAudit:
     def flags(self) -> dict[str, str]:
         return cast(dict[str, str], self.client.hgetall(self.key("flags")))
 
+    def set_value(self, name: str, value: str) -> None:
+        """A word on the audit that any worker may need (``value`` reads it)."""
+        self.client.hset(self.key("values"), name, value)
+
+    def value(self, name: str) -> str | None:
+        return cast(str | None, self.client.hget(self.key("values"), name))
+
     def add_found(self, count: int) -> None:
         if count:
             self.client.hincrby(self.key("flags"), "found", count)

@@ -307,3 +307,41 @@ def _decoder(coding: str) -> Decoder | None:
         if zstd is not None:
             return _Zstd(coding, zstd.ZstdDecompressor(), (zstd.ZstdError,))
     return None
+
+
+def decode_capped(
+    body: bytes, coding: str, limit: int, *, whole: bool = True, chunk_size: int = _LAYER_CHUNK
+) -> tuple[bytes, str | None]:
+    """``body`` decoded as ``coding`` (from :func:`body_coding`) says, up to ``limit`` bytes
+    of output: a body that decodes to more (a decompression bomb) costs no more than that,
+    and the caller tells it from one that fits by asking a byte more than it reads. Also what
+    makes it unreadable: a coding the audit cannot decode (:func:`unsupported`), corrupt data
+    (:func:`corrupt_data`), or, for a ``whole`` body (not a download stopped part way), data
+    that ends before its end; no bytes are returned then. An empty body is empty, whatever its
+    coding."""
+    if not body:
+        return b"", None
+    decoding = decoder(coding)
+    if decoding is None:
+        return b"", unsupported(coding)
+    parts: list[bytes] = []
+    produced = 0
+    view = memoryview(body)
+    start = 0
+    try:
+        while produced < limit and not decoding.finished:
+            data = bytes(view[start : start + chunk_size]) if not decoding.pending else b""
+            start += len(data)
+            chunk = decoding.decompress(data, min(chunk_size, limit - produced))
+            produced += len(chunk)
+            parts.append(chunk)
+            if not data and not chunk:
+                # All input taken and nothing more comes out, yet the stream has not ended.
+                if whole:
+                    return b"", f"the {coding} data is cut short (it ends before its end)"
+                break
+    except CodingError as exc:
+        return b"", corrupt_data(coding, exc)
+    body = b"".join(parts)
+    # (brotli may give a little more than asked for.)
+    return body if len(body) <= limit else body[:limit], None

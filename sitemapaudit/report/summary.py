@@ -57,7 +57,9 @@ class SummaryCounter:
             self.codes[code] += 1
             self.severities[self.severity[(record.record, code)].value] += 1
 
-    def complete(self, summary: SummaryRecord) -> SummaryRecord:
+    def complete(self, summary: SummaryRecord, homepage_unread: str | None = None) -> SummaryRecord:
+        """Complete ``summary`` with the counts; ``homepage_unread``: why the sitemaps the
+        homepage links to are unknown (``"could not be read"``...), if they are."""
         summary.finished_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         summary.sitemaps_found = self.sitemaps
         summary.urls_listed = self.urls
@@ -68,9 +70,14 @@ class SummaryCounter:
             summary.changes["counts"] = dict(self.changes)
         if self.sitemaps == 0 and summary.complete:  # else discovery may not have ended
             gone = self.changes.get("sitemap_removed", 0)
+            named = (
+                "robots.txt and the homepage name none"
+                if homepage_unread is None
+                else f"robots.txt names none, the homepage {homepage_unread} (its sitemap links "
+                "are unknown)"
+            )
             summary.notes.append(
-                "no sitemap was found: robots.txt and the homepage name none, and none of the "
-                "common paths holds one"
+                f"no sitemap was found: {named}, and none of the common paths holds one"
                 + (
                     f"; the {count_noun(gone, 'sitemap')} of run "
                     f"{summary.changes['previous_run']} {'is' if gone == 1 else 'are all'} gone "

@@ -39,9 +39,10 @@ from sitemapaudit.discovery.homepage import HOMEPAGE_READ_LIMIT, homepage_sitema
 from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFactsBatch
 from sitemapaudit.headonly import META_KEY as HEAD_ONLY_META
 from sitemapaudit.middlewares import META_KEY as RETRY_AFTER_META
-from sitemapaudit.page.coding import declares_gzip
+from sitemapaudit.page.coding import body_coding, declares_gzip, decode_capped, gzip_alone
 from sitemapaudit.readlimit import META_KEY as READ_LIMIT_META
 from sitemapaudit.readlimit import OWN_LIMIT_KEY as OWN_READ_LIMIT
+from sitemapaudit.readlimit import PARTIAL_KEY, PartialBody
 from sitemapaudit.report.records import SummaryRecord
 from sitemapaudit.sitemap.records import Problem
 from sitemapaudit.urls import request_url
@@ -279,19 +280,40 @@ class AuditSpider(Spider):
         if self.sitemap_args and "arguments" in discovery:
             refs = [*refs, *self.run.argument_refs()]
         elif not self.sitemap_args and "homepage" in discovery:
-            homepage = self._get(
-                self.origin.url + "/", self.parse_homepage, self.homepage_failed, priority=90
-            )
-            # Read up to what is parsed of it (a page that never ends does not hold the audit).
-            homepage.meta[READ_LIMIT_META] = 0
-            homepage.meta[OWN_READ_LIMIT] = (
-                HOMEPAGE_READ_LIMIT,
-                "sitemapaudit/homepage/stopped_at_read_limit",
-            )
-            homepage.meta["download_maxsize"] = 0
-            yield homepage
+            # Requested once robots.txt has answered, and not if it disallows the homepage.
+            due = self.run.homepage_due()
+            if due:
+                yield self._homepage_request()
+            elif due is not None:
+                self.run.homepage_received([], blocked=True)
+                refs = [*refs, *self.run.common_path_refs()]
         for ref in refs:
             yield self._sitemap_request(ref)
+
+    def _homepage_request(self) -> Request:
+        homepage = self._get(
+            self.origin.url + "/", self.parse_homepage, self.homepage_failed, priority=90
+        )
+        # Read up to what is parsed of it (a page that never ends does not hold the audit).
+        homepage.meta[READ_LIMIT_META] = 0
+        homepage.meta[OWN_READ_LIMIT] = (
+            HOMEPAGE_READ_LIMIT,
+            "sitemapaudit/homepage/stopped_at_read_limit",
+        )
+        homepage.meta["download_maxsize"] = 0
+        # What arrived of it is read if the download fails part way (a timeout).
+        homepage.meta[PARTIAL_KEY] = None
+        return homepage
+
+    def _after_robots(self, refs: list[SitemapRef]) -> tuple[list[SitemapRef], Request | None]:
+        """The homepage that waited for robots.txt: its request, or, when robots.txt
+        disallows it, the note that says so (the common paths may be due then)."""
+        due = self.run.homepage_after_robots()
+        if due:
+            return refs, self._homepage_request()
+        if due is not None:
+            self.run.homepage_received([], blocked=True)
+        return refs, None
 
     async def _drain(self) -> AsyncIterator[Any]:
         """Hand out the inventory as the downloader has room; send settled records on."""
@@ -483,34 +505,47 @@ class AuditSpider(Spider):
             moved_to=state.other_host,
             gave_up=len(state.chain) if state.loop else None,
         )
+        refs, homepage = self._after_robots(refs)
         yield from self._live(skipped)
         yield from self._sitemaps(refs)
+        if homepage is not None:
+            yield homepage
 
     @_until_redis_lost
     def robots_failed(self, failure: Failure) -> Iterator[Any]:
         refs, skipped = self.run.robots_received(
             None, b"", self.origin.url + "/robots.txt", error=_reason(failure)
         )
+        refs, homepage = self._after_robots(refs)
         yield from self._live(skipped)
         yield from self._sitemaps(refs)
+        if homepage is not None:
+            yield homepage
 
     @_until_redis_lost
     def parse_homepage(self, response: Response) -> Iterator[Any]:
+        response.meta[PARTIAL_KEY] = None  # (the whole answer came)
         if (hop := self._hop(response)) is not None:
             yield hop
             return
         links = [v.decode("latin-1") for v in response.headers.getlist("Link")]
-        found = (
-            homepage_sitemaps(response.body, response.url, links) if response.status < 400 else []
-        )
-        moved_to = response.meta["redirects"].other_host
-        refs, skipped = self.run.homepage_received(found, moved_to=moved_to)
+        state: RedirectState = response.meta["redirects"]
+        unread = _homepage_unread(response.status, state, self.config.max_redirects)
+        found = homepage_sitemaps(response.body, response.url, links) if unread is None else []
+        refs, skipped = self.run.homepage_received(found, moved_to=state.other_host, unread=unread)
         yield from self._live(skipped)
         yield from self._sitemaps(refs)
 
     @_until_redis_lost
     def homepage_failed(self, failure: Failure) -> Iterator[Any]:
-        refs, skipped = self.run.homepage_received([], error=_reason(failure))
+        error = _reason(failure)
+        found = None
+        request: Request | None = getattr(failure, "request", None)
+        if request is not None and (partial := request.meta.get(PARTIAL_KEY)) is not None:
+            found = _partial_homepage_sitemaps(partial, request.url)
+        refs, skipped = self.run.homepage_received(
+            found or [], error=error, partial=found is not None
+        )
         yield from self._live(skipped)
         yield from self._sitemaps(refs)
 
@@ -569,12 +604,21 @@ class AuditSpider(Spider):
             yield from self._sitemaps([])  # a common path that was not there gave its place back
             return
         validators = _validators(response)
+        encodings = _headers(response).get("content-encoding")
+        body, undecodable = self._sitemap_body(response, body_coding(encodings))
+        if undecodable is not None:
+            yield from self._present(
+                self.run.sitemap_failed(ref, status=response.status, error=undecodable)
+            )
+            yield from self._sitemaps([])
+            return
         facts, children = self.run.read_sitemap(
             ref,
             response.status,
-            response.body,
+            body,
             url=response.url,
-            gzip_encoded=declares_gzip(_headers(response).get("content-encoding")),
+            # Once another coding is undone, the body is read as a file is.
+            gzip_encoded=body is response.body and declares_gzip(encodings),
         )
         self.run.remember_validators(
             ref.url, *validators, None if facts is None else facts.rejudge_after
@@ -582,6 +626,29 @@ class AuditSpider(Spider):
         yield from self._present(self.run.reportable(facts))
         yield from self._live(self.run.take_skipped_children())
         yield from self._sitemaps(children)
+
+    def _sitemap_body(self, response: Response, coding: str | None) -> tuple[bytes, str | None]:
+        """A sitemap's body with a ``Content-Encoding`` other than gzip alone undone, as
+        pages are decoded (gzip alone is read by its bytes: see ``BodyStream``), up to a byte
+        past the sitemap read limit, so that a decompression bomb costs no more and a larger
+        document is still ``too_large``; or why it cannot be decoded: a coding the audit
+        cannot decode or corrupt data, a ``fetch_failed`` naming the coding, as it is for a
+        page (search engines cannot read such a body either; the data may be no gzip at all,
+        so it is not ``gzip_invalid``)."""
+        if coding is None or gzip_alone(coding):
+            return response.body, None
+        body, why = decode_capped(
+            response.body,
+            coding,
+            self.config.sitemap_read_limit + 1,
+            whole="download_stopped" not in response.flags,
+        )
+        if why is None:
+            return body, None
+        return body, (
+            f"the sitemap cannot be read as its Content-Encoding: {coding} says ({why}): "
+            "search engines cannot read it either"
+        )
 
     @_until_redis_lost
     def sitemap_failed(self, failure: Failure) -> Iterator[Any]:
@@ -1104,6 +1171,44 @@ def _validators(response: Response) -> tuple[str | None, str | None]:
         if last_modified is None and (value := sent.get("If-Modified-Since")):
             last_modified = value.decode("latin-1")
     return etag, last_modified
+
+
+def _homepage_unread(status: int, state: RedirectState, max_redirects: int) -> str | None:
+    """Why the homepage's answer cannot be read for sitemap links (an error status other
+    than 404 and 410, a redirect chain that ends nowhere), or ``None``. A redirect to another
+    host has a note of its own (see ``AuditRun.homepage_received``)."""
+    if state.loop:
+        return (
+            f"it redirects in a loop or more than {max_redirects} times, given up after "
+            f"{count_noun(len(state.chain), 'hop')}"
+        )
+    if state.other_host is not None:
+        return None
+    if state.broken is not None:
+        return f"HTTP {status}, a redirect that cannot be followed: {state.broken}"
+    if state.stopped:
+        return f"HTTP {status}, a redirect not followed: {state.stopped}"
+    if status >= 300 and status not in _HOMEPAGE_MISSING:
+        return f"HTTP {status}"
+    return None
+
+
+# A homepage that is not there names no sitemap, as a robots.txt that is not there has no rules
+# (a host that only keeps sitemaps, a CDN, may well have none).
+_HOMEPAGE_MISSING = frozenset({404, 410})
+
+
+def _partial_homepage_sitemaps(partial: PartialBody, url: str) -> list[tuple[str, str]] | None:
+    """The sitemaps named in what arrived of a homepage whose download failed part way, or
+    ``None`` when no byte of its body arrived. (Its status is unknown: Scrapy tells the
+    headers of an answer, not its status, before the answer is complete.)"""
+    if not partial.chunks:
+        return None
+    links = [v.decode("latin-1") for v in partial.headers.getlist("Link")]
+    try:
+        return homepage_sitemaps(partial.body, url, links)
+    except ValueError:  # a gzip body cut short
+        return [] if not links else homepage_sitemaps(b"", url, links)
 
 
 def _redirect_problems(state: RedirectState, max_redirects: int) -> list[Problem]:

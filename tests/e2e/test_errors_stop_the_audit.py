@@ -134,8 +134,9 @@ async def test_a_site_that_never_answers_stops_the_audit_saying_why(tmp_path: Pa
     [summary] = records
     assert summary["complete"] is False
     assert summary["robots_txt"]["outcome"] == "disallow_all"
-    robots, unreachable = summary["notes"]
+    robots, homepage, unreachable = summary["notes"]
     assert robots.startswith("robots.txt could not be read (ConnectionRefusedError")
+    assert homepage.startswith("the homepage could not be read (ConnectionRefusedError")
     assert unreachable.startswith(
         f"the site could not be reached: no request to {base} got an HTTP answer "
         "(robots.txt: ConnectionRefusedError"

@@ -11,7 +11,7 @@ import pytest
 
 from sitemapaudit.crawl.pages import outcome_from_response, page_head_bytes
 from sitemapaudit.facts import FetchOutcome
-from sitemapaudit.page.coding import body_coding, declares_gzip, decoder
+from sitemapaudit.page.coding import body_coding, declares_gzip, decode_capped, decoder
 from sitemapaudit.page.stream import HeadWatcher
 
 brotli = pytest.importorskip("brotli")
@@ -448,3 +448,19 @@ def test_gzip_data_declared_in_another_coding_is_corrupt_in_that_coding(coding: 
     assert outcome.error is not None
     assert outcome.error.startswith(f"the page's {coding}-encoded body cannot be decoded: ")
     assert outcome.noindex == []
+
+
+@pytest.mark.parametrize("coding", ["br", "deflate"])
+def test_decode_capped_stops_at_its_limit(coding: str) -> None:
+    data = b"<url/>" * 1_000_000
+    body = brotli.compress(data, quality=5) if coding == "br" else zlib.compress(data)
+    assert decode_capped(body, coding, 1000) == (data[:1000], None)
+    assert decode_capped(body, coding, len(data) + 1) == (data, None)
+    cut, why = decode_capped(body[:50], coding, len(data))
+    assert cut == b""
+    assert why == f"the {coding} data is cut short (it ends before its end)"
+    assert decode_capped(body[:50], coding, len(data), whole=False)[1] is None
+    assert decode_capped(b"x", "compress", 10) == (
+        b"",
+        "Content-Encoding 'compress' is not supported",
+    )
