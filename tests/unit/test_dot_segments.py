@@ -93,3 +93,23 @@ def test_escaped_dot_segments_compare_as_the_url_they_resolve_to() -> None:
     assert normalize_url("http://h/a/%2e%2e/b") == "http://h/b"
     assert normalize_url("http://h/a/%2E/b") == "http://h/a/b"
     assert normalize_url("http://h/a/./b/../c") == "http://h/a/c"
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("http://h/a\\..\\b", "http://h/b"),
+        ("http://h/a\\b", "http://h/a/b"),
+        ("http://h/a\\.\\b?x\\..\\y#f\\g", "http://h/a/b?x\\..\\y#f\\g"),
+    ],
+)
+def test_a_backslash_in_the_path_is_a_slash_as_browsers_read_it(url: str, expected: str) -> None:
+    # The URL Standard reads "\" as "/" in the path of an http(s) URL, before dot segments;
+    # the query and fragment keep theirs.
+    assert remove_dot_segments(url) == expected
+    assert request_url(url) == expected
+
+
+def test_robots_txt_rules_see_the_path_a_backslash_leads_to() -> None:
+    policy = robots_policy(200, b"User-agent: *\nDisallow: /blocked\n", "http://h/robots.txt")
+    assert not policy.can_fetch("http://h/ok\\..\\blocked\\page")
