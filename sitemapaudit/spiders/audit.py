@@ -564,12 +564,7 @@ class AuditSpider(Spider):
         ref: SitemapRef = response.meta["sitemap_ref"]
         redirects: RedirectState = response.meta["redirects"]
         if (hop := self._hop(response, self.run.tree.hosts)) is not None:
-            if self.run.redirect_known(ref, hop.url):
-                # It redirects to a sitemap this audit reads under its own name.
-                yield from self._present(self.run.sitemap_redirected(ref, redirects, hop.url))
-                yield from self._sitemaps([])
-            else:
-                yield self._sitemap_hop(hop)
+            yield from self._sitemap_hop_or_known(ref, redirects, hop)
             return
         if redirects.chain and response.status not in REDIRECT_STATUSES:
             # The redirects ended at a sitemap of its own, read in the place of this one.
@@ -581,29 +576,50 @@ class AuditSpider(Spider):
             ref, redirects = target, RedirectState()
         previous_run = response.meta.get("previous_run")
         if response.status == 304 and previous_run is not None:
-            if not self.run.keep_not_modified(ref.url, *_validators(response), previous_run):
-                # The previous run's entries cannot stand for the body: read it again, without
-                # validators.
-                yield self._sitemap_request(ref)
-                return
-            facts, children = self.run.reuse_sitemap(ref, previous_run)
-            yield from self._present(self.run.reportable(facts))
-            yield from self._live(self.run.take_skipped_children())
-            yield from self._sitemaps(children)
+            yield from self._sitemap_not_modified(response, ref, previous_run)
+        elif response.status >= 300:
+            yield from self._sitemap_failed(response, ref, redirects)
+        else:
+            yield from self._sitemap_read(response, ref)
+
+    def _sitemap_hop_or_known(
+        self, ref: SitemapRef, redirects: RedirectState, hop: Request
+    ) -> Iterator[Any]:
+        if self.run.redirect_known(ref, hop.url):
+            # It redirects to a sitemap this audit reads under its own name.
+            yield from self._present(self.run.sitemap_redirected(ref, redirects, hop.url))
+            yield from self._sitemaps([])
+        else:
+            yield self._sitemap_hop(hop)
+
+    def _sitemap_not_modified(
+        self, response: Response, ref: SitemapRef, previous_run: int
+    ) -> Iterator[Any]:
+        if not self.run.keep_not_modified(ref.url, *_validators(response), previous_run):
+            # The previous run's entries cannot stand for the body: read it again, without
+            # validators.
+            yield self._sitemap_request(ref)
             return
-        if response.status >= 300:
-            problems = _redirect_problems(redirects, self.config.max_redirects)
-            yield from self._present(
-                self.run.sitemap_failed(
-                    ref,
-                    status=response.status,
-                    problems=problems,
-                    retry_after=response.meta.get(RETRY_AFTER_META),
-                )
+        facts, children = self.run.reuse_sitemap(ref, previous_run)
+        yield from self._present(self.run.reportable(facts))
+        yield from self._live(self.run.take_skipped_children())
+        yield from self._sitemaps(children)
+
+    def _sitemap_failed(
+        self, response: Response, ref: SitemapRef, redirects: RedirectState
+    ) -> Iterator[Any]:
+        problems = _redirect_problems(redirects, self.config.max_redirects)
+        yield from self._present(
+            self.run.sitemap_failed(
+                ref,
+                status=response.status,
+                problems=problems,
+                retry_after=response.meta.get(RETRY_AFTER_META),
             )
-            yield from self._sitemaps([])  # a common path that was not there gave its place back
-            return
-        validators = _validators(response)
+        )
+        yield from self._sitemaps([])  # a common path that was not there gave its place back
+
+    def _sitemap_read(self, response: Response, ref: SitemapRef) -> Iterator[Any]:
         encodings = _headers(response).get("content-encoding")
         body, undecodable = self._sitemap_body(response, body_coding(encodings))
         if undecodable is not None:
@@ -621,7 +637,7 @@ class AuditSpider(Spider):
             gzip_encoded=body is response.body and declares_gzip(encodings),
         )
         self.run.remember_validators(
-            ref.url, *validators, None if facts is None else facts.rejudge_after
+            ref.url, *_validators(response), None if facts is None else facts.rejudge_after
         )
         yield from self._present(self.run.reportable(facts))
         yield from self._live(self.run.take_skipped_children())
