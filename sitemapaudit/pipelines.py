@@ -215,7 +215,7 @@ class HistoryPipeline:
         if history is None or run is None:
             return item
         try:
-            self._keep(history, run.history_run, item, getattr(run, "read_runs", {}))
+            self._keep(history, run.history_run, item, run.read_runs)
         except STORE_FAILURES as exc:
             note = run.history_failed(exc)
             if isinstance(item, SummaryRecord) and note not in item.notes:

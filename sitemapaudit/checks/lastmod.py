@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from sitemapaudit.checks.base import CheckContext, Severity, UrlCheck
@@ -94,39 +95,41 @@ class LastmodInvalid(UrlCheck):
     def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
         if facts.lastmod is None:
             return None
-        if facts.lastmod_format == "rfc822":
-            problem = _pubdate_problem(facts.lastmod)
-            return None if problem is None else [problem]
-        if facts.lastmod_format == "rfc3339":
-            problem = _atom_date_problem(facts.lastmod)
+        if facts.lastmod_format in _FEED_DATES:
+            problem = _feed_date_problem(facts.lastmod, facts.lastmod_format)
             return None if problem is None else [problem]
         if listed_lastmod(facts.lastmod, facts.lastmod_format):
             return None
         return [f"lastmod {facts.lastmod!r} is not a valid date{w3c_refusal(facts.lastmod)}"]
 
 
-@functools.lru_cache(maxsize=4096)
-def _pubdate_problem(pubdate: str) -> str | None:
-    """What is wrong with an RSS pubDate, or ``None``."""
-    problem = rfc822_date_problem(pubdate)
-    if problem is None:
-        return None
-    if listed_lastmod(pubdate, "rfc822") is not None:
-        # A W3C Datetime: the other lastmod checks read it.
-        problem += " (it is read as such for the other lastmod checks)"
-    return f"pubDate {pubdate!r} is not an RFC 822 date: {problem}"
+# A feed's date format: what judges it, the element, the standard it must follow, and what is
+# added when the value is still a W3C Datetime (a date alone, say) that the other checks read.
+_FEED_DATES: dict[str, tuple[Callable[[str], str | None], str, str]] = {
+    "rfc822": (
+        rfc822_date_problem,
+        "pubDate {value!r} is not an RFC 822 date: {problem}",
+        " (it is read as such for the other lastmod checks)",
+    ),
+    "rfc3339": (
+        rfc3339_problem,
+        "updated {value!r} is not an RFC 3339 date-time, as Atom requires: {problem}",
+        " (it is still read for the other lastmod checks)",
+    ),
+}
 
 
 @functools.lru_cache(maxsize=4096)
-def _atom_date_problem(updated: str) -> str | None:
-    """What is wrong with an Atom entry's date, or ``None``."""
-    problem = rfc3339_problem(updated)
+def _feed_date_problem(value: str, date_format: str) -> str | None:
+    """What is wrong with an RSS pubDate (``rfc822``) or an Atom date (``rfc3339``), or
+    ``None``."""
+    judge, message, still_read = _FEED_DATES[date_format]
+    problem = judge(value)
     if problem is None:
         return None
-    if listed_lastmod(updated, "rfc3339") is not None:
-        # A W3C Datetime (a date alone, say): the other lastmod checks read it.
-        problem += " (it is still read for the other lastmod checks)"
-    return f"updated {updated!r} is not an RFC 3339 date-time, as Atom requires: {problem}"
+    if listed_lastmod(value, date_format) is not None:
+        problem += still_read
+    return message.format(value=value, problem=problem)
 
 
 class LastmodFuture(UrlCheck):

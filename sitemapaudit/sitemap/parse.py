@@ -935,24 +935,26 @@ class SitemapReader:
         self.problems[:0] = leading
         if (encoding := self._text_encoding_problem()) is not None:
             self.problems.append(encoding)
-        unlisted = self._missing_locs - MAX_MISSING_LOC_LISTED
-        if unlisted > 0:
-            self.problems.append(
-                Problem(
-                    "missing_loc",
-                    f"{unlisted:,} more <{self._record_name}> entries without a location are "
-                    f"not listed (only the first {MAX_MISSING_LOC_LISTED:,} are)",
+        for code, count, what in (
+            (
+                "missing_loc",
+                self._missing_locs,
+                f"<{self._record_name}> entries without a location are",
+            ),
+            (
+                "invalid_url",
+                self._unexpanded_locs,
+                "locations with unexpanded entity references are",
+            ),
+        ):
+            if count > MAX_MISSING_LOC_LISTED:
+                self.problems.append(
+                    Problem(
+                        code,
+                        f"{count - MAX_MISSING_LOC_LISTED:,} more {what} not listed (only the "
+                        f"first {MAX_MISSING_LOC_LISTED:,} are)",
+                    )
                 )
-            )
-        unlisted = self._unexpanded_locs - MAX_MISSING_LOC_LISTED
-        if unlisted > 0:
-            self.problems.append(
-                Problem(
-                    "invalid_url",
-                    f"{unlisted:,} more locations with unexpanded entity references are not "
-                    f"listed (only the first {MAX_MISSING_LOC_LISTED:,} are)",
-                )
-            )
         at_least = "at least " if stream.truncated else ""
         if self.kind is SitemapKind.SITEMAPINDEX:
             if self.child_count > PROTOCOL_MAX_ENTRIES:
