@@ -19,17 +19,24 @@ from sitemapaudit.page.robots_directives import directives_noindex, unavailable_
 from sitemapaudit.page.scan import scan_attributes, scan_head
 from sitemapaudit.urls import resolve_href
 
-# What ends the head (``</head>``, ``<body``), and what the tokenizer reads as text in which
-# neither counts: comments and the raw text of script, style, title and noframes elements.
-# Groups: 1, an element matched whole (a comment matched whole has none); 2, the start of a
-# comment or element that has not ended yet; 3, ``</head>``; 4, ``<body``. One "<" in front of
-# them all keeps the search fast (about 2 microseconds for a plain 2 KB page).
+# The rest of a tag after its name, up to its ">", as the tokenizer reads it: a quoted value
+# (after "=") runs to its closing quote, whatever it holds ("</head>", "<body>", ">").
+_TAG_REST = rb"""(?:=[\t\n\f\r ]*+(?:"[^"]*+"|'[^']*+'|(?!["']))|[^>=])*+>"""
+# What ends the head (``</head>``, ``<body``), and what the tokenizer reads as text or as
+# part of a tag, in which neither counts: comments, the raw text of script, style, title and
+# noframes elements, and quoted attribute values. Groups: 1, an element matched whole (a
+# comment or other tag matched whole has none); 2, the start of a comment or element that has
+# not ended yet; 3, ``</head>``; 4, ``<body``; 5, a tag whose ">" has not arrived. One "<" in
+# front of them all keeps the search fast (a few microseconds for a plain 2 KB page).
 _HEAD_TOKEN_RE = re.compile(
     rb"<(?:!--(?:-?>|.*?--!?>)"
-    rb"|(script|style|title|noframes)(?=[\t\n\f\r />])[^>]*>.*?</(?:\1)(?=[\t\n\f\r />])"
+    rb"|(script|style|title|noframes)(?=[\t\n\f\r />])"
+    + _TAG_REST
+    + rb".*?</(?:\1)(?=[\t\n\f\r />])"
     rb"|(!--|(?:script|style|title|noframes)(?=[\t\n\f\r />]))"
-    rb"|(/head[\t\n\f\r ]*>)"
-    rb"|(body(?=[\t\n\f\r />])))",
+    rb"|(/head(?=[\t\n\f\r />])" + _TAG_REST + rb")"
+    rb"|(body(?=[\t\n\f\r />]))"
+    rb"|/?[A-Za-z][^\t\n\f\r />]*+" + _TAG_REST + rb"|(/?[A-Za-z]))",
     re.IGNORECASE | re.DOTALL,
 )
 # The start tag of one of those raw-text elements written self-closing (``<script src=a.js/>``):
@@ -208,6 +215,8 @@ def _scan_head_end(body: bytes, start: int = 0) -> tuple[int | None, int, re.Pat
             if content < 0:  # the start tag itself is cut short
                 return None, match.start(), None
             return None, content + 1, _CLOSERS[opener]
+        elif match.lastindex == 5:  # a tag cut short: read again with the bytes after it
+            return None, match.start(), None
         else:
             return (match.end() if match.lastindex == 3 else match.start()), resume, None
     # A tag cut short at the end is read again with the bytes that complete it.

@@ -64,13 +64,18 @@ HIDDEN_ENDS = [
     b"<noframes></head></noframes>",
     b"<SCRIPT type=module>let a = 1 </head> 2</Script >",
     b"<!-- a -- b </head> --!>",
+    b'<meta name="description" content="a </head> b">',
+    b"<meta name='description' content='use <body> tag'>",
+    b'<meta property="og:title" content = "x </HEAD>" >',
+    b'<link rel=preload href="/a" data-x="</head><body>">',
+    b'<script data-tpl="</script></head>">var a = 1;</script>',
 ]
 
 
 @pytest.mark.parametrize("text", HIDDEN_ENDS)
 def test_an_end_of_head_in_text_does_not_end_the_head(text: bytes) -> None:
     body = b"<html><head>" + text + b'<meta name="robots" content="noindex"></head><body>x'
-    assert head_end_offset(body) == body.index(b"</head><body") + len(b"</head>")
+    assert head_end_offset(body) == body.rindex(b"</head><body") + len(b"</head>")
     facts = parse_head(body, URL)
     assert facts.noindex == ("meta:robots",)
     assert facts.head_complete
@@ -89,6 +94,26 @@ def test_empty_comments_and_scripts_end_at_once(body: bytes) -> None:
 )
 def test_an_open_comment_or_script_holds_the_rest(body: bytes) -> None:
     assert head_end_offset(body) is None
+
+
+@pytest.mark.parametrize(
+    "body", [b'<head><meta content="x </head>', b"<head><link href='</head><body>"]
+)
+def test_a_tag_whose_quoted_value_has_not_ended_holds_the_rest(body: bytes) -> None:
+    assert head_end_offset(body) is None
+
+
+def test_an_end_of_head_in_a_quoted_value_cut_by_a_chunk_border() -> None:
+    body = (
+        b'<html><head><meta name="d" content="a </head> b">'
+        b"<meta name=robots content=noindex></head>"
+    )
+    for cut in range(1, len(body)):
+        scanner = HeadEnd()
+        found = scanner.feed(body[:cut])
+        if found is None:
+            found = scanner.feed(body[cut:])
+        assert found == len(body), cut
 
 
 _PIECES = [
@@ -119,6 +144,12 @@ _PIECES = [
     b"<noframes>",
     b"</noframes>",
     b"<meta name=robots content=noindex>",
+    b'<meta content="',
+    b"<link href='",
+    b'"',
+    b"'",
+    b"=",
+    b" x=",
 ]
 
 
