@@ -133,7 +133,10 @@ class SummaryPipeline:
         elif isinstance(item, SummaryRecord):
             self.summarized = True
             run = getattr(self.crawler.spider, "run", None)
-            self.counter.complete(item, None if run is None else run.homepage_unknown())
+            if run is None:
+                self.counter.complete(item)
+            else:
+                self.counter.complete(item, run.homepage_unknown(), run.robots_unknown())
             fail_on = getattr(self.crawler.spider, "fail_on", None)
             no_sitemap = item.complete and item.sitemaps_found == 0
             matched = (

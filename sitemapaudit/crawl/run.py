@@ -661,6 +661,7 @@ class AuditRun:
                 stat="discovery/homepage_unread",
             )
         if moved_to is not None:
+            self.discovery.homepage_unread = "redirects to another host"
             self._note(
                 "the homepage",
                 f"the homepage of {self.origin.url} redirects to {moved_to}, on another host: "
@@ -708,6 +709,14 @@ class AuditRun:
         """Why the sitemaps the homepage links to are unknown (``"could not be read"``...),
         for the summary's note on an audit that found no sitemap; ``None`` when it was read."""
         return self.discovery.homepage_unread
+
+    def robots_unknown(self) -> str | None:
+        """Why the sitemaps robots.txt names are unknown (``"could not be read"``), for the
+        summary's note on an audit that found no sitemap; ``None`` when it was read (or is
+        not there)."""
+        if self.robots is not None and self.robots.outcome == "disallow_all":
+            return "could not be read"
+        return None
 
     def unreachable(self, answers: int) -> str | None:
         """The note of an audit in which no request got an HTTP answer (``answers`` is the

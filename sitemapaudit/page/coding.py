@@ -345,3 +345,19 @@ def decode_capped(
     body = b"".join(parts)
     # (brotli may give a little more than asked for.)
     return body if len(body) <= limit else body[:limit], None
+
+
+def undo_coding(
+    body: bytes, encodings: Sequence[str] | None, limit: int, *, whole: bool = True
+) -> tuple[bytes, str | None]:
+    """A body read as its ``Content-Encoding`` header ``encodings`` say, up to ``limit``
+    bytes (see :func:`decode_capped`), or ``b""`` and why that cannot be done. A body
+    declared ``gzip`` alone that is no gzip data is kept as it is, as lenient readers of
+    robots.txt and of the homepage's links read it."""
+    coding = body_coding(encodings)
+    if coding is None or (gzip_alone(coding) and not body.startswith(GZIP_MAGIC)):
+        return body, None
+    decoded, why = decode_capped(body, coding, limit, whole=whole)
+    if why is not None:
+        return b"", f"its Content-Encoding: {coding} cannot be undone: {why}"
+    return decoded, None

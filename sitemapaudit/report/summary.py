@@ -57,9 +57,15 @@ class SummaryCounter:
             self.codes[code] += 1
             self.severities[self.severity[(record.record, code)].value] += 1
 
-    def complete(self, summary: SummaryRecord, homepage_unread: str | None = None) -> SummaryRecord:
+    def complete(
+        self,
+        summary: SummaryRecord,
+        homepage_unread: str | None = None,
+        robots_unread: str | None = None,
+    ) -> SummaryRecord:
         """Complete ``summary`` with the counts; ``homepage_unread``: why the sitemaps the
-        homepage links to are unknown (``"could not be read"``...), if they are."""
+        homepage links to are unknown (``"could not be read"``...), if they are;
+        ``robots_unread``: the same of robots.txt's Sitemap lines."""
         summary.finished_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         summary.sitemaps_found = self.sitemaps
         summary.urls_listed = self.urls
@@ -70,12 +76,18 @@ class SummaryCounter:
             summary.changes["counts"] = dict(self.changes)
         if self.sitemaps == 0 and summary.complete:  # else discovery may not have ended
             gone = self.changes.get("sitemap_removed", 0)
-            named = (
-                "robots.txt and the homepage name none"
-                if homepage_unread is None
-                else f"robots.txt names none, the homepage {homepage_unread} (its sitemap links "
-                "are unknown)"
-            )
+            if homepage_unread is None and robots_unread is None:
+                named = "robots.txt and the homepage name none"
+            else:
+                named = (
+                    "robots.txt names none"
+                    if robots_unread is None
+                    else f"robots.txt {robots_unread} (its Sitemap lines are unknown)"
+                ) + (
+                    ", the homepage names none"
+                    if homepage_unread is None
+                    else f", the homepage {homepage_unread} (its sitemap links are unknown)"
+                )
             summary.notes.append(
                 f"no sitemap was found: {named}, and none of the common paths holds one"
                 + (

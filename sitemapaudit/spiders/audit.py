@@ -39,7 +39,13 @@ from sitemapaudit.discovery.homepage import HOMEPAGE_READ_LIMIT, homepage_sitema
 from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFactsBatch
 from sitemapaudit.headonly import META_KEY as HEAD_ONLY_META
 from sitemapaudit.middlewares import META_KEY as RETRY_AFTER_META
-from sitemapaudit.page.coding import body_coding, declares_gzip, decode_capped, gzip_alone
+from sitemapaudit.page.coding import (
+    body_coding,
+    declares_gzip,
+    decode_capped,
+    gzip_alone,
+    undo_coding,
+)
 from sitemapaudit.readlimit import META_KEY as READ_LIMIT_META
 from sitemapaudit.readlimit import OWN_LIMIT_KEY as OWN_READ_LIMIT
 from sitemapaudit.readlimit import PARTIAL_KEY, PartialBody
@@ -498,12 +504,16 @@ class AuditSpider(Spider):
         # a crawler and Google do give up), or that leads to another host (not requested),
         # ends on its 3xx: robots.txt counts as not found.
         state: RedirectState = response.meta["redirects"]
+        body, undecodable = response.body, None
+        if 200 <= response.status < 300:
+            body, undecodable = _decoded(response, self.config.robots_max_bytes + 1)
         refs, skipped = self.run.robots_received(
-            response.status,
-            response.body,
+            None if undecodable else response.status,
+            body,
             response.url,
             moved_to=state.other_host,
             gave_up=len(state.chain) if state.loop else None,
+            error=undecodable,
         )
         refs, homepage = self._after_robots(refs)
         yield from self._live(skipped)
@@ -531,7 +541,12 @@ class AuditSpider(Spider):
         links = [v.decode("latin-1") for v in response.headers.getlist("Link")]
         state: RedirectState = response.meta["redirects"]
         unread = _homepage_unread(response.status, state, self.config.max_redirects)
-        found = homepage_sitemaps(response.body, response.url, links) if unread is None else []
+        found: list[tuple[str, str]] = []
+        # (The body of a 404 or 410 is an error page: not the homepage, naming nothing.)
+        if unread is None and 200 <= response.status < 300:
+            body, unread = _decoded(response, HOMEPAGE_READ_LIMIT)
+            if unread is None:
+                found = homepage_sitemaps(body, response.url, links)
         refs, skipped = self.run.homepage_received(found, moved_to=state.other_host, unread=unread)
         yield from self._live(skipped)
         yield from self._sitemaps(refs)
@@ -1221,10 +1236,23 @@ def _partial_homepage_sitemaps(partial: PartialBody, url: str) -> list[tuple[str
     if not partial.chunks:
         return None
     links = [v.decode("latin-1") for v in partial.headers.getlist("Link")]
+    encodings = [v.decode("latin-1") for v in partial.headers.getlist("Content-Encoding")]
+    body, undecodable = undo_coding(partial.body, encodings, HOMEPAGE_READ_LIMIT, whole=False)
     try:
-        return homepage_sitemaps(partial.body, url, links)
+        return homepage_sitemaps(b"" if undecodable else body, url, links)
     except ValueError:  # a gzip body cut short
         return [] if not links else homepage_sitemaps(b"", url, links)
+
+
+def _decoded(response: Response, limit: int) -> tuple[bytes, str | None]:
+    """The body of robots.txt or of the homepage as its Content-Encoding says (as pages and
+    sitemaps are read), up to ``limit`` bytes, or why it cannot be read."""
+    return undo_coding(
+        response.body,
+        _headers(response).get("content-encoding"),
+        limit,
+        whole="download_stopped" not in response.flags,
+    )
 
 
 def _redirect_problems(state: RedirectState, max_redirects: int) -> list[Problem]:

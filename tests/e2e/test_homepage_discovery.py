@@ -155,3 +155,50 @@ async def test_a_homepage_that_is_not_there_names_no_sitemap(tmp_path: Path) -> 
     records = await _audit(tmp_path, {"/": Page(status=404, body="not found")})
     notes = records[-1]["notes"]
     assert notes == [f"no sitemap was found: {NOT_FOUND}, and none of the common paths holds one"]
+
+
+@deferred_f_from_coro_f
+async def test_the_links_of_a_homepage_that_is_not_there_are_not_followed(tmp_path: Path) -> None:
+    """The body of a 404 is an error page, not the homepage: its sitemap link names nothing,
+    and the common paths are looked at."""
+    routes = {
+        "/": Page(status=404, body=HEAD + "</body></html>"),
+        "/sm.xml": SITEMAP,
+        "/sitemap.xml": SITEMAP,
+        "/a": PAGE,
+    }
+    records = await _audit(tmp_path, routes)
+    assert {r["url"].rsplit("/", 1)[1]: r["found_via"] for r in by_record(records, "sitemap")} == {
+        "sitemap.xml": "common-path"
+    }
+    assert records[-1]["notes"] == []
+
+
+@deferred_f_from_coro_f
+async def test_no_sitemap_found_does_not_say_an_unread_robots_txt_names_none(
+    tmp_path: Path,
+) -> None:
+    routes = {"/robots.txt": Page(status=500, body="down"), "/": Page(body="<html>home</html>")}
+    records = await _audit(tmp_path, routes, RETRY_TIMES=0)
+    notes = records[-1]["notes"]
+    assert (
+        "no sitemap was found: robots.txt could not be read (its Sitemap lines are unknown), "
+        "the homepage names none, and none of the common paths holds one"
+    ) in notes, notes
+
+
+@deferred_f_from_coro_f
+async def test_no_sitemap_found_does_not_say_a_homepage_on_another_host_names_none(
+    tmp_path: Path,
+) -> None:
+    def moved(site: TestSite, path: str) -> Page:
+        return Page(status=301, headers=[("Location", site.base.replace("127.0.0.1", "localhost"))])
+
+    records = await _audit(tmp_path, {"/": moved})
+    notes = records[-1]["notes"]
+    assert not any(NOT_FOUND in note for note in notes), notes
+    assert any(
+        note.startswith("no sitemap was found: robots.txt names none, the homepage redirects to")
+        and "(its sitemap links are unknown)" in note
+        for note in notes
+    ), notes
