@@ -680,18 +680,40 @@ def same_url(a: str, b: str) -> bool:
     return normalize_url(a) == normalize_url(b)
 
 
+_SCHEME_PREFIX_RE = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
+
+
+def slashes_for_backslashes(reference: str) -> str:
+    """A URL ``reference`` (absolute, or relative to an http(s) URL) with each backslash
+    before its query or fragment made a slash, as the WHATWG URL Standard reads an http(s)
+    URL (``\\a\\b`` is ``/a/b``). A reference with another scheme (``mailto:``) is kept."""
+    if "\\" not in reference:
+        return reference
+    scheme = _SCHEME_PREFIX_RE.match(reference)
+    if scheme is not None and scheme[1].lower() not in DEFAULT_PORTS:
+        return reference
+    end = len(reference)
+    for delimiter in "?#":
+        position = reference.find(delimiter, 0, end)
+        if position != -1:
+            end = position
+    return reference[:end].replace("\\", "/") + reference[end:]
+
+
 def resolve(base: str, value: str) -> str | None:
     """``value`` (absolute, relative or protocol-relative) made absolute against ``base``.
 
     Tabs and newlines are removed and surrounding whitespace stripped first, as browsers do
-    with attribute values. Returns ``None`` for an empty or whitespace-only value; a value that
-    cannot be joined is returned as cleaned.
+    with attribute values, and a backslash before the query is a slash (see
+    :func:`slashes_for_backslashes`). Returns ``None`` for an empty or whitespace-only value;
+    a value that cannot be joined is returned as cleaned.
     """
     if not isinstance(value, str):
         return None
     cleaned = _URL_TAB_NEWLINE_RE.sub("", value).strip(_URL_EDGE_JUNK).strip()
     if not cleaned:
         return None
+    cleaned = slashes_for_backslashes(cleaned)
     if _urljoin_keeps(cleaned):
         return cleaned
     try:

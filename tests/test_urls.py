@@ -440,6 +440,12 @@ def parse_origin_never_raises_other_than_config_error(text: str) -> None:
         ("https://ex.com/a/b", "", None),
         ("https://ex.com/a/b", "   ", None),
         ("https://ex.com/a/b", "\n\t", None),
+        # A backslash before the query is a slash, as browsers read an http(s) URL.
+        ("https://ex.com/bs1", "\\bs1", "https://ex.com/bs1"),
+        ("https://ex.com/d/bs2", "..\\d\\bs2", "https://ex.com/d/bs2"),
+        ("https://ex.com/bs3", "//ex.com\\bs3", "https://ex.com/bs3"),
+        ("https://ex.com/a", "HTTPS://ex.com\\x\\y?q=a\\b#c\\d", "https://ex.com/x/y?q=a\\b#c\\d"),
+        ("https://ex.com/a", "mailto:a\\b@ex.com", "mailto:a\\b@ex.com"),
     ],
 )
 def test_resolve(base: str, value: str, expected: str | None) -> None:

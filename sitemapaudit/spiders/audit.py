@@ -51,7 +51,7 @@ from sitemapaudit.readlimit import OWN_LIMIT_KEY as OWN_READ_LIMIT
 from sitemapaudit.readlimit import PARTIAL_KEY, PartialBody
 from sitemapaudit.report.records import SummaryRecord
 from sitemapaudit.sitemap.records import Problem
-from sitemapaudit.urls import request_url
+from sitemapaudit.urls import request_url, slashes_for_backslashes
 from sitemapaudit.words import count_noun
 
 if TYPE_CHECKING:
@@ -1181,12 +1181,15 @@ def _header(response: Response, name: str) -> str | None:
 
 def _location(response: Response) -> str | None:
     """A redirect's Location as a browser reads it: UTF-8 (bytes that are not are kept as
-    percent-escapes), with spaces and other characters a URL cannot hold percent-encoded."""
+    percent-escapes), a backslash before the query a slash, with spaces and other characters
+    a URL cannot hold percent-encoded."""
     value = response.headers.get("Location")
     if not value or not value.strip():
         return None
     try:
-        return safe_url_string(value.strip())
+        # (Latin-1 there and back keeps every byte for safe_url_string to read as UTF-8.)
+        location = slashes_for_backslashes(value.strip().decode("latin-1")).encode("latin-1")
+        return safe_url_string(location)
     except ValueError:  # not even a URL to encode: reported as not usable
         return value.decode("latin-1")
 

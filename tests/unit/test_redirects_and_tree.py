@@ -3,11 +3,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from scrapy.http import Response
 
 from sitemapaudit.crawl.redirects import RedirectState, next_hop, sitemap_loop
 from sitemapaudit.crawl.run import sitemap_hosts_hint
 from sitemapaudit.crawl.tree import ChildProblems, Decision, SitemapTree
-from sitemapaudit.spiders.audit import _redirect_problems
+from sitemapaudit.spiders.audit import _location, _redirect_problems
 from sitemapaudit.urls import SitemapHosts, parse_origin
 
 ORIGIN = parse_origin("https://e.com")
@@ -248,3 +249,20 @@ def test_an_index_says_why_each_child_location_it_lists_is_invalid() -> None:
     assert by_code["index_too_deep"] == (
         "lists sitemaps deeper than the depth cap, not fetched: https://e.com/deep.xml"
     )
+
+
+@pytest.mark.parametrize(
+    ("location", "expected"),
+    [
+        (b"\\final", "/final"),
+        (b"\\a\\b?x=\\y", "/a/b?x=%5Cy"),
+        (b"http://e.com\\c", "http://e.com/c"),
+        (b"/caf\xc3\xa9", "/caf%C3%A9"),
+        (b"/caf\xe9\\x", "/caf%E9/x"),
+    ],
+)
+def test_a_location_is_read_as_browsers_read_it(location: bytes, expected: str) -> None:
+    """A backslash before the query is a slash in an http(s) URL (the URL Standard), not a
+    character to percent-encode."""
+    response = Response("https://e.com/a", status=301, headers={"Location": location})
+    assert _location(response) == expected
