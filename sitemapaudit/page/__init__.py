@@ -32,7 +32,7 @@ from sitemapaudit.page.xhtml import (
     XML_PAGE_TYPES,
     parse_xhtml_head,
 )
-from sitemapaudit.urls import normalize_url, resolve_href
+from sitemapaudit.urls import normalize_url, resolve_href, usable_canonical
 
 __all__ = [
     "HTML_MEDIA_TYPES",
@@ -225,14 +225,16 @@ def page_facts(
 
 
 def _others(canonical: str | None, canonicals: list[str]) -> tuple[str, ...]:
-    """The canonical URLs that name another URL than ``canonical``, each once."""
-    if canonical is None or len(canonicals) < 2:
+    """The canonical URLs that name another URL than ``canonical``, each once. One that is
+    not an http(s) URL (``javascript:``...) names none: search engines ignore it, and a page
+    whose ``canonical`` is one has none to conflict with."""
+    if canonical is None or len(canonicals) < 2 or not usable_canonical(canonical):
         return ()
     others: dict[str, str] = {}
     chosen = normalize_url(canonical)
     for other in canonicals:
         key = normalize_url(other)
-        if key != chosen:
+        if key != chosen and usable_canonical(other):
             others.setdefault(key, other)
     return tuple(others.values())
 

@@ -258,6 +258,22 @@ def test_a_link_header_naming_the_same_canonical_is_no_conflict() -> None:
     assert (result.canonical, result.canonical_others) == (URL, ())
 
 
+def test_a_canonical_that_is_not_http_does_not_conflict() -> None:
+    """Search engines ignore a ``javascript:`` or ``mailto:`` canonical: it names no other
+    URL, and a page whose first canonical is one has no canonical to conflict with."""
+    body = (
+        b"<html><head><link rel=canonical href=/a/page>"
+        b"<link rel=canonical href='javascript:void(0)'></head>"
+    )
+    result = facts({"content-type": ["text/html"]}, body)
+    assert (result.canonical, result.canonical_others) == (URL, ())
+    body = (
+        b"<html><head><link rel=canonical href='mailto:x@example.com'>"
+        b"<link rel=canonical href=/b></head>"
+    )
+    assert facts({"content-type": ["text/html"]}, body).canonical_others == ()
+
+
 def test_link_header_canonical_alone() -> None:
     link = ['</one>; rel="canonical", </two>; rel="canonical"']
     result = facts({"content-type": ["application/pdf"], "link": link}, b"%PDF")
