@@ -116,6 +116,11 @@ class Discovery:
     homepage_waits: bool = False
     # Why the homepage's sitemap links are unknown (not read, or could not be), if they are.
     homepage_unread: str | None = None
+    # robots.txt's sitemaps while the homepage it let through is requested: registered with
+    # the homepage's, so that no index is read before both sources have named theirs (a
+    # sitemap the homepage names and an index lists is found via the homepage, not by
+    # whichever answer came first).
+    robots_held: list[tuple[str, str]] = field(default_factory=list)
 
     def needs_common_paths(self) -> bool:
         return (
@@ -608,7 +613,10 @@ class AuditRun:
             self._arguments_held = False
             return self._candidates([(url, "argument") for url in self.sitemap_args])
         held, self._homepage_held = self._homepage_held, []
-        return self._candidates([*((s, "robots.txt") for s in self.robots.sitemaps), *held])
+        found = [*((s, "robots.txt") for s in self.robots.sitemaps), *held]
+        if found and self._hold_robots_sitemaps(found):
+            return [], []
+        return self._candidates(found)
 
     def evaluate_robots(self, status: int | None, body: bytes, url: str) -> RobotsPolicy:
         return robots_policy(
@@ -673,7 +681,8 @@ class AuditRun:
         self.wake()
         if self._hold_homepage_sitemaps(found):
             return [], []
-        return self._candidates(found)
+        held, self.discovery.robots_held = self.discovery.robots_held, []
+        return self._candidates([*held, *found])
 
     def homepage_due(self) -> bool | None:
         """Whether to request the homepage now (``True``), not at all (``False``: robots.txt
@@ -746,6 +755,17 @@ class AuditRun:
         if stat is not None:
             self.stats.inc_value(f"sitemapaudit/{stat}")
         logger.warning("%s", note)
+
+    def _hold_robots_sitemaps(self, found: list[tuple[str, str]]) -> bool:
+        """Keep robots.txt's sitemaps (``found``) until the homepage has answered
+        (``True``), when it waits for robots.txt and is to be requested now; else ``False``:
+        they are registered now."""
+        if self.discovery.homepage_done or not self.discovery.homepage_waits:
+            return False
+        if self.homepage_due() is not True:
+            return False
+        self.discovery.robots_held.extend(found)
+        return True
 
     def _hold_homepage_sitemaps(self, found: list[tuple[str, str]]) -> bool:
         """Keep the homepage's sitemaps until robots.txt is read (``True``), or ``False``

@@ -315,6 +315,11 @@ class SharedAuditRun(AuditRun):
         self.shared.flag("homepage_done")
         return refs, skipped
 
+    def _hold_robots_sitemaps(self, found: list[tuple[str, str]]) -> bool:
+        """Never: the homepage's answer may come to another worker, which could not hand
+        them out."""
+        return False
+
     def _hold_homepage_sitemaps(self, found: list[tuple[str, str]]) -> bool:
         """As in one process, with robots.txt read by any worker: the homepage's sitemaps
         wait in Redis until it is."""

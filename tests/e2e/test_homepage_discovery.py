@@ -9,7 +9,7 @@ from typing import Any
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from tests.support.crawl import by_record, run_audit
-from tests.support.golden_site import XML, url, urlset
+from tests.support.golden_site import XML, index, url, urlset
 from tests.support.server import Page, TestSite
 
 HEAD = '<html><head><link rel="sitemap" href="/sm.xml"></head><body>'
@@ -202,3 +202,38 @@ async def test_no_sitemap_found_does_not_say_a_homepage_on_another_host_names_no
         and "(its sitemap links are unknown)" in note
         for note in notes
     ), notes
+
+
+def _found(records: list[dict[str, Any]]) -> dict[str, tuple[Any, ...]]:
+    return {
+        str(r["url"]).rsplit("/", 1)[1]: (
+            r["found_via"],
+            r["parent"] and str(r["parent"]).rsplit("/", 1)[1],
+            tuple(r["issues"]),
+        )
+        for r in by_record(records, "sitemap")
+    }
+
+
+@deferred_f_from_coro_f
+async def test_how_a_sitemap_was_found_does_not_depend_on_which_answer_came_first(
+    tmp_path: Path,
+) -> None:
+    """robots.txt names an index that lists h.xml, which the homepage links to as well:
+    h.xml's record is the same whether the homepage or the index answers first."""
+
+    def site(homepage_delay: float, index_delay: float) -> dict[str, Any]:
+        return {
+            "/robots.txt": Page(body="Sitemap: {base}/idx.xml\n", content_type="text/plain"),
+            "/": Page(body=HEAD.replace("/sm.xml", "/h.xml") + "</html>", delay=homepage_delay),
+            "/idx.xml": Page(body=index("{base}/h.xml"), content_type=XML, delay=index_delay),
+            "/h.xml": Page(body=index("{base}/leaf.xml"), content_type=XML),
+            "/leaf.xml": SITEMAP,
+            "/a": PAGE,
+        }
+
+    slow_homepage = _found(await _audit(tmp_path, site(1.0, 0.0)))
+    slow_index = _found(await _audit(tmp_path, site(0.0, 1.0)))
+    assert slow_homepage == slow_index
+    assert slow_homepage["idx.xml"][0] == "robots.txt"
+    assert slow_homepage["h.xml"][0] == "html-link"
