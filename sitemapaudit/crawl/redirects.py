@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import urljoin
@@ -46,6 +46,7 @@ def next_hop(
     max_redirects: int,
     allowed: Callable[[str], bool] | None = None,
     follow_blocked: bool = False,
+    conflicting: Sequence[str] = (),
 ) -> str | None:
     """Record one response; return the URL to request next, or ``None`` when the chain ends.
 
@@ -56,6 +57,15 @@ def next_hop(
     ``blocked_target``, and is still requested with ``follow_blocked``).
     """
     if status not in REDIRECT_STATUSES:
+        return None
+    if len(conflicting) > 1:
+        state.chain.append({"url": url, "status": status, "location": None})
+        values = ", ".join(repr(value) for value in conflicting)
+        state.broken = (
+            f"the {status} answer has {len(conflicting)} different Location headers ({values}), "
+            "which browsers refuse to follow"
+        )
+        state.stopped = "not followed: it has several different Location headers"
         return None
     if not location or not location.strip():
         state.chain.append({"url": url, "status": status, "location": None})

@@ -1053,6 +1053,7 @@ class AuditSpider(Spider):
             max_redirects=self.config.max_redirects if max_redirects is None else max_redirects,
             allowed=None if robots is None else robots.can_fetch,
             follow_blocked=self.config.fetch_blocked,
+            conflicting=_conflicting_locations(response) if status in REDIRECT_STATUSES else (),
         )
 
     def _hop(
@@ -1192,6 +1193,17 @@ def _location(response: Response) -> str | None:
         return safe_url_string(location)
     except ValueError:  # not even a URL to encode: reported as not usable
         return value.decode("latin-1")
+
+
+def _conflicting_locations(response: Response) -> tuple[str, ...]:
+    """The distinct values of a response's Location headers when it has several that differ
+    (browsers refuse such a redirect: Chrome's ERR_RESPONSE_HEADERS_MULTIPLE_LOCATION), else
+    ``()``."""
+    values = response.headers.getlist("Location")
+    if len(values) < 2:
+        return ()
+    distinct = dict.fromkeys(value.strip().decode("latin-1") for value in values)
+    return tuple(distinct) if len(distinct) > 1 else ()
 
 
 def _validators(response: Response) -> tuple[str | None, str | None]:

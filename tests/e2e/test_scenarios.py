@@ -1346,3 +1346,21 @@ async def test_a_sitemap_redirecting_to_a_disallowed_location_is_robots_blocked(
     )
     assert sitemaps["/blocked/sm.xml"]["url_count"] == 1
     assert site.hits["/blocked/sm.xml"] == 1
+
+
+@deferred_f_from_coro_f
+async def test_a_page_with_two_different_locations_is_a_broken_redirect(tmp_path: Path) -> None:
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+            "/s.xml": Page(body=urlset(url("{base}/two")), content_type=XML),
+            "/two": Page(status=301, headers=[("Location", "/final"), ("Location", "/other")]),
+            "/final": page(),
+            "/other": page(),
+        }
+    )
+    with site:
+        records = await audit(site, tmp_path)
+    assert issues_by_url(records) == {f"{site.base}/two": ["redirect", "redirect_broken"]}
+    assert "/final" not in site.hits
+    assert "/other" not in site.hits

@@ -8,7 +8,7 @@ from scrapy.http import Response
 from sitemapaudit.crawl.redirects import RedirectState, next_hop, sitemap_loop
 from sitemapaudit.crawl.run import sitemap_hosts_hint
 from sitemapaudit.crawl.tree import ChildProblems, Decision, SitemapTree
-from sitemapaudit.spiders.audit import _location, _redirect_problems
+from sitemapaudit.spiders.audit import _conflicting_locations, _location, _redirect_problems
 from sitemapaudit.urls import SitemapHosts, parse_origin
 
 ORIGIN = parse_origin("https://e.com")
@@ -266,3 +266,32 @@ def test_a_location_is_read_as_browsers_read_it(location: bytes, expected: str) 
     character to percent-encode."""
     response = Response("https://e.com/a", status=301, headers={"Location": location})
     assert _location(response) == expected
+
+
+def test_several_different_locations_are_a_broken_redirect() -> None:
+    """Browsers refuse a redirect with two different Location headers; two equal ones are
+    one."""
+    state = RedirectState()
+    assert (
+        next_hop(
+            state,
+            url="https://e.com/a",
+            status=301,
+            location="/b",
+            origin=ORIGIN,
+            max_redirects=3,
+            conflicting=("/b", "/c"),
+        )
+        is None
+    )
+    assert state.broken == (
+        "the 301 answer has 2 different Location headers ('/b', '/c'), which browsers refuse "
+        "to follow"
+    )
+    headers = [("Location", b"/b"), ("Location", b"/c")]
+    assert _conflicting_locations(Response("https://e.com/a", status=301, headers=headers)) == (
+        "/b",
+        "/c",
+    )
+    same = [("Location", b"/b"), ("Location", b" /b")]
+    assert _conflicting_locations(Response("https://e.com/a", status=301, headers=same)) == ()
