@@ -21,23 +21,41 @@ from sitemapaudit.urls import resolve_href
 
 # The rest of a tag after its name, up to its ">", as the tokenizer reads it: a quoted value
 # (after "=") runs to its closing quote, whatever it holds ("</head>", "<body>", ">").
-_TAG_REST = rb"""(?:=[\t\n\f\r ]*+(?:"[^"]*+"|'[^']*+'|(?!["']))|[^>=])*+>"""
+_TAG_REST = rb"""(?:[^>="']++|=[\t\n\f\r ]*+(?:"[^"]*+"|'[^']*+'|(?!["']))|["'])*+>"""
+_WS_OR_END = rb"(?=[\t\n\f\r />])"
+# What the head scan passes over in one go: text, and tags other than those below (a quoted
+# attribute value holding "</head>" included), and a "<" that starts no tag. It stops before
+# anything that may be the start of one of those cut short by the end of what has arrived.
+_HEAD_SKIP = (
+    rb"(?:[^<]++"
+    rb"|<(?!(?i:script|style|title|noframes|body)"
+    + _WS_OR_END
+    + rb"|/(?i:head)"
+    + _WS_OR_END
+    + rb")"
+    rb"/?[A-Za-z][^\t\n\f\r />]*+" + _TAG_REST + rb"|<(?=[^/A-Za-z!])|</(?=[^A-Za-z])"
+    rb"|<!-?(?=[^-]))*+"
+)
 # What ends the head (``</head>``, ``<body``), and what the tokenizer reads as text or as
 # part of a tag, in which neither counts: comments, the raw text of script, style, title and
-# noframes elements, and quoted attribute values. Groups: 1, an element matched whole (a
-# comment or other tag matched whole has none); 2, the start of a comment or element that has
-# not ended yet; 3, ``</head>``; 4, ``<body``; 5, a tag whose ">" has not arrived. One "<" in
-# front of them all keeps the search fast (a few microseconds for a plain 2 KB page).
+# noframes elements, and quoted attribute values. After what _HEAD_SKIP passes over, one of:
+# ``whole``, a comment or element matched whole (``raw``: its name); ``open``, the start of a
+# comment or element that has not ended yet; ``close``, ``</head>``; ``body``, ``<body``;
+# ``cut``, a tag whose ">" has not arrived. None: what has arrived ends there, or with
+# something cut short.
 _HEAD_TOKEN_RE = re.compile(
-    rb"<(?:!--(?:-?>|.*?--!?>)"
-    rb"|(script|style|title|noframes)(?=[\t\n\f\r />])"
+    _HEAD_SKIP + rb"(?:<(?:(?P<whole>!--(?:-?>|.*?--!?>)"
+    rb"|(?P<raw>(?i:script|style|title|noframes))"
+    + _WS_OR_END
     + _TAG_REST
-    + rb".*?</(?:\1)(?=[\t\n\f\r />])"
-    rb"|(!--|(?:script|style|title|noframes)(?=[\t\n\f\r />]))"
-    rb"|(/head(?=[\t\n\f\r />])" + _TAG_REST + rb")"
-    rb"|(body(?=[\t\n\f\r />]))"
-    rb"|/?[A-Za-z][^\t\n\f\r />]*+" + _TAG_REST + rb"|(/?[A-Za-z]))",
-    re.IGNORECASE | re.DOTALL,
+    + rb".*?</(?i:(?P=raw))"
+    + _WS_OR_END
+    + rb")"
+    rb"|(?P<open>!--|(?i:script|style|title|noframes)" + _WS_OR_END + rb")"
+    rb"|(?P<close>/(?i:head)" + _WS_OR_END + _TAG_REST + rb")"
+    rb"|(?P<body>(?i:body)" + _WS_OR_END + rb")"
+    rb"|(?P<cut>/?[A-Za-z])))?",
+    re.DOTALL,
 )
 # The start tag of one of those raw-text elements written self-closing (``<script src=a.js/>``):
 # in HTML the "/" means nothing, and the element's text runs on to its end tag (a robots meta
@@ -189,39 +207,145 @@ class HeadFacts:
 
 
 def head_end_offset(body: bytes) -> int | None:
-    """Byte offset just past ``</head>`` or of ``<body``, whichever comes first.
+    """Byte offset where the content of the head ends: of ``<body``, or, after ``</head>``,
+    of the first thing the HTML Standard's "after head" insertion mode does not put back in
+    the head (see :func:`_scan_after_head`), or the end of ``body`` when nothing has come
+    after ``</head>`` but such elements.
 
-    Case-insensitive, and as the HTML tokenizer reads them: not inside a comment or the text
-    of a ``<script>``, ``<style>``, ``<title>`` or ``<noframes>``. ``None`` when neither has
-    arrived yet. (A UTF-16 page never matches.)
+    Case-insensitive, and as the HTML tokenizer reads them: not inside a comment, a quoted
+    attribute value or the text of a ``<script>``, ``<style>``, ``<title>`` or
+    ``<noframes>``. ``None`` when neither has arrived yet. (A UTF-16 page never matches.)
     """
-    return _scan_head_end(body)[0]
+    return _head_bounds(body)[1]
 
 
-def _scan_head_end(body: bytes, start: int = 0) -> tuple[int | None, int, re.Pattern[bytes] | None]:
-    """Scan ``body`` from ``start``: ``(end of the head, or None; where to go on once more
-    bytes have arrived; the pattern that ends the comment or element open there, if any)``."""
-    resume = start
-    for match in _HEAD_TOKEN_RE.finditer(body, start):
-        if match.lastindex is None or match.lastindex == 1:  # a whole comment or element
-            resume = match.end()
-        elif match.lastindex == 2:  # one that goes on past what has arrived
-            opener = match.group(2).lower()
+def _head_bounds(body: bytes) -> tuple[int | None, int | None]:
+    """``(offset just past </head>, or None; head_end_offset(body))``."""
+    end, resume, closer, closed = _scan_head_end(body)
+    if end is not None or closed is None:
+        return closed, end
+    # Everything after </head> belongs back in the head: the head ends with the body.
+    return closed, len(body) if closer is not None else resume
+
+
+_ScanResult = tuple[int | None, int, "re.Pattern[bytes] | None", int | None]
+"""What a head scanner gives: ``(end of the head, or None; where to go on once more bytes
+have arrived; the pattern that ends the comment or element open there, if any; the offset
+just past ``</head>`` once it has been seen, else None)``."""
+
+
+def _scan_head_end(body: bytes, start: int = 0, closed: int | None = None) -> _ScanResult:
+    """Scan ``body`` from ``start`` (after ``</head>`` when ``closed`` says where it ended)."""
+    if closed is not None:
+        return (*_scan_after_head(body, start), closed)
+    position = start
+    while True:
+        match = _HEAD_TOKEN_RE.match(body, position)
+        assert match is not None  # (everything in the pattern may match nothing)
+        group = match.lastgroup
+        if group is None:
+            # All that has arrived is passed over, or it ends with something cut short.
+            return None, match.end(), None, None
+        tag = match.start(group) - 1  # (its "<")
+        if group == "whole":
+            position = match.end()
+        elif group == "open":  # one that goes on past what has arrived
+            opener = match.group(group).lower()
             if opener == b"!--":
                 if len(body) - match.end() < 2:  # "<!-->" and "<!--->" end at once
-                    return None, match.start(), None
-                return None, match.end(), _CLOSERS[b"--"]
+                    return None, tag, None, None
+                return None, match.end(), _CLOSERS[b"--"], None
             content = body.find(b">", match.end())
             if content < 0:  # the start tag itself is cut short
-                return None, match.start(), None
-            return None, content + 1, _CLOSERS[opener]
-        elif match.lastindex == 5:  # a tag cut short: read again with the bytes after it
-            return None, match.start(), None
-        else:
-            return (match.end() if match.lastindex == 3 else match.start()), resume, None
-    # A tag cut short at the end is read again with the bytes that complete it.
-    cut = body.rfind(b"<", resume)
-    return None, len(body) if cut < 0 else cut, None
+                return None, tag, None, None
+            return None, content + 1, _CLOSERS[opener], None
+        elif group == "cut":  # a tag cut short: read again with the bytes after it
+            return None, tag, None, None
+        elif group == "close":  # </head>: what follows may still belong in the head
+            return (*_scan_after_head(body, match.end()), match.end())
+        else:  # <body
+            return tag, tag, None, None
+
+
+# One piece of what follows ``</head>`` that the "after head" insertion mode keeps in the head
+# (no group): whitespace, a comment, a doctype or bogus comment ("</" and no letter too), a
+# script, style, title or
+# noframes element up to its end tag (group 1: its name), a head element's start tag, an end
+# tag other than </body>, </html> and </br> (ignored). Group 2: a comment or raw-text
+# element whose end has not arrived. Group 3: a tag's name (an end tag's with its "/").
+_AFTER_HEAD_PART_RE = re.compile(
+    rb"[\t\n\f\r ]+"
+    rb"|<!--(?:-?>|.*?--!?>)"
+    rb"|<(?:!(?!--)|\?|/(?![A-Za-z]))[^>]*>"
+    rb"|<(script|style|title|noframes)(?=[\t\n\f\r />])"
+    + _TAG_REST
+    + rb".*?(?=</(?:\1)[\t\n\f\r />])"
+    rb"|<(?:meta|link|base|basefont|bgsound|template|head|html)(?=[\t\n\f\r />])"
+    + _TAG_REST
+    + rb"|</(?!(?:body|html|br)[\t\n\f\r />])[A-Za-z][^\t\n\f\r />]*+"
+    + _TAG_REST
+    + rb"|(<!--|<(?:script|style|title|noframes)(?=[\t\n\f\r />]))"
+    rb"|<(/?[A-Za-z][^\t\n\f\r />]*+)",
+    re.IGNORECASE | re.DOTALL,
+)
+# Start tags that stay in the head after </head> (those the pattern above takes whole when
+# their ">" has arrived).
+_AFTER_HEAD_TAGS = frozenset(
+    {
+        b"meta",
+        b"link",
+        b"base",
+        b"basefont",
+        b"bgsound",
+        b"template",
+        b"head",
+        b"html",
+        b"script",
+        b"style",
+        b"title",
+        b"noframes",
+    }
+)
+_BODY_END_TAGS = frozenset({b"/body", b"/html", b"/br"})
+
+
+def _scan_after_head(body: bytes, start: int) -> tuple[int | None, int, re.Pattern[bytes] | None]:
+    """Scan what follows ``</head>`` as the HTML Standard's "after head" insertion mode reads
+    it: whitespace, comments and the elements of a head (``<meta>``, ``<link>``, ``<base>``,
+    ``<script>``, ``<style>``, ``<title>``...) are put back in the head, and ignored end tags
+    skipped; the head's content ends at the first other thing: ``<body>``, any other element
+    (a ``<noscript>`` too), text, or ``</body>``, ``</html>``, ``</br>``. Returns ``(its
+    offset, or None; where to go on; closer)`` as :func:`_scan_head_end`."""
+    position, size = start, len(body)
+    while position < size:
+        part = _AFTER_HEAD_PART_RE.match(body, position)
+        if part is None:
+            following = body[position + 1 : position + 2]
+            if body[position] == 0x3C and following in (b"", b"/", b"!", b"?"):
+                # "<", "</", "<!..." or "<?..." whose end has not arrived.
+                return None, position, None
+            return position, position, None  # text (a "<" that starts no tag included)
+        if part.lastindex == 2:  # a comment or raw-text element that has not ended yet
+            opener = part.group(2).lower()
+            if opener == b"<!--":
+                if size - part.end() < 2:
+                    return None, position, None
+                return None, part.end(), _CLOSERS[b"--"]
+            content = body.find(b">", part.end())
+            if content < 0:
+                return None, position, None
+            return None, content + 1, _CLOSERS[opener[1:]]
+        if part.lastindex == 3:  # a tag whose ">" has not arrived, or that ends the head
+            name = part.group(3).lower()
+            if part.end() == size:  # its name may go on
+                return None, position, None
+            if name in _BODY_END_TAGS or (
+                not name.startswith(b"/") and name not in _AFTER_HEAD_TAGS
+            ):
+                return position, position, None
+            return None, position, None  # a tag of the head cut short
+        position = part.end()
+    return None, position, None
 
 
 # What ends a comment, or the text of each raw-text element, as the tokenizer sees it.
@@ -239,15 +363,18 @@ _CLOSER_OVERLAP = 16
 class HeadEnd:
     """Finds the end of the head in a body that arrives in chunks (see
     :func:`head_end_offset`). Each byte is scanned about once: only the start of a tag cut
-    short is read again, and only the tail of a long open script, style or comment is kept."""
+    short is read again, and only the tail of a long open script, style or comment is kept.
+    After ``</head>`` it waits for the first thing that does not belong back in the head."""
 
-    # ``(bytes, start) -> (end of the head, where to go on, closer)``, as _scan_head_end.
+    # ``(bytes, start, closed) -> _ScanResult``, as _scan_head_end.
     _scan = staticmethod(_scan_head_end)
 
     def __init__(self) -> None:
         self._pending = b""
         self._dropped = 0
         self._closer: re.Pattern[bytes] | None = None
+        # Where </head> ended, once seen (relative to the pending bytes).
+        self._closed: int | None = None
 
     def feed(self, data: bytes) -> int | None:
         """The next chunk; the offset of the end of the head in the whole body once seen."""
@@ -258,8 +385,12 @@ class HeadEnd:
             if closed is None:
                 self._keep(pending, max(0, len(pending) - _CLOSER_OVERLAP))
                 return None
-            position, self._closer = closed.end(), None
-        end, resume, self._closer = self._scan(pending, position)
+            # After </head> an element's end tag is read as a tag, not as text.
+            after = self._closed is not None and closed.group(0).startswith(b"</")
+            position, self._closer = (closed.start() if after else closed.end()), None
+        end, resume, self._closer, closed_at = self._scan(pending, position, self._closed)
+        if closed_at is not None:
+            self._closed = 0
         if end is not None:
             return self._dropped + end
         if self._closer is not None:
@@ -563,6 +694,14 @@ def _scanned_head_tags(scanned: list[tuple[str, str]], agent: str) -> list[tuple
     return tags
 
 
+def _after_head_tags(text: str, agent: str) -> list[tuple[str, _Attributes]]:
+    """The tags that matter of what follows ``</head>`` and is put back in the head."""
+    scanned = scan_head("<head>" + text)
+    if scanned is not None:
+        return _scanned_head_tags(scanned, agent)
+    return _parsed_head_tags(f"<head>{text}</head>", agent, ended=True)[0]
+
+
 def parse_head(
     body: bytes,
     base_url: str,
@@ -577,8 +716,12 @@ def parse_head(
     ``user_agent`` count, so "noindex" in body text, in a script or in a meta inside the body
     does not. ``encoding`` is the charset of the Content-Type header, if any.
     """
-    end = head_end_offset(body)
+    closed, end = _head_bounds(body)
     portion = body if end is None else body[:end]
+    # What follows </head> and belongs back in the head (see _scan_after_head).
+    after = b""
+    if closed is not None and closed < len(portion):
+        portion, after = portion[:closed], portion[closed:]
     agent = user_agent.strip().lower()
     text, codec = _decode_html(portion, encoding)
     # Browsers percent-encode the query of a URL in the page's encoding (UTF-8 for UTF-16).
@@ -590,6 +733,9 @@ def parse_head(
         tags, broken, ended_early = _parsed_head_tags(text, agent, ended=end is not None)
     else:
         tags = _scanned_head_tags(scanned, agent)
+    if after.strip(b"\t\n\f\r ") and not ended_early:
+        # (After a head that something ended early, </head> is a stray end tag in the body.)
+        tags = [*tags, *_after_head_tags(after.decode(codec, "replace"), agent)]
     return head_facts(
         tags,
         base_url,

@@ -82,11 +82,19 @@ def _scan_xml_head_end(
     return None, len(body) if cut < 0 else cut, None
 
 
+def _scan_xml_chunk(
+    body: bytes, start: int = 0, closed: int | None = None
+) -> tuple[int | None, int, re.Pattern[bytes] | None, int | None]:
+    """:func:`_scan_xml_head_end` as :class:`HeadEnd` calls its scanner (an XML head ends at
+    its ``</head>``: nothing after it is put back in the head)."""
+    return (*_scan_xml_head_end(body, start), None)
+
+
 class XmlHeadEnd(HeadEnd):
     """Finds the end of the head of an XML document that arrives in chunks (see
     :func:`xml_head_end_offset`)."""
 
-    _scan = staticmethod(_scan_xml_head_end)
+    _scan = staticmethod(_scan_xml_chunk)
 
 
 def xml_head_end_offset(body: bytes) -> int | None:

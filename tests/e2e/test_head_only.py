@@ -160,6 +160,13 @@ def broken_head_routes() -> dict[str, Any]:
             body=big_page("<my-widget></my-widget><link rel=canonical href=/svg-head>"),
             trickle=NET,
         ),
+        # A robots meta between </head> and <body> is put back in the head (the HTML
+        # Standard's "after head" insertion mode): a head-only read waits for the <body>.
+        "/after-head": Page(
+            body="<!DOCTYPE html><html><head><title>t</title></head>\n"
+            "<meta name=robots content=noindex>\n<body>" + FILLER * (200_000 // len(FILLER)),
+            trickle=NET,
+        ),
         # A head that does not end within the 2 MiB the audit reads: its robots meta is unseen.
         "/long-head": Page(
             body=big_page(
@@ -184,7 +191,7 @@ async def test_head_only_and_full_reads_end_a_head_at_the_same_element(tmp_path:
         )
         head, head_crawler = await run_audit(site.base, tmp_path / "head.jsonl")
     assert findings(head) == findings(full)
-    assert head_crawler.stats.get_value("sitemapaudit/head_only/stopped_after_head") == 3
+    assert head_crawler.stats.get_value("sitemapaudit/head_only/stopped_after_head") == 4
     got = {url.removeprefix(site.base): found for url, found in findings(head).items()}
     assert got["/svg-head"][2] == ["head_broken"]
     assert got["/svg-head"][3] == [
@@ -196,6 +203,7 @@ async def test_head_only_and_full_reads_end_a_head_at_the_same_element(tmp_path:
         "head_broken: the head ends early at <my-widget>; ignored after it: a canonical link"
     ]
     assert got["/widget-head"][5] is None
+    assert got["/after-head"][2:5] == (["noindex"], [got["/after-head"][3][0]], ["meta:robots"])
     assert got["/long-head"][2:5] == (
         ["head_too_large"],
         [

@@ -106,14 +106,14 @@ def test_a_tag_whose_quoted_value_has_not_ended_holds_the_rest(body: bytes) -> N
 def test_an_end_of_head_in_a_quoted_value_cut_by_a_chunk_border() -> None:
     body = (
         b'<html><head><meta name="d" content="a </head> b">'
-        b"<meta name=robots content=noindex></head>"
+        b"<meta name=robots content=noindex></head><body>"
     )
     for cut in range(1, len(body)):
         scanner = HeadEnd()
         found = scanner.feed(body[:cut])
         if found is None:
             found = scanner.feed(body[cut:])
-        assert found == len(body), cut
+        assert found == len(body) - len(b"<body>"), cut
 
 
 _PIECES = [
@@ -144,6 +144,10 @@ _PIECES = [
     b"<noframes>",
     b"</noframes>",
     b"<meta name=robots content=noindex>",
+    b"<div>",
+    b"<noscript>",
+    b"</p>",
+    b"</body>",
     b'<meta content="',
     b"<link href='",
     b'"',
@@ -165,7 +169,14 @@ def test_chunked_scanning_finds_what_one_scan_finds(pieces: list[bytes], sizes: 
         size = sizes[turn % len(sizes)]
         found = scanner.feed(body[position : position + size])
         position, turn = position + size, turn + 1
-    assert found == head_end_offset(body)
+    if found is None:
+        # More may come that belongs in the head: what ends it is in the next chunk.
+        body += b"<p>"
+        found = scanner.feed(b"<p>")
+    if found is None:  # an element, comment or tag still open takes the rest
+        assert head_end_offset(body) in (None, len(body), scanner._dropped)
+    else:
+        assert found == head_end_offset(body)
 
 
 def test_chunked_scanning_keeps_little_of_a_long_script() -> None:
@@ -174,7 +185,8 @@ def test_chunked_scanning_keeps_little_of_a_long_script() -> None:
     for _ in range(1000):
         assert scanner.feed(b"var x = a < b && c > d; // </head> \n" * 30) is None
         assert len(scanner._pending) <= 16
-    assert scanner.feed(b"</script></head>") is not None
+    assert scanner.feed(b"</script></head>") is None
+    assert scanner.feed(b"<body>") is not None
 
 
 # --- a head that ends early ---------------------------------------------------------------
@@ -492,7 +504,7 @@ def test_partial_download_inside_the_head() -> None:
 
 
 def test_body_after_head_end_is_not_parsed() -> None:
-    body = b"<head><title>x</title></head><meta name=robots content=noindex>"
+    body = b"<head><title>x</title></head><p>x</p><meta name=robots content=noindex>"
     assert parse_head(body, URL).noindex == ()
 
 
@@ -732,3 +744,82 @@ def test_a_page_declared_utf_16_without_a_bom_is_read_as_browsers_read_it() -> N
         user_agent="Googlebot",
     )
     assert outcome.noindex == ["meta:robots"]
+
+
+# --- what follows </head> ---------------------------------------------------------------
+# The HTML Standard's "after head" insertion mode puts the elements of a head that come after
+# </head> (before anything else) back in the head, where browsers and Google's renderer see
+# them.
+
+
+@pytest.mark.parametrize(
+    "between",
+    [
+        b"<meta name=robots content=noindex>",
+        b"\n  <!-- injected -->\n<META NAME='robots' CONTENT='noindex'>\n",
+        b'<script>var t = "<body>";</script><meta name="robots" content="noindex">',
+        b"</div><title>again</title><meta name=robots content=noindex>",
+        b'<link rel="stylesheet" href="/a.css"><meta name=robots content=noindex >',
+    ],
+)
+def test_a_robots_meta_right_after_the_head_counts(between: bytes) -> None:
+    body = b"<html><head><title>t</title></head>" + between + b"<body><p>x</p></body></html>"
+    assert head_end_offset(body) == body.rindex(b"<body>")
+    facts = parse_head(body, URL)
+    assert facts.noindex == ("meta:robots",)
+    assert facts.head_complete
+    assert facts.broken is None
+
+
+@pytest.mark.parametrize(
+    "between",
+    [
+        b"<div></div>",
+        b"text",
+        b"<noscript></noscript>",
+        b"</body>",
+        b"<p>",
+        b"&nbsp;",
+    ],
+)
+def test_a_robots_meta_after_what_starts_the_body_does_not_count(between: bytes) -> None:
+    body = (
+        b"<html><head><title>t</title></head>"
+        + between
+        + b"<meta name=robots content=noindex><body>x"
+    )
+    assert head_end_offset(body) == len(b"<html><head><title>t</title></head>")
+    assert parse_head(body, URL).noindex == ()
+
+
+def test_a_canonical_right_after_the_head_counts_after_the_heads_own() -> None:
+    body = (
+        b"<html><head><link rel=canonical href=/first></head>\n"
+        b"<link rel=canonical href=/second>\n<body>"
+    )
+    facts = parse_head(body, URL)
+    assert facts.canonical == "https://example.com/first"
+    assert facts.canonicals == ("https://example.com/first", "https://example.com/second")
+
+
+def test_after_a_head_broken_early_a_meta_after_its_end_tag_is_in_the_body() -> None:
+    body = b"<html><head><div>x</div></head><meta name=robots content=noindex><body>"
+    facts = parse_head(body, URL)
+    assert facts.noindex == ()
+
+
+def test_a_head_only_read_waits_for_what_follows_the_head() -> None:
+    scanner = HeadEnd()
+    assert scanner.feed(b"<html><head><title>t</title></head>") is None
+    assert scanner.feed(b"\n<meta name=robots content=noindex>\n<bo") is None
+    assert scanner.feed(b"dy>") == len(
+        b"<html><head><title>t</title></head>\n<meta name=robots content=noindex>\n"
+    )
+
+
+def test_a_document_that_ends_after_its_head_has_a_complete_head() -> None:
+    body = b"<html><head></head><meta name=robots content=noindex>"
+    assert head_end_offset(body) == len(body)
+    facts = parse_head(body, URL)
+    assert facts.noindex == ("meta:robots",)
+    assert facts.head_complete
