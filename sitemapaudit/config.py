@@ -6,11 +6,14 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sitemapaudit.defaults import SETTINGS
 from sitemapaudit.errors import ConfigError
 from sitemapaudit.urls import Origin, parse_origin
+
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings
 
 T = TypeVar("T")
 
@@ -130,6 +133,16 @@ def _redis_url(value: Any) -> str:
             f"(or empty), got {value!r}"
         )
     return text
+
+
+def check_robotstxt_obey(settings: BaseSettings) -> None:
+    """Refuse Scrapy's ROBOTSTXT_OBEY: the audit reads robots.txt itself."""
+    if settings.getbool("ROBOTSTXT_OBEY"):
+        raise ConfigError(
+            "ROBOTSTXT_OBEY=True cannot be used: the audit reads robots.txt itself and "
+            "reports what it disallows (robots_blocked) instead of dropping requests; "
+            "SITEMAPAUDIT_FETCH_BLOCKED decides whether such URLs are requested"
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from scrapy.utils.misc import load_object
 from sitemapaudit.arguments import check_fail_on, parse_arguments
 from sitemapaudit.checks.registry import enabled_checks
 from sitemapaudit.commands.refusal import refusing_in_one_line
-from sitemapaudit.config import AuditConfig
+from sitemapaudit.config import AuditConfig, check_robotstxt_obey
 from sitemapaudit.crawl.run import configured_work_dir
 from sitemapaudit.errors import ConfigError
 from sitemapaudit.history.store import check_history_path
@@ -39,12 +39,7 @@ class Command(ScrapyCrawlCommand):
             arguments = parse_arguments(**opts.spargs)
             assert self.settings is not None
             config = AuditConfig.from_settings(self.settings)
-            if self.settings.getbool("ROBOTSTXT_OBEY"):
-                raise ConfigError(
-                    "ROBOTSTXT_OBEY=True cannot be used: the audit reads robots.txt itself and "
-                    "reports what it disallows (robots_blocked) instead of dropping requests; "
-                    "SITEMAPAUDIT_FETCH_BLOCKED decides whether such URLs are requested"
-                )
+            check_robotstxt_obey(self.settings)
             check_fail_on(arguments.fail_on, config.disabled_checks)
             enabled_checks(config)
             work_dir = configured_work_dir(config, self.settings.get("JOBDIR") or None)

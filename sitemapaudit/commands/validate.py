@@ -29,7 +29,7 @@ from scrapy.utils.defer import deferred_from_coro
 
 from sitemapaudit.checks.base import Severity
 from sitemapaudit.commands.refusal import refusing_in_one_line
-from sitemapaudit.config import AuditConfig
+from sitemapaudit.config import AuditConfig, check_robotstxt_obey
 from sitemapaudit.errors import ConfigError
 from sitemapaudit.localfiles import validate_files
 from sitemapaudit.report.build import RecordBuilder
@@ -69,15 +69,12 @@ def record_line(record: SitemapRecord | UrlRecord) -> str:
 class Command(ScrapyCommand):
     requires_project = True
     # Records go to standard output only; the log stays quiet unless asked (-L, -s). A
-    # validation is not an audit run: nothing goes to the audit history, whose runs the next
-    # audit's diff is against, and no sitemap is fetched conditionally (a 304 would validate
-    # the entries of the last audit, not the sitemap as it is now).
-    forced = {
-        "LOG_LEVEL": "WARNING",
-        "SITEMAPAUDIT_REPORT_DIR": "",
-        "SITEMAPAUDIT_HISTORY_PATH": "",
-        "FEEDS": {},
-    }
+    # validation is not an audit run, whatever -s options an audit's command line brings
+    # along: nothing goes to the audit history, whose runs the next audit's diff is against,
+    # and no sitemap is fetched conditionally (a 304 would validate the entries of the last
+    # audit, not the sitemap as it is now).
+    defaults = {"LOG_LEVEL": "WARNING"}
+    forced = {"SITEMAPAUDIT_REPORT_DIR": "", "SITEMAPAUDIT_HISTORY_PATH": "", "FEEDS": {}}
 
     def syntax(self) -> str:
         return "[options] PATH_OR_URL..."
@@ -96,20 +93,18 @@ class Command(ScrapyCommand):
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
         super().process_options(args, opts)
         assert self.settings is not None
-        for name, value in self.forced.items():
+        for name, level in self.defaults.items():
             if (self.settings.getpriority(name) or 0) < 40:
-                self.settings.set(name, value, priority="cmdline")
+                self.settings.set(name, level, priority="cmdline")
+        for name, value in self.forced.items():
+            self.settings.set(name, value, priority="cmdline")
 
     @refusing_in_one_line
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         if not args:
             raise UsageError("give at least one sitemap file or URL", print_help=False)
         assert self.settings is not None
-        try:
-            config = AuditConfig.from_settings(self.settings).with_fetch_urls(False)
-            builder = RecordBuilder(config, datetime.now(UTC))
-        except ConfigError as exc:
-            raise UsageError(str(exc), print_help=False) from None
+        config, builder = self._config()
         urls: list[str] = []
         files: list[Path] = []
         for arg in args:
@@ -163,6 +158,17 @@ class Command(ScrapyCommand):
             gc.set_threshold(*thresholds)
             gc.unfreeze()
         self.exitcode = 1 if self.errors or self._gone else 0
+
+    def _config(self) -> tuple[AuditConfig, RecordBuilder]:
+        """The audit's configuration (inventory only) and a record builder for it; a bad
+        setting is a usage error."""
+        assert self.settings is not None
+        try:
+            check_robotstxt_obey(self.settings)
+            config = AuditConfig.from_settings(self.settings).with_fetch_urls(False)
+            return config, RecordBuilder(config, datetime.now(UTC))
+        except ConfigError as exc:
+            raise UsageError(str(exc), print_help=False) from None
 
     def _follow(self, children: list[tuple[str, str, str | None]], urls: list[str]) -> None:
         """Add the valid child locations of the local indexes to the ``urls`` to crawl. A URL

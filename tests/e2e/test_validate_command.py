@@ -491,3 +491,30 @@ def test_a_reader_that_goes_away_during_a_crawl_of_an_index_gets_no_warning() ->
         returncode, stderr = read_a_little("validate", f"{site.base}/sitemap_index.xml")
     assert returncode == 1
     assert stderr == b"", stderr.decode(errors="replace")
+
+
+def test_validating_urls_writes_no_report_or_history_even_when_they_are_set(
+    tmp_path: Path,
+) -> None:
+    """A nightly audit's -s options reused for a validation add no run to its history."""
+    site = TestSite({"/a.xml": Page(body=urlset(url("{base}/p1")), content_type=XML)})
+    history, reports = tmp_path / "h.sqlite3", tmp_path / "reports"
+    with site:
+        code, records, stderr = validate(
+            f"{site.base}/a.xml",
+            "-s",
+            f"SITEMAPAUDIT_HISTORY_PATH={history}",
+            "-s",
+            f"SITEMAPAUDIT_REPORT_DIR={reports}",
+        )
+    assert code == 0, stderr
+    assert [r["record"] for r in records] == ["sitemap", "url"]
+    assert not history.exists()
+    assert not reports.exists()
+
+
+def test_robotstxt_obey_stops_a_validation_at_start(tmp_path: Path) -> None:
+    code, records, stderr = validate("https://e.com/a.xml", "-s", "ROBOTSTXT_OBEY=True")
+    assert code == 2
+    assert records == []
+    assert "ROBOTSTXT_OBEY=True cannot be used" in stderr
