@@ -203,4 +203,11 @@ class LastmodUnverifiable(UrlCheck):
                 f"Last-Modified {outcome.last_modified} is later than the response's Date "
                 f"{outcome.date}, which servers may not send (RFC 9110)"
             ]
-        return ["Last-Modified equals the response's Date (generated on the fly)"]
+        gap = 0.0 if date is None else (date - modified).total_seconds()
+        if gap == 0:
+            return ["Last-Modified equals the response's Date (generated on the fly)"]
+        return [
+            f"Last-Modified {outcome.last_modified} is {abs(gap):g} s "
+            f"{'before' if gap > 0 else 'after'} the response's Date {outcome.date}, within "
+            "SITEMAPAUDIT_GENERATED_DATE_WINDOW (generated on the fly)"
+        ]

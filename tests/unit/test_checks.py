@@ -667,3 +667,24 @@ def test_a_canonical_that_is_no_web_address_is_said_to_be_ignored(canonical: str
         f"canonical_mismatch: canonical (link) is {canonical}, which is not an http or https "
         "URL: search engines ignore it, so the page has no canonical they can use"
     ]
+
+
+def test_a_last_modified_a_few_seconds_from_the_date_is_said_to_be_near_it() -> None:
+    same = url_record(
+        lastmod="2024-05-01",
+        last_modified="Sat, 01 Jun 2024 12:00:00 GMT",
+        date="Sat, 01 Jun 2024 12:00:00 GMT",
+    )
+    assert same.errors == [
+        "lastmod_unverifiable: Last-Modified equals the response's Date (generated on the fly)"
+    ]
+    near = url_record(
+        lastmod="2024-05-01",
+        last_modified="Sat, 01 Jun 2024 11:59:56 GMT",
+        date="Sat, 01 Jun 2024 12:00:00 GMT",
+    )
+    assert near.errors == [
+        "lastmod_unverifiable: Last-Modified Sat, 01 Jun 2024 11:59:56 GMT is 4 s before the "
+        "response's Date Sat, 01 Jun 2024 12:00:00 GMT, within SITEMAPAUDIT_GENERATED_DATE_WINDOW "
+        "(generated on the fly)"
+    ]
