@@ -130,10 +130,13 @@ def outcome_from_response(
     outcome.content_type = _first(headers, "content-type")
     if 200 <= status < 300:
         coding = body_coding(headers.get("content-encoding"))
-        xml = (
-            outcome.content_type is not None and media_type(outcome.content_type) in XML_PAGE_TYPES
-        )
-        head, corrupt = page_head_bytes(body, whole=not stopped, coding=coding, xml=xml)
+        kind = None if outcome.content_type is None else media_type(outcome.content_type)
+        xml = kind in XML_PAGE_TYPES
+        head, corrupt = b"", None
+        # A response that is no page (a PDF, an image, a gzip file) is judged by its headers
+        # alone; one without a Content-Type may sniff as HTML.
+        if kind is None or kind == "text/html" or xml:
+            head, corrupt = page_head_bytes(body, whole=not stopped, coding=coding, xml=xml)
         if corrupt is not None:
             # Browsers refuse such a page (a decoding error), and search engines cannot read it.
             if coding is None:

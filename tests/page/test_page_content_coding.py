@@ -464,3 +464,21 @@ def test_decode_capped_stops_at_its_limit(coding: str) -> None:
         b"",
         "Content-Encoding 'compress' is not supported",
     )
+
+
+@pytest.mark.parametrize(
+    "content_type", ["application/gzip", "application/x-gzip", "application/octet-stream"]
+)
+def test_a_gzip_file_that_is_no_page_is_judged_by_its_headers(content_type: str) -> None:
+    """A listed download (``/data.csv.gz``) is gzip data sent as it is: not a broken page."""
+    outcome = outcome_from_response(
+        url="https://e.com/data.csv.gz",
+        status=200,
+        headers={"content-type": [content_type], "x-robots-tag": ["noindex"]},
+        body=gzip.compress(b"a,b\n1,2\n"),
+        outcome=FetchOutcome(),
+        user_agent="googlebot",
+    )
+    assert outcome.fetched
+    assert outcome.error is None
+    assert outcome.noindex == ["header:x-robots-tag"]
