@@ -157,6 +157,9 @@ class AuditRun:
 
     _held: dict[str, _HeldIndex]
     _released: list[SitemapFacts]
+    # Targets of followed sitemap redirects whose answers have not come, each with the sitemap
+    # listed there meanwhile that waits for that answer, if any (see hop_requested).
+    _hops: dict[str, SitemapRef | None]
 
     def __init__(
         self,
@@ -212,7 +215,7 @@ class AuditRun:
         # Indexes whose records wait for the first answers of the children they had fetched (a
         # child that redirects back to the index, or above it, is a loop: see _late_cycle),
         # and the records of those whose children all answered, to send.
-        self._held, self._released = {}, []
+        self._held, self._released, self._hops = {}, [], {}
         # Sitemaps that answered 304: the run that read the body each stands for, which the
         # history keeps with the sitemap's result (see SitemapFacts.read_run).
         self.read_runs: dict[str, int] = {}
@@ -826,22 +829,53 @@ class AuditRun:
         return refs, skipped
 
     # -- sitemaps --------------------------------------------------------------------------
+    def hop_requested(self, target: str) -> None:
+        """A sitemap's redirect is followed to ``target``: a sitemap an index lists there
+        meanwhile waits for that answer instead of being requested again (see
+        :meth:`unparked`)."""
+        self._hops.setdefault(normalize_url(target), None)
+
+    def unparked(self, refs: list[SitemapRef]) -> list[SitemapRef]:
+        """The sitemaps of ``refs`` to request now: not one that a redirect being followed
+        is about to fetch, which waits for that answer (:meth:`hop_answered`)."""
+        if not self._hops:
+            return refs
+        now: list[SitemapRef] = []
+        for ref in refs:
+            key = normalize_url(ref.url)
+            if key in self._hops and self._hops[key] is None:
+                self._hops[key] = ref
+                self.stats.inc_value("sitemapaudit/sitemaps/waited_for_redirect")
+            else:
+                now.append(ref)
+        return now
+
+    def hop_answered(self, url: str) -> SitemapRef | None:
+        """The answer (or failure) of a followed redirect's request to ``url`` has come: the
+        sitemap listed there that waited for it, if any."""
+        return self._hops.pop(normalize_url(url), None) if self._hops else None
+
     def redirect_known(self, ref: SitemapRef, target: str) -> bool:
         """Whether a redirect of the sitemap ``ref`` leads to ``target``, a sitemap known to this
         audit (read under its own record): then the redirect is not followed."""
         return self.tree.redirect_known(target, source=ref.url)
 
     def redirect_ended(
-        self, ref: SitemapRef, redirects: RedirectState, target: str
+        self,
+        ref: SitemapRef,
+        redirects: RedirectState,
+        target: str,
+        waiting: SitemapRef | None = None,
     ) -> tuple[SitemapFacts | None, SitemapRef | None]:
         """The redirects of the sitemap ``ref`` ended at ``target``, which answered. The target
         is a sitemap of its own, read under its own record in the place of ``ref`` (its
         ``found_via``, parent and depth), whichever of the redirect or an index (robots.txt...)
         listing it came first; ``ref`` gets the ``redirect`` finding and lists nothing. Returns
         ``ref``'s facts (``None`` for a common path: only a guess) and the target's ref, to read
-        the answer with, or ``None`` when the audit knows the target already."""
+        the answer with, or ``None`` when the audit knows the target already (``waiting``,
+        the sitemap listed there that waited for this answer, reads it then)."""
         decision = self.tree.redirect_target(target, source=ref.url)
-        moved = None
+        moved = waiting
         if decision is Decision.FETCH:
             moved = self._pending(
                 SitemapRef(target, ref.found_via, ref.parent, ref.depth, ref.lastmod, ref.url)

@@ -315,6 +315,9 @@ class SharedAuditRun(AuditRun):
         self.shared.flag("homepage_done")
         return refs, skipped
 
+    def hop_requested(self, target: str) -> None:
+        """Nothing waits for a followed redirect: its answer may come to another worker."""
+
     def _hold_robots_sitemaps(self, found: list[tuple[str, str]]) -> bool:
         """Never: the homepage's answer may come to another worker, which could not hand
         them out."""

@@ -568,7 +568,7 @@ class AuditSpider(Spider):
         """Requests of these sitemaps and of common paths that wait, after the records of
         indexes whose children all answered."""
         yield from self._live(self.run.take_released())
-        for ref in refs:
+        for ref in self.run.unparked(refs):
             yield self._sitemap_request(ref)
         for ref in self.run.common_path_refs():
             yield self._sitemap_request(ref)
@@ -578,17 +578,23 @@ class AuditSpider(Spider):
     def parse_sitemap(self, response: Response) -> Iterator[Any]:
         ref: SitemapRef = response.meta["sitemap_ref"]
         redirects: RedirectState = response.meta["redirects"]
+        # A sitemap listed where this followed redirect leads, which waited for its answer.
+        waiting = self.run.hop_answered(response.url) if redirects.chain else None
         if (hop := self._hop(response, self.run.tree.hosts)) is not None:
+            if waiting is not None:  # it redirects on: that one is requested itself
+                yield self._sitemap_request(waiting)
             yield from self._sitemap_hop_or_known(ref, redirects, hop)
             return
         if redirects.chain and response.status not in REDIRECT_STATUSES:
             # The redirects ended at a sitemap of its own, read in the place of this one.
-            facts, target = self.run.redirect_ended(ref, redirects, response.url)
+            facts, target = self.run.redirect_ended(ref, redirects, response.url, waiting)
             yield from self._present(facts)
             if target is None:
                 yield from self._sitemaps([])
                 return
             ref, redirects = target, RedirectState()
+        elif waiting is not None:  # a redirect not followed: that one is requested itself
+            yield self._sitemap_request(waiting)
         previous_run = response.meta.get("previous_run")
         if response.status == 304 and previous_run is not None:
             yield from self._sitemap_not_modified(response, ref, previous_run)
@@ -605,6 +611,7 @@ class AuditSpider(Spider):
             yield from self._present(self.run.sitemap_redirected(ref, redirects, hop.url))
             yield from self._sitemaps([])
         else:
+            self.run.hop_requested(hop.url)
             yield self._sitemap_hop(hop)
 
     def _sitemap_not_modified(
@@ -688,7 +695,8 @@ class AuditSpider(Spider):
         redirects: RedirectState = request.meta["redirects"]
         if ref is not None and redirects.chain:
             # A redirect target that could not be fetched: a sitemap of its own all the same.
-            facts, ref = self.run.redirect_ended(ref, redirects, request.url)
+            waiting = self.run.hop_answered(request.url)
+            facts, ref = self.run.redirect_ended(ref, redirects, request.url, waiting)
             yield from self._present(facts)
         if ref is not None:
             yield from self._present(self.run.sitemap_failed(ref, error=_reason(failure)))

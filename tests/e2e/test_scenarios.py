@@ -1364,3 +1364,38 @@ async def test_a_page_with_two_different_locations_is_a_broken_redirect(tmp_path
     assert issues_by_url(records) == {f"{site.base}/two": ["redirect", "redirect_broken"]}
     assert "/final" not in site.hits
     assert "/other" not in site.hits
+
+
+@deferred_f_from_coro_f
+async def test_a_sitemap_a_redirect_is_fetching_is_not_fetched_again_for_an_index(
+    tmp_path: Path,
+) -> None:
+    """r.xml redirects to t.xml, which answers slowly; meanwhile m.xml lists t.xml: the
+    redirect's answer is read for m.xml's listing, and t.xml is downloaded once."""
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/idx.xml\n", content_type="text/plain"),
+            "/idx.xml": Page(body=index("{base}/r.xml", "{base}/m.xml"), content_type=XML),
+            "/r.xml": Page(status=301, headers=[("Location", "/t.xml")]),
+            "/m.xml": Page(body=index("{base}/t.xml"), content_type=XML),
+            "/t.xml": Page(body=urlset(url("{base}/a")), content_type=XML, delay=1.0),
+            "/a": page(),
+        }
+    )
+    with site:
+        records, crawler = await run_audit(site.base, tmp_path / "report.jsonl")
+        hits = dict(site.hits)
+    assert hits["/t.xml"] == 1
+    sitemaps = {
+        str(r["url"]).rsplit("/", 1)[1]: (
+            r["found_via"],
+            r["parent"] and str(r["parent"]).rsplit("/", 1)[1],
+            r["issues"],
+            r["url_count"],
+        )
+        for r in by_record(records, "sitemap")
+    }
+    assert sitemaps["t.xml"] == ("index", "m.xml", [], 1)
+    assert sitemaps["r.xml"][2] == ["redirect"]
+    assert crawler.stats.get_value("sitemapaudit/sitemaps/waited_for_redirect") == 1
+    assert issues_by_url(records) == {f"{site.base}/a": []}
