@@ -31,6 +31,7 @@ from sitemapaudit.crawl.tree import (
     Decision,
     SitemapRef,
     SitemapTree,
+    why_invalid,
 )
 from sitemapaudit.discovery.robots import RobotsPolicy, robots_policy
 from sitemapaudit.facts import (
@@ -815,7 +816,8 @@ class AuditRun:
             elif decision is Decision.OFF_HOST:
                 skipped.append(_skipped(url, via, parent, "off_host", off_host_sitemap(url)))
             elif decision is Decision.INVALID:
-                skipped.append(_skipped(url, via, parent, "invalid_url", "not a valid http(s) URL"))
+                why = f"not a valid http(s) URL: {why_invalid(url)}"
+                skipped.append(_skipped(url, via, parent, "invalid_url", why))
             elif decision is Decision.CAPPED:
                 skipped.append(
                     _skipped(

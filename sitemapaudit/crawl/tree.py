@@ -179,7 +179,7 @@ class ChildProblems:
         result = []
         for code, count in self._counts.items():
             if code == "invalid_url":
-                sample = "; ".join(f"{url} ({_why_invalid(url)})" for url in self._by_code[code])
+                sample = "; ".join(f"{url} ({why_invalid(url)})" for url in self._by_code[code])
             else:
                 sample = ", ".join(self._by_code[code])
             more = f" and {count - self._SAMPLE} more" if count > self._SAMPLE else ""
@@ -187,7 +187,7 @@ class ChildProblems:
         return result
 
 
-def _why_invalid(url: str) -> str:
+def why_invalid(url: str) -> str:
     """Why a sitemap location is ``invalid_url``: the rule it breaks, or its length."""
     if is_valid_url(url):
         return f"{len(url):,} characters: too long to request"

@@ -436,6 +436,13 @@ async def test_file_urls_cannot_be_reached_from_any_sitemap_or_robots_value(
     assert sitemaps["http://other.invalid/sitemap.xml"]["issues"] == ["off_host"]
     assert sitemaps[f"http://user:secret@{host}/userinfo.xml"]["issues"] == ["invalid_url"]
     assert sitemaps["/sitemap.xml"]["issues"] == ["invalid_url"]
+    # Each says which rule its location breaks.
+    assert sitemaps["ftp://127.0.0.1/sitemap.xml"]["errors"] == [
+        "invalid_url: not a valid http(s) URL: its scheme 'ftp' is not http or https"
+    ]
+    assert sitemaps[f"http://user:secret@{host}/userinfo.xml"]["errors"] == [
+        "invalid_url: not a valid http(s) URL: it has user information before its host"
+    ]
     urls = urls_by_url(records, site)
     assert urls[wire]["issues"] == ["invalid_url"]
     assert urls["/to-file"]["issues"] == ["redirect", "redirect_broken"]
