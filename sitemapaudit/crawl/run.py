@@ -590,6 +590,14 @@ class AuditRun:
                 "robots.txt rules apply and it names no sitemap",
                 stat="discovery/robots_redirects_given_up",
             )
+        if self.robots.html_page:
+            self._note(
+                "robots.txt",
+                f"robots.txt of {self.origin.url} answered with an HTML page, not a robots.txt "
+                "(a soft 404?): search engines find no rules or Sitemap lines in it, so every "
+                "URL is allowed",
+                stat="discovery/robots_html",
+            )
         delay = self.robots.crawl_delay
         if delay and self.config.honor_crawl_delay and delay > self.config.max_crawl_delay:
             self._note(

@@ -93,6 +93,8 @@ class RobotsPolicy:
     crawl_delay: float | None
     _parser: Protego | None = field(default=None, repr=False, compare=False)
     _user_agent: str = field(default="Googlebot", repr=False, compare=False)
+    # A 2xx body that is an HTML page with no robots.txt line in it (a soft 404).
+    html_page: bool = field(default=False, compare=False)
 
     def can_fetch(self, url: str) -> bool:
         """Whether the user agent may fetch ``url`` under this policy: its rules are matched
@@ -147,7 +149,16 @@ def robots_policy(
     except Exception:
         parser, delay = None, None
     crawl_delay = float(delay) if delay is not None else None
-    return RobotsPolicy("rules", status, sitemaps, crawl_delay, parser, agent or "*")
+    html_page = _HTML_START_RE.match(text) is not None and not sitemaps
+    html_page = html_page and _DIRECTIVE_RE.search(text) is None
+    return RobotsPolicy("rules", status, sitemaps, crawl_delay, parser, agent or "*", html_page)
+
+
+# The start of an HTML document, and a robots.txt line that means something.
+_HTML_START_RE = re.compile(
+    r"[\s\ufeff]*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)[\s>]", re.I | re.S
+)
+_DIRECTIVE_RE = re.compile(r"^[ \t]*(?:user-agent|allow|disallow|crawl-delay)[ \t]*:", re.I | re.M)
 
 
 def _product_token(user_agent: str) -> str:

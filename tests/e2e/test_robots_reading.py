@@ -187,3 +187,21 @@ async def test_an_unreachable_robots_txt_disallows_a_sitemap_at_a_common_path(
     assert summary["robots_txt"]["outcome"] == "disallow_all"
     [note] = summary["notes"]
     assert note.startswith("robots.txt could not be read (")
+
+
+@deferred_f_from_coro_f
+async def test_an_html_page_served_as_robots_txt_gets_a_note(tmp_path: Path) -> None:
+    routes = {
+        "/robots.txt": Page(body="<!DOCTYPE html><html><body>Not found</body></html>"),
+        "/sitemap.xml": PAGES["/s.xml"],
+        **PAGES,
+    }
+    with TestSite(routes) as site:  # type: ignore[arg-type]
+        records, crawler = await run_audit(site.base, tmp_path / "r.jsonl")
+    summary = records[-1]
+    assert summary["robots_txt"]["outcome"] == "rules"
+    assert summary["notes"] == [
+        f"robots.txt of {site.base} answered with an HTML page, not a robots.txt (a soft "
+        "404?): search engines find no rules or Sitemap lines in it, so every URL is allowed"
+    ]
+    assert crawler.stats.get_value("sitemapaudit/discovery/robots_html") == 1
