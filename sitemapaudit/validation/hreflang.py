@@ -52,6 +52,7 @@ _GRANDFATHERED = (
 )
 _BCP47: Final = re.compile(rf"(?:{_LANGTAG}|{_PRIVATE}|{_GRANDFATHERED})", re.IGNORECASE)
 _PRIVATE_TAG: Final = re.compile(_PRIVATE, re.IGNORECASE)
+_GRANDFATHERED_TAG: Final = re.compile(_GRANDFATHERED, re.IGNORECASE)
 # The language and region subtags at the start of a valid language tag (extended language
 # subtags go with the language, a script sits between them).
 _SUBTAGS: Final = re.compile(
@@ -101,6 +102,12 @@ _I_TAGS: Final[dict[str, str | None]] = {
     "i-tay": "tay",
     "i-tsu": "tsu",
 }
+
+# The languages that the registry's extended language subtags are written after (RFC 5646:
+# each extlang has one of them as its prefix, ``zh-yue``, ``ar-afb``); after any other, three
+# letters are no subtag a tag can hold (``en-USA`` meant ``en-US``).
+_EXTLANG_PREFIXES: Final = frozenset({"ar", "kok", "lv", "ms", "sgn", "sw", "uz", "zh"})
+_EXTLANG: Final = re.compile(r"-([a-z]{3})(?![a-z0-9])", re.IGNORECASE)
 
 _REGION_MEANT: Final = {
     "uk": "the United Kingdom is 'GB'",
@@ -196,6 +203,17 @@ def unassigned_code(value: str) -> str | None:
         return None
     written = subtags["language"]
     language = written.lower()
+    extended = _EXTLANG.match(value, subtags.end("language"))
+    if (
+        extended is not None
+        and language not in _EXTLANG_PREFIXES
+        and _GRANDFATHERED_TAG.fullmatch(value) is None
+    ):
+        return (
+            f"'{extended[1]}' is no region but an extended language subtag, which only follows "
+            f"{', '.join(sorted(_EXTLANG_PREFIXES)[:-1])} or zh (a region is an ISO 3166-1 "
+            "alpha-2 code of two letters, such as 'US')"
+        )
     if len(language) == 3:
         problem = _three_letter_problem(written)
         if problem is not None:

@@ -112,6 +112,9 @@ def test_valid_hreflang(tag: str) -> None:
         "i-navajo",
         "I-Mingo",
         "fil-UK",
+        "en-USA",
+        "de-DEU",
+        "en-gbr-GB",
         "x-whatever",
         "x-defualt",
         "x-default-en",
@@ -125,6 +128,12 @@ def test_invalid_hreflang(tag: str) -> None:
 @pytest.mark.parametrize(
     ("tag", "message"),
     [
+        (
+            "en-USA",
+            "hreflang 'en-USA': 'USA' is no region but an extended language subtag, which only "
+            "follows ar, kok, lv, ms, sgn, sw, uz or zh (a region is an ISO 3166-1 alpha-2 code "
+            "of two letters, such as 'US'), so Google ignores this annotation",
+        ),
         (
             "en-UK",
             "hreflang 'en-UK': region 'UK' is not an ISO 3166-1 alpha-2 country code (the United "
