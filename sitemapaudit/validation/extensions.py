@@ -608,12 +608,15 @@ class ExtensionScan:
 
     Feed the parsed root, or containers whose children are consecutive element children of
     the root, in document order (each is searched like the root would be); :meth:`finish`
-    returns the findings, ordered by line. Entries are the root's children named ``url`` (or
-    ``sitemap``) in the root's own namespace, whatever that namespace is; extension elements
-    count only as direct children of an entry. ``now`` must be timezone-aware.
+    returns the findings, ordered by line. Entries are the root's children named ``url`` in
+    the root's own namespace, whatever that namespace is; extension elements count only as
+    direct children of an entry. The ``sitemap`` entries of an index are sitemaps, not pages:
+    Google reads no annotation there, and none is judged as a page's (the XSD says what does
+    not belong). ``now`` must be timezone-aware.
     """
 
     def __init__(self, root_tag: str, *, now: datetime) -> None:
+        self._index = local_name(root_tag) == "sitemapindex"
         ns = namespace_of(root_tag)
         self._item_tag = ("{" + ns + "}" if ns else "") + ITEM_TAGS.get(local_name(root_tag), "url")
         self._clock = NextChange(now)
@@ -624,6 +627,8 @@ class ExtensionScan:
         self._news_seen: list[int | None] = [0, None]
 
     def feed(self, container: etree._Element) -> None:
+        if self._index:
+            return
         item_tag = self._item_tag
         self._images.extend(_images(container, item_tag))
         self._news.extend(_news(container, item_tag, self._clock, self._news_seen))

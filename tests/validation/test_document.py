@@ -964,3 +964,20 @@ def test_a_utf16_byte_order_mark_against_the_declaration_is_encoding_invalid() -
     (problem,) = validate_document(text.encode("utf-16"), now=NOW)
     assert (problem.code, problem.line, problem.column) == ("encoding_invalid", 1, 1)
     assert "UTF-16 (detected from its byte order mark)" in problem.message
+
+
+def test_an_index_entry_s_extension_elements_are_not_judged_as_a_page_s() -> None:
+    """Google reads no hreflang, news, image or video annotation in a sitemap index: its
+    entries are sitemaps, not pages, so none gets a page's finding."""
+    data = (
+        f'<sitemapindex xmlns="{SITEMAP_NS}" xmlns:xhtml="http://www.w3.org/1999/xhtml" '
+        'xmlns:news="http://www.google.com/schemas/sitemap-news/0.9">'
+        "<sitemap><loc>https://e.com/s1.xml</loc>"
+        '<xhtml:link rel="alternate" hreflang="en_US" href="https://e.com/x"/></sitemap>'
+        "<sitemap><loc>https://e.com/s2.xml</loc><news:news><news:publication>"
+        "<news:name>N</news:name><news:language>en</news:language></news:publication>"
+        "<news:publication_date>2020-01-01</news:publication_date><news:title>T</news:title>"
+        "</news:news></sitemap></sitemapindex>"
+    ).encode()
+    codes = {problem.code for problem in validate_document(data, now=NOW)}
+    assert not codes & {"hreflang_no_self", "hreflang_invalid", "news_too_old"}, codes
