@@ -559,8 +559,12 @@ class _Entry:
         self.suspect = False
 
     def add(self, href: str, value: str | None) -> None:
+        """One alternate; ``value`` ``None`` for one Google ignores (an invalid hreflang or
+        href), which names no alternate, the page itself included."""
+        if value is None:
+            return
         self.hrefs.append(href)
-        if value is not None and self.named.setdefault(value.lower(), href) != href:
+        if self.named.setdefault(value.lower(), href) != href:
             self.suspect = True
 
     def problems(self, verdicts: dict[str, tuple[str, str] | None]) -> Iterator[Problem]:

@@ -17,6 +17,7 @@ store on a chosen disk.
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import re
@@ -116,6 +117,12 @@ _REGION_MEANT: Final = {
 }
 
 _LINK_TAG: Final = f"{{{XHTML_NS}}}link"
+
+
+@functools.lru_cache(maxsize=4096)
+def _usable_value(value: str) -> bool:
+    """Whether Google reads an annotation with this (stripped) hreflang value."""
+    return bool(value) and hreflang_problem(value) is None
 
 
 def is_valid_hreflang(value: str) -> bool:
@@ -427,7 +434,8 @@ class HreflangGraph:
         unreadable = False
         for written_hreflang, written_href in alternates:
             href, hreflang = written_href.strip(), written_hreflang.strip()
-            if not href or not hreflang:
+            if not href or not _usable_value(hreflang):
+                # (An invalid hreflang is hreflang_invalid: Google ignores the annotation.)
                 continue
             if not is_valid_url(href):
                 unreadable = True

@@ -731,7 +731,8 @@ def test_extension_checks_run_when_namespace_is_wrong() -> None:
         url("https://www.example.com/a", links),
         namespaces='xmlns:xhtml="http://www.w3.org/1999/xhtml"',
     )
-    assert sorted(_codes(data)) == ["hreflang_invalid", "hreflang_no_self", "namespace_invalid"]
+    # (Its one alternate is invalid, so Google reads no annotation: no hreflang_no_self.)
+    assert sorted(_codes(data)) == ["hreflang_invalid", "namespace_invalid"]
 
 
 def test_prefixed_root() -> None:
@@ -981,3 +982,15 @@ def test_an_index_entry_s_extension_elements_are_not_judged_as_a_page_s() -> Non
     ).encode()
     codes = {problem.code for problem in validate_document(data, now=NOW)}
     assert not codes & {"hreflang_no_self", "hreflang_invalid", "news_too_old"}, codes
+
+
+def test_a_self_link_with_an_invalid_hreflang_is_no_self_reference() -> None:
+    """Google ignores an annotation whose hreflang is invalid: the page lists no usable
+    alternate for itself."""
+    data = urlset(
+        "<url><loc>https://e.com/a</loc>"
+        '<xhtml:link rel="alternate" hreflang="en_US" href="https://e.com/a"/>'
+        '<xhtml:link rel="alternate" hreflang="de" href="https://e.com/b"/></url>'
+    )
+    codes = sorted(problem.code for problem in validate_document(data, now=NOW))
+    assert codes == ["hreflang_invalid", "hreflang_no_self", "schema_invalid"]

@@ -51,7 +51,12 @@ EXPECTED: dict[str, dict[str, int]] = {
     "video_missing_field__no_content_or_player": {"video_missing_field": 1},
     "video_duration_invalid__zero": {"video_duration_invalid": 1},
     "video_expired__past_date": {"video_expired": 1},
-    "hreflang_invalid__underscore": {"hreflang_invalid": 1, "schema_invalid": 1},
+    # Its self-link is the invalid one, which Google ignores: no self-reference either.
+    "hreflang_invalid__underscore": {
+        "hreflang_invalid": 1,
+        "schema_invalid": 1,
+        "hreflang_no_self": 1,
+    },
     "hreflang_invalid__not_bcp47": {"hreflang_invalid": 1},
     "hreflang_invalid__missing_href": {"hreflang_invalid": 1},
     "hreflang_invalid__not_a_language": {"hreflang_invalid": 4},

@@ -599,3 +599,13 @@ def test_graph_does_not_blame_a_page_for_an_alternate_href_that_is_no_absolute_u
         # An alternate with a usable href is still judged.
         graph.add(D, _pairs(("it", B)), "t.xml")
         assert [(page, href) for page, href, _ in graph.not_reciprocal()] == [(D, B)]
+
+
+def test_graph_leaves_out_an_annotation_google_ignores() -> None:
+    """B links back to A only with an invalid hreflang, which Google ignores: for Google, B
+    does not link back."""
+    with HreflangGraph() as graph:
+        graph.add(A, _pairs(("en", A), ("de", B)), "s1.xml")
+        graph.add(B, _pairs(("en_US", A), ("de", B)), "s2.xml")
+        found = list(graph.not_reciprocal())
+    assert [(page, href) for page, href, _ in found] == [(A, B)]
