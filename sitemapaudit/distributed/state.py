@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import socket
 import threading
 import uuid
@@ -18,6 +19,8 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from sitemapaudit.errors import ConfigError
 
@@ -94,11 +97,48 @@ return 1
 """
 
 
+_RUN_ID_RE = re.compile(r"^run_id:(\w+)", re.MULTILINE)
+
+
+class _SameServer:
+    """A check on every connection the client opens: that the server is the one it first
+    reached. redis-py opens a new connection when the server closed the last one, and a
+    server restarted meanwhile (its state gone, or an older copy of it) would otherwise be
+    used as if nothing had happened; this makes that a connection error (see
+    :func:`unreachable`)."""
+
+    def __init__(self) -> None:
+        self.run_id: str | None = None
+
+    def __call__(self, connection: Any) -> None:
+        connection.on_connect()
+        connection.send_command("INFO", "server")
+        info = connection.read_response()
+        text = info.decode("utf-8", "replace") if isinstance(info, bytes) else str(info)
+        found = _RUN_ID_RE.search(text)
+        run_id = found.group(1) if found else ""
+        if self.run_id is None:
+            self.run_id = run_id
+        elif run_id != self.run_id:
+            connection.disconnect()
+            raise redis.ConnectionError(
+                "Redis restarted since this worker joined the audit: its state there is gone "
+                "or older"
+            )
+
+
 def connect(url: str) -> redis.Redis:
-    """A client for ``SITEMAPAUDIT_DISTRIBUTED``; an unreachable server fails at start."""
+    """A client for ``SITEMAPAUDIT_DISTRIBUTED``; an unreachable server fails at start. A
+    connection to the server after a restart fails (see :class:`_SameServer`)."""
     try:
+        # No retry on a broken connection either: it would hide the failure.
         client = redis.Redis.from_url(
-            url, decode_responses=True, socket_timeout=30, socket_connect_timeout=10
+            url,
+            decode_responses=True,
+            socket_timeout=30,
+            socket_connect_timeout=10,
+            retry=Retry(NoBackoff(), 0),
+            redis_connect_func=_SameServer(),
         )
         client.ping()
     except (redis.RedisError, ValueError) as exc:

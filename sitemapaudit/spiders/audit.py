@@ -943,6 +943,11 @@ class AuditSpider(Spider):
             print(
                 f"sitemapaudit: this worker stopped ({reason}) before the distributed audit was "
                 "complete; start workers again with the same command to go on"
+                + (
+                    " (a Redis that restarted without the audit's state starts a new audit)"
+                    if reason == "redis_lost"
+                    else ""
+                )
             )
         elif self.shared is not None and not self.shared.writer:
             self.logger.info("Another worker of the distributed audit writes the report")

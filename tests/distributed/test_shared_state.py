@@ -655,3 +655,26 @@ def test_a_worker_that_lost_redis_sends_nothing_more_to_it(
     monkeypatch.setattr(redis.connection.AbstractConnection, "send_packed_command", unreachable)
     run.close()
     assert sent == []
+
+
+def test_a_redis_restarted_empty_is_not_reconnected_to_as_if_nothing_happened(
+    tmp_path: Path,
+) -> None:
+    """A command on a connection that the server's restart broke fails, however soon the
+    server is back: a client that quietly reconnected would carry on in an empty database,
+    where the audit is gone."""
+    from tests.distributed.conftest import free_port, start_redis
+
+    port = free_port()
+    server = start_redis(port, tmp_path / "first")
+    try:
+        client = connect(f"redis://127.0.0.1:{port}/0")
+        client.set("audit", "open")
+        server.terminate()
+        server.wait(10)
+        server = start_redis(port, tmp_path / "second")
+        with pytest.raises(redis.ConnectionError):
+            client.get("audit")
+    finally:
+        server.terminate()
+        server.wait(10)
