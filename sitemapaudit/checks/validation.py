@@ -150,13 +150,24 @@ class HreflangNotReciprocal(UrlCheck):
     """An hreflang alternate of this URL does not list it back, in any sitemap of the audit.
 
     An alternate href that is not an absolute http(s) URL (`invalid_url` in its sitemap) is
-    no link: it is not judged, and its page is not held to link back."""
+    no link: it is not judged, and its page is not held to link back. The first hundred
+    alternates are named, the rest counted."""
 
     code = "hreflang_not_reciprocal"
     severity = Severity.WARNING
+    shown = 100
 
     def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
-        return list(facts.hreflang) if facts.hreflang else None
+        if not facts.hreflang:
+            return None
+        notes = list(facts.hreflang)
+        if len(notes) <= self.shown:
+            return notes
+        more = len(notes) - self.shown
+        return [
+            *notes[: self.shown],
+            f"and {more} more hreflang alternates of this URL do not list it back",
+        ]
 
 
 VALIDATION_SITEMAP_CHECKS = (

@@ -688,3 +688,25 @@ def test_a_last_modified_a_few_seconds_from_the_date_is_said_to_be_near_it() -> 
         "response's Date Sat, 01 Jun 2024 12:00:00 GMT, within SITEMAPAUDIT_GENERATED_DATE_WINDOW "
         "(generated on the fly)"
     ]
+
+
+def test_hreflang_not_reciprocal_names_the_first_hundred_alternates_and_counts_the_rest() -> None:
+    notes = [f"https://e.com/{n} (de) does not list {U} back" for n in range(250)]
+    facts = UrlFacts(
+        url=U,
+        sitemaps=["https://e.com/s.xml"],
+        lastmod=None,
+        lastmod_format="w3c",
+        times_listed=1,
+        rules=[],
+        robots_blocked=False,
+        outcome=FetchOutcome(final_url=U, fetched=True, status=200),
+        hreflang=notes,
+    )
+    record = builder().url_record(facts)
+    assert record.issues == ["hreflang_not_reciprocal"]
+    assert len(record.errors) == 101
+    assert record.errors[0] == f"hreflang_not_reciprocal: {notes[0]}"
+    assert record.errors[-1] == (
+        "hreflang_not_reciprocal: and 150 more hreflang alternates of this URL do not list it back"
+    )
