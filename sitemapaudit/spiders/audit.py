@@ -165,6 +165,8 @@ class AuditSpider(Spider):
         # The first error of the audit's own code (a bug), for the summary of the stopped audit.
         self.first_error: str | None = None
         self.item_errors = 0
+        # URL records not sent because the crawl was closing (see _closing_scraper).
+        self.unsent_urls = 0
         # Why nothing could be audited: no request got an HTTP answer (see on_idle).
         self.unreachable: str | None = None
 
@@ -426,6 +428,8 @@ class AuditSpider(Spider):
         engine = self.crawler.engine
         assert engine is not None
         scraper = engine.scraper
+        if self._closing_scraper(scraper, item):
+            return
         # Shielded: a stop (Ctrl-C) cancels start(), and a cancel that came while Scrapy sends
         # the item signals (from tasks of their own) would take them along: records counted
         # and kept in the history would never reach the report. The item goes on to the
@@ -792,8 +796,20 @@ class AuditSpider(Spider):
         send = getattr(scraper, "_start_itemproc_nowait", None)
         if send is None or not self.draining:  # another Scrapy, or the last pages
             return [facts]
-        send(facts)
+        if not self._closing_scraper(scraper, facts):
+            send(facts)
         return []
+
+    def _closing_scraper(self, scraper: Any, item: Any) -> bool:
+        """Whether the crawl is closing and its item pipelines may have closed, the summary
+        written: a record sent now would come after it, so it is not sent (it counts among
+        the records the stop left unwritten)."""
+        slot = getattr(scraper, "slot", None)
+        if slot is None or getattr(slot, "closing", None) is None:
+            return False
+        if isinstance(item, UrlFactsBatch):
+            self.unsent_urls += len(item.facts)
+        return True
 
     # -- the summary, last ------------------------------------------------------------------
     def on_idle(self) -> None:
@@ -849,7 +865,7 @@ class AuditSpider(Spider):
         # Pages requested before the stop whose records were not out yet: none is left out
         # silently. Pages received but not read yet wait for their batch too.
         for_sitemaps, for_batch = self.run.unrecorded()
-        for_batch += len(self.pages)
+        for_batch += len(self.pages) + self.unsent_urls
         unrecorded = for_sitemaps + for_batch
         self._count("sitemapaudit/pages/unrecorded", unrecorded)
         more = (
@@ -858,8 +874,9 @@ class AuditSpider(Spider):
             if unrecorded
             else ""
         )
+        written = self.run.totals.urls_emitted - self.unsent_urls
         summary.notes.append(
-            f"the audit stopped before it was complete: {self.run.totals.urls_emitted:,} of "
+            f"the audit stopped before it was complete: {written:,} of "
             f"the {urls:,} URLs found so far have a record in this report{more}{kept}"
         )
         if self.first_error is not None:
