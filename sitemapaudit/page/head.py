@@ -234,10 +234,10 @@ have arrived; the pattern that ends the comment or element open there, if any; t
 just past ``</head>`` once it has been seen, else None)``."""
 
 
-def _scan_head_end(body: bytes, start: int = 0, closed: int | None = None) -> _ScanResult:
-    """Scan ``body`` from ``start`` (after ``</head>`` when ``closed`` says where it ended)."""
-    if closed is not None:
-        return (*_scan_after_head(body, start), closed)
+def _scan_head_end(body: bytes, start: int = 0, after: bool = False) -> _ScanResult:
+    """Scan ``body`` from ``start`` (a place after ``</head>`` when ``after``)."""
+    if after:
+        return (*_scan_after_head(body, start), start)
     position = start
     while True:
         match = _HEAD_TOKEN_RE.match(body, position)
@@ -366,15 +366,15 @@ class HeadEnd:
     short is read again, and only the tail of a long open script, style or comment is kept.
     After ``</head>`` it waits for the first thing that does not belong back in the head."""
 
-    # ``(bytes, start, closed) -> _ScanResult``, as _scan_head_end.
+    # ``(bytes, start, after) -> _ScanResult``, as _scan_head_end.
     _scan = staticmethod(_scan_head_end)
 
     def __init__(self) -> None:
         self._pending = b""
         self._dropped = 0
         self._closer: re.Pattern[bytes] | None = None
-        # Where </head> ended, once seen (relative to the pending bytes).
-        self._closed: int | None = None
+        # Whether </head> has been seen.
+        self._after = False
 
     def feed(self, data: bytes) -> int | None:
         """The next chunk; the offset of the end of the head in the whole body once seen."""
@@ -386,11 +386,10 @@ class HeadEnd:
                 self._keep(pending, max(0, len(pending) - _CLOSER_OVERLAP))
                 return None
             # After </head> an element's end tag is read as a tag, not as text.
-            after = self._closed is not None and closed.group(0).startswith(b"</")
-            position, self._closer = (closed.start() if after else closed.end()), None
-        end, resume, self._closer, closed_at = self._scan(pending, position, self._closed)
-        if closed_at is not None:
-            self._closed = 0
+            as_tag = self._after and closed.group(0).startswith(b"</")
+            position, self._closer = (closed.start() if as_tag else closed.end()), None
+        end, resume, self._closer, closed_at = self._scan(pending, position, self._after)
+        self._after = closed_at is not None
         if end is not None:
             return self._dropped + end
         if self._closer is not None:

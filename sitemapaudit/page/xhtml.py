@@ -83,7 +83,7 @@ def _scan_xml_head_end(
 
 
 def _scan_xml_chunk(
-    body: bytes, start: int = 0, closed: int | None = None
+    body: bytes, start: int = 0, after: bool = False
 ) -> tuple[int | None, int, re.Pattern[bytes] | None, int | None]:
     """:func:`_scan_xml_head_end` as :class:`HeadEnd` calls its scanner (an XML head ends at
     its ``</head>``: nothing after it is put back in the head)."""

@@ -38,6 +38,7 @@ def url_record(
     rules: list[str] | None = None,
     blocked: bool = False,
     listed: int = 1,
+    hreflang: list[str] | None = None,
     **outcome: Any,
 ) -> UrlRecord:
     outcome.setdefault("fetched", True)
@@ -51,6 +52,7 @@ def url_record(
         rules=rules or [],
         robots_blocked=blocked,
         outcome=FetchOutcome(final_url=outcome.pop("final_url", U), **outcome),
+        hreflang=hreflang or [],
     )
     return builder().url_record(facts)
 
@@ -692,18 +694,7 @@ def test_a_last_modified_a_few_seconds_from_the_date_is_said_to_be_near_it() -> 
 
 def test_hreflang_not_reciprocal_names_the_first_hundred_alternates_and_counts_the_rest() -> None:
     notes = [f"https://e.com/{n} (de) does not list {U} back" for n in range(250)]
-    facts = UrlFacts(
-        url=U,
-        sitemaps=["https://e.com/s.xml"],
-        lastmod=None,
-        lastmod_format="w3c",
-        times_listed=1,
-        rules=[],
-        robots_blocked=False,
-        outcome=FetchOutcome(final_url=U, fetched=True, status=200),
-        hreflang=notes,
-    )
-    record = builder().url_record(facts)
+    record = url_record(hreflang=notes)
     assert record.issues == ["hreflang_not_reciprocal"]
     assert len(record.errors) == 101
     assert record.errors[0] == f"hreflang_not_reciprocal: {notes[0]}"
