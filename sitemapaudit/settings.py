@@ -74,8 +74,6 @@ DOWNLOADER_MIDDLEWARES = {
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
     "sitemapaudit.middlewares.RetryAfterMiddleware": 550,
     "sitemapaudit.middlewares.CrawlDelayMiddleware": 560,
-    # Only with SITEMAPAUDIT_DISTRIBUTED: one pace per host for the whole cluster.
-    "sitemapaudit.distributed.ratelimit.ClusterRateLimit": 565,
 }
 
 EXTENSIONS = {

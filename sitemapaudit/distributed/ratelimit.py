@@ -1,21 +1,32 @@
 """One pace per host for the whole cluster.
 
 Scrapy's ``DOWNLOAD_DELAY`` and AutoThrottle space the requests of one process. With several
-workers on one site, each request first reserves its start time from Redis: the reservations
-of all workers for one host are at least the delay apart, where the delay is the larger of
-``DOWNLOAD_DELAY`` and the robots.txt ``Crawl-delay`` (when honoured). Redis's own clock is
-used, so the workers' clocks need not agree. The local delays still apply on top.
+workers on one site, each request reserves its start time from Redis as it is sent: the
+reservations of all workers for one host are at least the delay apart, where the delay is the
+larger of ``DOWNLOAD_DELAY`` and the robots.txt ``Crawl-delay`` (when honoured). Redis's own
+clock is used, so the workers' clocks need not agree.
+
+The reservation is made by the download handler, once Scrapy's downloader has let the request
+go (after its per-worker delay, random jitter and concurrency limits), so nothing that holds a
+request back in a worker can bring it closer to another worker's request. A request waits for
+its slot while it counts as in flight: each worker has at most
+``CONCURRENT_REQUESTS_PER_DOMAIN`` requests to a host waiting or on the wire.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, Self, cast
+import inspect
+from typing import TYPE_CHECKING, Any, ClassVar, Self, cast
 
 from scrapy import Request
 from scrapy.crawler import Crawler
-from scrapy.exceptions import IgnoreRequest, NotConfigured
+from scrapy.exceptions import IgnoreRequest
+from scrapy.http import Response
+from scrapy.settings import BaseSettings
+from scrapy.utils.defer import ensure_awaitable, maybe_deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
+from scrapy.utils.misc import build_from_crawler, load_object
 
 from sitemapaudit.config import AuditConfig
 
@@ -47,15 +58,44 @@ class HostPace:
         return int(cast(str, waited)) / 1e6
 
 
-class ClusterRateLimit:
-    """Downloader middleware: waits for the host's next cluster-wide slot."""
+PACED_SCHEMES = ("http", "https")
 
-    def __init__(self, crawler: Crawler, config: AuditConfig) -> None:
+
+def paced_handlers(settings: BaseSettings) -> dict[str, Any]:
+    """``DOWNLOAD_HANDLERS`` for a distributed audit: the http and https handlers the settings
+    name, each wrapped in the cluster's pace (a scheme switched off stays off)."""
+    handlers = settings.getwithbase("DOWNLOAD_HANDLERS")
+    wrapped = dict(settings.getdict("DOWNLOAD_HANDLERS"))
+    for scheme in PACED_SCHEMES:
+        inner = handlers.get(scheme)
+        if inner is not None and not _is_paced(inner):
+            wrapped[scheme] = type(
+                f"ClusterPaced{scheme.capitalize()}Handler",
+                (ClusterPacedHandler,),
+                {"inner": inner},
+            )
+    return wrapped
+
+
+def _is_paced(handler: Any) -> bool:
+    return isinstance(handler, type) and issubclass(handler, ClusterPacedHandler)
+
+
+class ClusterPacedHandler:
+    """Download handler: waits for the host's next cluster-wide slot, then lets the handler
+    it wraps (``inner``, Scrapy's own unless the settings name another) send the request."""
+
+    inner: ClassVar[Any]
+    """The wrapped handler's class or import path (set by :func:`paced_handlers`)."""
+    lazy = True
+
+    def __init__(self, crawler: Crawler, config: AuditConfig, inner: Any) -> None:
         self.crawler = crawler
         self.delay = crawler.settings.getfloat("DOWNLOAD_DELAY")
         self.honor_crawl_delay = config.honor_crawl_delay
         self.max_crawl_delay = config.max_crawl_delay
-        # Every crawl loads this middleware: Redis's client loads only for a distributed one.
+        self.handler = inner
+        # Redis's client loads only for a distributed audit, the only one with this handler.
         from sitemapaudit.distributed.state import connect  # noqa: PLC0415
 
         self.pace = HostPace(connect(config.distributed))
@@ -63,9 +103,8 @@ class ClusterRateLimit:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         config = AuditConfig.from_settings(crawler.settings)
-        if not config.distributed:
-            raise NotConfigured  # a single-process audit
-        return cls(crawler, config)
+        inner = build_from_crawler(load_object(cls.inner), crawler)
+        return cls(crawler, config, inner)
 
     def _delay(self) -> float:
         delay = self.delay
@@ -76,12 +115,21 @@ class ClusterRateLimit:
                 delay = max(delay, min(float(crawl_delay), self.max_crawl_delay))
         return delay
 
-    async def process_request(self, request: Request) -> None:
-        if request.url.startswith("data:"):
-            return
+    async def download_request(self, request: Request) -> Response:
         delay = self._delay()
-        if delay <= 0:
-            return
+        if delay > 0:
+            await self._wait_for_slot(request, delay)
+        if inspect.iscoroutinefunction(self.handler.download_request):
+            return cast(Response, await self.handler.download_request(request))
+        # A handler of the older kind, as Scrapy's own DownloadHandlers calls it.
+        return cast(
+            Response,
+            await maybe_deferred_to_future(
+                self.handler.download_request(request, self.crawler.spider)
+            ),
+        )
+
+    async def _wait_for_slot(self, request: Request, delay: float) -> None:
         spider: Any = self.crawler.spider
         if spider.shared.lost is not None:
             raise IgnoreRequest("Redis cannot be reached")
@@ -94,3 +142,8 @@ class ClusterRateLimit:
             raise IgnoreRequest(f"Redis cannot be reached: {exc}") from None
         if wait > 0:
             await asyncio.sleep(wait)
+
+    async def close(self) -> None:
+        close = getattr(self.handler, "close", None)
+        if close is not None:
+            await ensure_awaitable(close())

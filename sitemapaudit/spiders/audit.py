@@ -179,6 +179,13 @@ class AuditSpider(Spider):
         if settings.get("SITEMAPAUDIT_DISTRIBUTED"):
             settings.setdict(DISTRIBUTED, priority="spider")
             settings.set("REDIS_URL", settings.get("SITEMAPAUDIT_DISTRIBUTED"), priority="spider")
+            # One pace per host for the whole cluster, reserved as each request is sent (one
+            # priority above handlers given on the command line, as for FEEDS below).
+            from sitemapaudit.distributed.ratelimit import paced_handlers  # noqa: PLC0415
+
+            given = settings.getpriority("DOWNLOAD_HANDLERS") or 0
+            priority = max(given + 1, SETTINGS_PRIORITIES["spider"])
+            settings.set("DOWNLOAD_HANDLERS", paced_handlers(settings), priority=priority)
         report_dir = default_report_dir(settings)
         if report_dir:
             uri = f"{report_dir}/%(report_name)s.jsonl"

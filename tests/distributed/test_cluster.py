@@ -6,6 +6,7 @@ audit of the same site; the cluster's merged report must equal it record for rec
 
 from __future__ import annotations
 
+import itertools
 import json
 import signal
 import subprocess
@@ -182,6 +183,43 @@ def test_the_pace_of_a_host_holds_for_the_whole_cluster(redis_url: str, tmp_path
     # (three independent per-process delays would allow three times the rate).
     assert len(times) > 40
     assert times[-1] - times[0] >= 0.9 * delay * (len(times) - 1)
+
+
+def test_no_two_requests_of_the_cluster_start_closer_than_the_delay(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """Scrapy's own per-worker delay (with its random jitter) and slow answers that hold
+    requests back in a worker do not bring two requests of the cluster closer together."""
+    delay = 0.15
+    settings = cluster_settings(redis_url, DOWNLOAD_DELAY=str(delay))
+    with TestSite(routes(30, 2, 0.2)) as site:
+        run_workers(site.base, tmp_path, 3, settings)
+        times = sorted(t for t, _path in site.log)
+    assert len(times) > 30
+    gaps = [later - earlier for earlier, later in itertools.pairwise(times)]
+    # (The server notes each request as its thread reads it: a few milliseconds of leeway.)
+    assert min(gaps) >= delay - 0.02, sorted(gaps)[:5]
+
+
+def test_a_stopped_worker_sends_few_more_paced_requests(redis_url: str, tmp_path: Path) -> None:
+    """Requests wait for their cluster slot as they are sent, a few per worker at most: a
+    stop (SIGTERM, as a scrapyd cancel) does not go on sending a queue of reserved ones."""
+    delay = 0.2
+    settings = cluster_settings(
+        redis_url, DOWNLOAD_DELAY=str(delay), CONCURRENT_REQUESTS_PER_DOMAIN="4"
+    )
+    with TestSite(routes(200, 2, 0.0)) as site:
+        worker = start_worker(site.base, tmp_path / "part.jsonl", settings, tmp_path / "w.log")
+        deadline = time.monotonic() + 30
+        while len(page_paths(site)) < 5 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        stopped_at = time.monotonic()
+        worker.send_signal(signal.SIGTERM)
+        assert worker.wait(timeout=60) == 1, logs(tmp_path)
+        after = [path for t, path in site.log if t > stopped_at]
+    # At most the requests in flight or waiting for their slot (CONCURRENT_REQUESTS_PER_DOMAIN)
+    # and the two waiting in the host's downloader slot.
+    assert len(after) <= 6, after
 
 
 def test_sitemaps_given_as_arguments_are_the_only_ones_read(redis_url: str, tmp_path: Path) -> None:

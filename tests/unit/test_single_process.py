@@ -6,11 +6,10 @@ import pytest
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.test import get_crawler
 
-from sitemapaudit.distributed.ratelimit import ClusterRateLimit
 from sitemapaudit.distributed.worker import DistributedWorker
 
 
-@pytest.mark.parametrize("component", [ClusterRateLimit, DistributedWorker])
+@pytest.mark.parametrize("component", [DistributedWorker])
 def test_redis_components_are_off_without_a_message(component: type) -> None:
     with pytest.raises(NotConfigured) as raised:
         component.from_crawler(get_crawler(settings_dict={}))

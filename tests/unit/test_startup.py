@@ -33,7 +33,6 @@ def test_commands_and_crawls_load_neither_openpyxl_nor_redis() -> None:
     ).stdout
     loaded, heavy = json.loads(out)
     assert "sitemapaudit.distributed.worker" in loaded
-    assert "sitemapaudit.distributed.ratelimit" in loaded
     assert heavy == []
 
 
