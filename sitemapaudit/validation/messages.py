@@ -647,6 +647,16 @@ def unknown_extension(ns: str, name: str, line: int | None) -> Problem:
     )
 
 
+def note_unknown(
+    unknown: dict[str, tuple[str, int | None]], ns: str, name: str, line: int | None
+) -> None:
+    """Record ``<name>`` of the unshipped namespace ``ns`` at ``line`` in ``unknown``, unless an
+    element of it seen earlier in the document is there (whatever order they are found in)."""
+    known = unknown.get(ns)
+    if known is None or (line is not None and (known[1] is None or line < known[1])):
+        unknown[ns] = (name, line)
+
+
 def misplaced_reason(
     kid: etree._Element,
     item: str,
@@ -671,7 +681,7 @@ def misplaced_reason(
         if not seen_item:
             return None, seen_item
         if ns not in EXTENSION_PREFIXES:
-            unknown.setdefault(ns, (name, source_line(kid)))
+            note_unknown(unknown, ns, name, source_line(kid))
         reason = (
             f"<{name}> directly inside <{root_name}> after a <{item_name}>: extension "
             f"elements belong inside <{item_name}>, after its own elements"

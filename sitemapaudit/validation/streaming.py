@@ -32,6 +32,7 @@ from sitemapaudit.validation.messages import (
     local_name,
     misplaced_reason,
     namespace_of,
+    note_unknown,
     source_line,
     steps_up_to,
     unknown_extension,
@@ -325,8 +326,8 @@ class _Stream:
     def schema_problems(self) -> list[Problem]:
         """What ``validate_tree`` returns for the document (no entity references here)."""
         unknown = dict(self.structure_unknown)
-        for ns, first in self.wildcard_unknown.items():
-            unknown.setdefault(ns, first)
+        for ns, (name, line) in self.wildcard_unknown.items():
+            note_unknown(unknown, ns, name, line)
         problems = [
             unknown_extension(ns, name, line)
             for ns, (name, line) in sorted(unknown.items(), key=lambda item: item[1][1] or 0)

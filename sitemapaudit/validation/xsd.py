@@ -49,6 +49,7 @@ from sitemapaudit.validation.messages import (
     local_name,
     misplaced_reason,
     namespace_of,
+    note_unknown,
     readable,
     source_line,
     steps_up_to,
@@ -248,12 +249,13 @@ def unknown_wildcard(unknown: dict[str, tuple[str, int | None]], chunk: Chunk, e
     ns = namespace_of(name) if name is not None else None
     if name is None or ns is None or ns in EXTENSION_PREFIXES:
         return False
-    if ns not in unknown:
+    known = unknown.get(ns)
+    if known is None or known[1] is None or (entry.line or 0) < known[1]:
         element, _is_root = resolve(chunk, entry.path)
         if element is not None:
-            unknown[ns] = (element_name(element), source_line(element))
+            note_unknown(unknown, ns, element_name(element), source_line(element))
         else:
-            unknown[ns] = (readable(name), entry.line or None)
+            note_unknown(unknown, ns, readable(name), entry.line or None)
     return True
 
 

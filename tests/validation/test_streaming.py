@@ -149,9 +149,27 @@ def test_sitemapindex_and_near_limit(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_unknown_extensions_first_seen(monkeypatch: pytest.MonkeyPatch) -> None:
-    body = entry(0, "<bar:x xmlns:bar='urn:bar'/>") + "".join(entry(i) for i in range(1, 1500))
-    body += "<bar:y xmlns:bar='urn:bar'/><baz:y xmlns:baz='urn:baz'/>" + entry(9999)
-    assert_same(urlset(body), monkeypatch)
+    body = entry(0, "<bar:x xmlns:bar='urn:bar'/>") + "\n".join(entry(i) for i in range(1, 1500))
+    body += "\n<bar:y xmlns:bar='urn:bar'/><baz:y xmlns:baz='urn:baz'/>" + entry(9999)
+    problems = assert_same(urlset(body), monkeypatch)
+    unknown = [p.message.split(" has ")[0] for p in problems if p.code == "unknown_extension"]
+    # Each namespace is named by its first element in the document, inside an entry or not.
+    assert unknown == [
+        "extension namespace urn:bar (first element <bar:x>)",
+        "extension namespace urn:baz (first element <baz:y>)",
+    ]
+
+
+def test_an_unknown_extension_is_named_by_its_first_element(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """(Elements on one line are told apart by their lines only: either may be named.)"""
+    body = entry(0, "<foo:a/>") + "\n<foo:b/>\n" + "\n".join(entry(i) for i in range(1, 3))
+    (problem,) = [
+        p for p in assert_same(urlset(body), monkeypatch) if p.code == "unknown_extension"
+    ]
+    assert "(first element <foo:a>)" in problem.message
+    assert problem.line == 2
 
 
 def test_broken_and_doctype_documents_take_the_whole_tree(monkeypatch: pytest.MonkeyPatch) -> None:
