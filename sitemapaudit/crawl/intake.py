@@ -24,7 +24,13 @@ from sitemapaudit.sitemap.records import (
     SitemapKind,
     UrlEntry,
 )
-from sitemapaudit.validation import check_limits, iter_alternates, judge_document
+from sitemapaudit.validation import (
+    check_encoding,
+    check_limits,
+    check_unread_encoding,
+    iter_alternates,
+    judge_document,
+)
 from sitemapaudit.validation.freshness import NewestLastmod
 
 # In stored listings, the lastmod format of a child sitemap of an index.
@@ -147,6 +153,12 @@ def read_sitemap(
         facts.problems.extend(
             check_limits(reader.url_count, reader.bytes, near_limit_fraction, "urlset")
         )
+        if reader.kind is not SitemapKind.TEXT:
+            # A feed is XML, and sitemaps are UTF-8 whatever their format (a text list has
+            # its own rule, in the reader).
+            facts.problems.extend(check_encoding(data))
+    elif data is not None and reader.kind is SitemapKind.UNKNOWN:
+        facts.problems.extend(check_unread_encoding(data))
     if hreflang is not None and reader.kind is SitemapKind.URLSET:
         # Past the entry limit too, and past the size limit or a broken gzip (read again as it
         # inflates, up to where the reader stopped): its pages are still listed, and the

@@ -13,7 +13,9 @@ from typing import Final
 
 from sitemapaudit.validation.document import (
     Judgement,
+    check_encoding,
     check_limits,
+    check_unread_encoding,
     judge_document,
     validate_document,
 )
@@ -118,7 +120,9 @@ __all__ = [
     "HreflangGraph",
     "Judgement",
     "SchemaLoadError",
+    "check_encoding",
     "check_limits",
+    "check_unread_encoding",
     "is_valid_hreflang",
     "iter_alternates",
     "judge_document",

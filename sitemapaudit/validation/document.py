@@ -269,6 +269,18 @@ def check_encoding(data: bytes) -> list[Problem]:
     return []
 
 
+def check_unread_encoding(data: bytes) -> list[Problem]:
+    """``encoding_invalid`` for a document the XML parser could not read, when its byte order
+    mark or its XML declaration names an encoding other than UTF-8 (UTF-32, or one the parser
+    does not know): the likely reason it could not be read. Nothing for other documents (an
+    HTML page in another encoding is no sitemap, whatever its encoding)."""
+    encoding = _detect_encoding(data)
+    unicode = encoding.bom in {"UTF-16", "UTF-32"} or encoding.codec in {"utf-16-le", "utf-16-be"}
+    if unicode or (encoding.declared is not None and not _is_utf8_name(encoding.declared)):
+        return check_encoding(data)
+    return []
+
+
 def _is_utf8(data: bytes) -> bool:
     """Whether ``data`` is valid UTF-8, decoded a slice at a time (no copy of the whole text)."""
     decoder = codecs.getincrementaldecoder("utf-8")("strict")
