@@ -1203,8 +1203,10 @@ class AuditRun:
         self, url: str, etag: str | None, last_modified: str | None, rejudge_after: str | None
     ) -> None:
         """Keep a sitemap's validators, with when the findings of the body they stand for
-        change with the time (see :meth:`rejudge_due`)."""
-        if self.history is not None and (etag or last_modified):
+        change with the time (see :meth:`rejudge_due`). Only when the sitemap's entries are
+        kept too (see :meth:`_listing_recorder`): a 304 to these validators reuses them."""
+        if self._listing_recorder_on() and (etag or last_modified):
+            assert self.history is not None
             try:
                 self.history.set_validators(
                     self.history_run, url, etag, last_modified, rejudge_after
@@ -1305,9 +1307,13 @@ class AuditRun:
         return facts, child_refs
 
     def _listing_recorder(self, sitemap_url: str) -> _ListingRecorder | None:
-        if self.history is None or not self.config.conditional_sitemaps:
+        if not self._listing_recorder_on():
             return None
         return _ListingRecorder(self, sitemap_url)
+
+    def _listing_recorder_on(self) -> bool:
+        """Whether the entries of the sitemaps read are kept in the history, for a 304."""
+        return self.history is not None and self.config.conditional_sitemaps
 
     def take_skipped_children(self) -> list[SitemapFacts]:
         skipped, self._skipped_children = self._skipped_children, []

@@ -947,7 +947,9 @@ class HistoryStore:
         self, origin: str, sitemap_url: str
     ) -> tuple[int, str | None, str | None] | None:
         """``(run_id, etag, last_modified)`` of a sitemap from the latest finished run of
-        ``origin`` that stored at least one of the two, or ``None``."""
+        ``origin`` that stored at least one of the two, and the sitemap's entries a 304 would
+        reuse (a file written by a version that kept validators without entries has such
+        runs), or ``None``."""
         sitemap_id = self._loc_id(sitemap_url, create=False)
         if sitemap_id is None:
             return None
@@ -956,6 +958,10 @@ class HistoryStore:
             "JOIN runs r ON r.id = v.run_id "
             "WHERE v.sitemap_id = ? AND r.origin = ? AND r.finished_at IS NOT NULL "
             "AND (v.etag IS NOT NULL OR v.last_modified IS NOT NULL) "
+            "AND (EXISTS (SELECT 1 FROM listing_chunks c "
+            "WHERE c.run_id = v.run_id AND c.sitemap_id = v.sitemap_id) "
+            "OR EXISTS (SELECT 1 FROM listings l "
+            "WHERE l.run_id = v.run_id AND l.sitemap_id = v.sitemap_id)) "
             "ORDER BY v.run_id DESC LIMIT 1",
             (sitemap_id, origin),
         ).fetchone()

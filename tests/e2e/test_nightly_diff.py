@@ -195,6 +195,39 @@ async def test_an_unchanged_sitemap_answers_304_and_its_entries_are_reused(tmp_p
 
 
 @deferred_f_from_coro_f
+async def test_a_night_without_conditional_requests_leaves_no_validators_to_the_next(
+    tmp_path: Path,
+) -> None:
+    """A run with SITEMAPAUDIT_CONDITIONAL_SITEMAPS off keeps no entries of its sitemaps, so
+    it keeps no validators either: the next night, whose 304 would have nothing to reuse,
+    reads the sitemap in full instead of taking the site for empty."""
+    path = tmp_path / "history.sqlite3"
+    history = {"SITEMAPAUDIT_HISTORY_PATH": str(path)}
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+            "/s.xml": conditional(urlset(url("{base}/a"), url("{base}/b")), '"v1"'),
+            "/a": page(),
+            "/b": page(),
+        }
+    )
+    with site:
+        await run_audit(
+            site.base,
+            tmp_path / "1.jsonl",
+            settings={**history, "SITEMAPAUDIT_CONDITIONAL_SITEMAPS": False},
+        )
+        second, _ = await run_audit(site.base, tmp_path / "2.jsonl", settings=history)
+        third, _ = await run_audit(site.base, tmp_path / "3.jsonl", settings=history)
+    for night in (second, third):
+        assert {r["url"].rsplit("/", 1)[-1] for r in by_record(night, "url")} == {"a", "b"}
+        assert not [c for c in changes(night) if c[0] in {"url_removed", "sitemap_removed"}]
+    assert [(s["status"], s["url_count"]) for s in by_record(second, "sitemap")] == [(200, 2)]
+    # The second night kept entries and validators: the third reuses them.
+    assert [(s["status"], s["url_count"]) for s in by_record(third, "sitemap")] == [(304, 2)]
+
+
+@deferred_f_from_coro_f
 async def test_a_history_that_keeps_two_runs_still_diffs_and_reuses_sitemaps(
     tmp_path: Path,
 ) -> None:

@@ -44,6 +44,7 @@ def _night_that_kept(tmp_path: Path, rejudge_after: str | None) -> int:
     run, _ = _run(tmp_path, NIGHT, "first")
     try:
         assert run.history is not None
+        run.history.add_listings(run.history_run, SITEMAP, [(f"{ORIGIN}/a", None, "none")])
         run.remember_validators(SITEMAP, '"n1"', None, rejudge_after)
         run.history.finish_run(run.history_run, "2024-06-05T12:10:00Z", {})
         return run.history_run

@@ -168,19 +168,38 @@ def test_validators_come_from_the_latest_finished_run_that_stored_them(
     sitemap = f"{E}/sitemap.xml"
     assert store.validators(E, sitemap) is None
     first = store.begin_run(E, "a")
-    store.set_validators(first, sitemap, '"v1"', "Mon, 01 Jan 2024 00:00:00 GMT")
+    kept(store, first, sitemap, '"v1"', "Mon, 01 Jan 2024 00:00:00 GMT")
     store.finish_run(first, "b", {})
     second = store.begin_run(E, "c")
-    store.set_validators(second, sitemap, '"v2"', None)
+    kept(store, second, sitemap, '"v2"', None)
     store.finish_run(second, "d", {})
     third = store.begin_run(E, "e")
-    store.set_validators(third, sitemap, None, None)
+    kept(store, third, sitemap, None, None)
     store.finish_run(third, "f", {})
+    # Validators without the entries a 304 would reuse (as an earlier version kept them when
+    # conditional requests were off) are none.
+    fourth = store.begin_run(E, "f2")
+    store.set_validators(fourth, sitemap, '"v3"', None)
+    store.finish_run(fourth, "f3", {})
     running = store.begin_run(E, "g")
-    store.set_validators(running, sitemap, '"v4"', None)
+    kept(store, running, sitemap, '"v4"', None)
     assert store.validators(E, sitemap) == (second, '"v2"', None)
     assert store.validators(OTHER, sitemap) is None
     assert store.validators(E, f"{E}/other.xml") is None
+
+
+def kept(
+    store: HistoryStore,
+    run: int,
+    sitemap: str,
+    etag: str | None,
+    last_modified: str | None,
+    *,
+    rejudge_after: str | None = REJUDGE_UNKNOWN,
+) -> None:
+    """A sitemap read by ``run``: its entries and its validators."""
+    store.add_listings(run, sitemap, [(f"{E}/page", None, "none")])
+    store.set_validators(run, sitemap, etag, last_modified, rejudge_after)
 
 
 def test_validators_keep_when_the_findings_of_their_body_change_with_the_time(
@@ -189,7 +208,7 @@ def test_validators_keep_when_the_findings_of_their_body_change_with_the_time(
     sitemap = f"{E}/news.xml"
     assert store.rejudge_after(1, sitemap) == REJUDGE_UNKNOWN
     first = store.begin_run(E, "a")
-    store.set_validators(first, sitemap, '"v1"', None, "2024-06-07T08:00:00+00:00")
+    kept(store, first, sitemap, '"v1"', None, rejudge_after="2024-06-07T08:00:00+00:00")
     store.set_validators(first, f"{E}/plain.xml", '"p1"', None, None)
     store.set_validators(first, f"{E}/old.xml", '"o1"', None)
     store.finish_run(first, "b", {})
@@ -207,6 +226,7 @@ def _validators_without_rejudge_after(path: Path) -> int:
     ``rejudge_after``, with one sitemap's validators in a finished run."""
     with HistoryStore(path) as store:
         run_id = finished(store, E)
+        store.add_listings(run_id, f"{E}/s.xml", [(f"{E}/page", None, "none")])
     db = sqlite3.connect(path)
     try:
         db.execute("DROP TABLE validators")
@@ -215,7 +235,6 @@ def _validators_without_rejudge_after(path: Path) -> int:
             "etag TEXT, last_modified TEXT, PRIMARY KEY (run_id, sitemap_id)) WITHOUT ROWID"
         )
         db.execute("CREATE INDEX validators_sitemap ON validators (sitemap_id, run_id)")
-        db.execute("INSERT INTO locs (loc) VALUES (?)", (f"{E}/s.xml",))
         db.execute(
             "INSERT INTO validators (run_id, sitemap_id, etag, last_modified) "
             "SELECT ?, id, '\"v1\"', NULL FROM locs WHERE loc = ?",
@@ -243,7 +262,7 @@ def test_a_file_without_rejudge_after_gains_it_and_its_validators_are_not_known(
     with kind(path) as store:
         assert store.rejudge_after(run_id, f"{E}/s.xml") == REJUDGE_UNKNOWN
         later = store.begin_run(E, "2024-07-01T00:00:00Z")
-        store.set_validators(later, f"{E}/s.xml", '"v2"', None, "2024-07-03T00:00:00+00:00")
+        kept(store, later, f"{E}/s.xml", '"v2"', None, rejudge_after="2024-07-03T00:00:00+00:00")
         store.finish_run(later, "2024-07-01T00:10:00Z", {})
         assert store.rejudge_after(later, f"{E}/s.xml") == "2024-07-03T00:00:00+00:00"
     db = sqlite3.connect(path)
@@ -333,6 +352,7 @@ def _sitemap_results_without_details(path: Path) -> int:
     lines, gzip, bytes and reading run of a sitemap, with one sitemap read in a finished run."""
     with HistoryStore(path) as store:
         run_id = finished(store, E)
+        store.add_listings(run_id, f"{E}/s.xml", [(f"{E}/page", None, "none")])
     db = sqlite3.connect(path)
     try:
         db.execute("DROP TABLE sitemap_results")
