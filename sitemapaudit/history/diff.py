@@ -81,8 +81,9 @@ CHANGES: dict[str, str] = {
         "read from that sitemap's document (all but http_error, fetch_failed, redirect, "
         "redirect_loop, redirect_broken, off_host, robots_blocked and the index's "
         "lastmod_invalid and lastmod_future), any of a sitemap missing under an index that "
-        "could not be read or of a URL that is unknown (see url_removed), a URL's duplicate "
-        "or out_of_scope when such a sitemap listed it."
+        "could not be read or of a URL that is unknown (see url_removed), a URL's duplicate, "
+        "out_of_scope and lastmod findings when such a sitemap listed it (in either run: a "
+        "URL's lastmod is the greatest of its listings')."
     ),
     "finding_persisting": "A URL or sitemap has the same finding code in both runs.",
     "status_regression": "The final status was 2xx and is now 4xx/5xx, or fetching now fails.",
@@ -98,7 +99,12 @@ CHANGES: dict[str, str] = {
     "indexability_restored": (
         "The URL was not indexable and now is (old says why, as for indexability_regression)."
     ),
-    "lastmod_backwards": "The URL's lastmod moved to an earlier date than in the old run.",
+    "lastmod_backwards": (
+        "The URL's lastmod moved to an earlier date than in the old run. Not when a sitemap "
+        "that listed the URL in one run could not be read in the other (see url_removed): a "
+        "URL's lastmod is the greatest of its listings', so that run's is not the whole "
+        "story (the same holds for the next two)."
+    ),
     "lastmod_changed_page_unchanged": (
         "The lastmod changed but the page's Last-Modified is the same in both runs."
     ),
@@ -275,6 +281,21 @@ def _listed_by(url_id: str, run: str, sitemaps: str) -> str:
     )
 
 
+# The sitemaps each run could not read of those the other run had (see _unread).
+_UNREAD_BOTH = (
+    f"WITH RECURSIVE {_unread('unread_new', 'new', 'old')}, {_unread('unread_old', 'old', 'new')} "
+)
+
+
+def _lastmod_unknown(url_id: str) -> str:
+    """SQL (with :data:`_UNREAD_BOTH`): in one run the URL was listed by a sitemap that the
+    other run could not read, so the lastmod of one of the two runs is that of fewer
+    listings (a URL's lastmod is the greatest of its listings'): no lastmod change is known."""
+    return (
+        f"({_listed_by(url_id, 'old', 'unread_new')} OR {_listed_by(url_id, 'new', 'unread_old')})"
+    )
+
+
 def unread_sitemaps(store: HistoryStore, old_run: int, new_run: int) -> tuple[int, int]:
     """How many sitemaps that ``old_run`` read the run ``new_run`` could not read (a failed
     fetch, a status neither 2xx nor 304), and how many more of ``old_run`` it lacks because an index
@@ -411,6 +432,8 @@ def _findings(
         )
     document = [] if present else sorted(document_codes())
     document_marks = ", ".join(f":document{i}" for i in range(len(document)))
+    listing = [] if present else sorted({*_LISTING_CODES, *lastmod_codes()})
+    listing_marks = ", ".join(f":listing{i}" for i in range(len(listing)))
     if document:
         unjudged += (
             "AND NOT (f.kind = :sitemap_kind AND EXISTS (SELECT 1 FROM unread u "
@@ -418,11 +441,16 @@ def _findings(
             "AND NOT (f.kind = :url_kind AND NOT EXISTS "
             "(SELECT 1 FROM url_results x WHERE x.run_id = :there AND x.url_id = f.loc_id) "
             f"AND {_listed_by('f.loc_id', 'here', 'unread')}) "
-            f"AND NOT (f.kind = :url_kind AND f.code IN ({', '.join(map(repr, _LISTING_CODES))}) "
-            "AND EXISTS (SELECT 1 FROM url_sitemaps us WHERE us.run_id = :here "
-            "AND us.url_id = f.loc_id AND us.sitemap_id IN (SELECT id FROM unread))) "
+            f"AND NOT (f.kind = :url_kind AND f.code IN ({listing_marks}) "
+            f"AND ({_listed_by('f.loc_id', 'here', 'unread')} "
+            f"OR {_listed_by('f.loc_id', 'there', 'unread_here')})) "
         )
-    unread = "" if present else f"WITH RECURSIVE {_unread('unread', 'there', 'here')} "
+    unread = (
+        ""
+        if present
+        else f"WITH RECURSIVE {_unread('unread', 'there', 'here')}, "
+        f"{_unread('unread_here', 'here', 'there')} "
+    )
     rows = store.query(
         f"{unread}SELECT l.loc, f.kind, f.code FROM findings f JOIN locs l ON l.id = f.loc_id "
         f"WHERE f.run_id = :here AND {'' if present else 'NOT '}EXISTS "
@@ -442,6 +470,7 @@ def _findings(
             **{f"document{i}": code for i, code in enumerate(document)},
             **{f"page{i}": code for i, code in enumerate(page)},
             **{f"dated{i}": code for i, code in enumerate(dated)},
+            **{f"listing{i}": code for i, code in enumerate(listing)},
         },
     )
     for url, kind, code in rows:
@@ -572,11 +601,11 @@ def _indexability(
 
 def _lastmod_backwards(store: HistoryStore, runs: dict[str, int]) -> Iterator[dict[str, Any]]:
     rows = store.query(
-        "SELECT l.loc, o.lastmod, n.lastmod "
+        f"{_UNREAD_BOTH}SELECT l.loc, o.lastmod, n.lastmod "
         "FROM url_results n JOIN url_results o ON o.run_id = :old AND o.url_id = n.url_id "
         "JOIN locs l ON l.id = n.url_id "
         "WHERE n.run_id = :new AND o.lastmod IS NOT NULL AND n.lastmod IS NOT NULL "
-        "AND o.lastmod <> n.lastmod ORDER BY l.loc",
+        f"AND o.lastmod <> n.lastmod AND NOT {_lastmod_unknown('n.url_id')} ORDER BY l.loc",
         runs,
     )
     for url, old, new in rows:
@@ -599,11 +628,11 @@ def _lastmod_changed_page_unchanged(
     store: HistoryStore, runs: dict[str, int]
 ) -> Iterator[dict[str, Any]]:
     rows = store.query(
-        "SELECT l.loc, o.lastmod, n.lastmod, o.last_modified, n.last_modified "
+        f"{_UNREAD_BOTH}SELECT l.loc, o.lastmod, n.lastmod, o.last_modified, n.last_modified "
         "FROM url_results n JOIN url_results o ON o.run_id = :old AND o.url_id = n.url_id "
         "JOIN locs l ON l.id = n.url_id "
         f"WHERE n.run_id = :new AND {_PAGE_DATES_USABLE} AND o.lastmod <> n.lastmod "
-        "ORDER BY l.loc",
+        f"AND NOT {_lastmod_unknown('n.url_id')} ORDER BY l.loc",
         runs,
     )
     for url, old, new, old_page, new_page in rows:
@@ -615,11 +644,11 @@ def _page_changed_lastmod_unchanged(
     store: HistoryStore, runs: dict[str, int]
 ) -> Iterator[dict[str, Any]]:
     rows = store.query(
-        "SELECT l.loc, o.lastmod, n.lastmod, o.last_modified, n.last_modified "
+        f"{_UNREAD_BOTH}SELECT l.loc, o.lastmod, n.lastmod, o.last_modified, n.last_modified "
         "FROM url_results n JOIN url_results o ON o.run_id = :old AND o.url_id = n.url_id "
         "JOIN locs l ON l.id = n.url_id "
         f"WHERE n.run_id = :new AND {_PAGE_DATES_USABLE} AND o.last_modified <> n.last_modified "
-        "ORDER BY l.loc",
+        f"AND NOT {_lastmod_unknown('n.url_id')} ORDER BY l.loc",
         runs,
     )
     for url, old, new, old_page, new_page in rows:

@@ -667,3 +667,24 @@ def test_the_note_counts_only_sitemaps_the_old_run_could_read(store: HistoryStor
     assert note is not None
     assert note.startswith("1 sitemap of run 1 could not be read in this run")
     assert "nor 1 sitemap listed under it in run 1" in note
+
+
+def test_a_lastmod_a_sitemap_that_cannot_be_read_gave_is_not_taken_for_a_change(
+    store: HistoryStore,
+) -> None:
+    """/both took its lastmod from sitemap-b.xml (the greater of the two listings); with
+    sitemap-b.xml down, only a.xml's older lastmod is left: that is not the site's lastmod
+    going backwards, nor a lastmod finding that is new, and back again is no change either."""
+    page = "Sat, 01 Jun 2024 00:00:00 GMT"
+
+    def both(lastmod: str, sitemaps: list[str], issues: list[str]) -> dict[str, Any]:
+        return url("/both", sitemaps=sitemaps, lastmod=lastmod, last_modified=page, issues=issues)
+
+    def night(b: dict[str, Any], record: dict[str, Any]) -> list[dict[str, Any]]:
+        return [r if r["url"] != f"{E}/both" else record for r in _site(b)]
+
+    read = store_run(store, night(READ_B, both("2024-06-01", [A, INDEX_B], [])), _RUN)
+    down = store_run(store, night(FAILED_B, both("2024-01-10", [A], ["lastmod_mismatch"])), _RUN)
+    back = store_run(store, night(READ_B, both("2024-06-01", [A, INDEX_B], [])), _RUN)
+    assert [c for c in _changes(store, read, down) if c[1] == "/both"] == []
+    assert [c for c in _changes(store, down, back) if c[1] == "/both"] == []
