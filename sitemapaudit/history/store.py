@@ -438,13 +438,35 @@ class HistoryStore:
             int(part[0])
             for part in self._db.execute(
                 "SELECT id FROM runs WHERE origin = ? AND started_at = ? AND finished_at IS NULL "
-                "AND id <> ?",
+                "AND id <> ? ORDER BY id",
                 (row[0], row[1], run_id),
             ).fetchall()
         ]
-        for part in parts:
+        for part in sorted(parts, reverse=True):  # the latest part's reads first
+            self._keep_reusable_sitemaps(part, run_id)
             self.delete_run(part)
         return parts
+
+    def _keep_reusable_sitemaps(self, part: int, run_id: int) -> None:
+        """Hand the entries and validators of the sitemaps that ``part`` read, and that
+        ``run_id`` did not read again, to ``run_id``: the next run's 304 reuses them."""
+        db = self._db
+        db.execute("BEGIN")
+        try:
+            for table in ("listing_chunks", "listings"):
+                db.execute(
+                    f"UPDATE {table} SET run_id = :run WHERE run_id = :part AND sitemap_id NOT IN "
+                    f"(SELECT sitemap_id FROM {table} WHERE run_id = :run)",
+                    {"run": run_id, "part": part},
+                )
+            db.execute(
+                "UPDATE OR IGNORE validators SET run_id = :run WHERE run_id = :part",
+                {"run": run_id, "part": part},
+            )
+            db.execute("COMMIT")
+        except BaseException:
+            roll_back(db)
+            raise
 
     def prune_runs(self, origin: str, keep: int) -> list[int]:
         """Delete the finished runs of ``origin`` but the newest ``keep``; returns their ids.

@@ -868,3 +868,26 @@ def test_a_batch_that_meets_a_full_disk_fails_with_that_error_and_the_store_goes
             store.flush()
         assert not store._db.in_transaction
         assert [info.url_count for info in store.runs()] == [0]
+
+
+def test_the_sitemaps_an_interrupted_part_read_stay_reusable_once_it_is_dropped(
+    store: HistoryStore,
+) -> None:
+    """The part of a resumed audit read early.xml (its entries and validators); the finished
+    run read late.xml, and early.xml again: the finished run's own win, and early-only.xml,
+    which only the part read, is kept for the next night's 304 under the finished run."""
+    start = "2024-06-01T00:00:00Z"
+    part = store.begin_run(E, start)
+    kept(store, part, f"{E}/early-only.xml", '"p1"', None)
+    kept(store, part, f"{E}/early.xml", '"old"', None)
+    resumed = store.begin_run(E, start)
+    kept(store, resumed, f"{E}/late.xml", '"l1"', None)
+    store.set_validators(resumed, f"{E}/early.xml", '"new"', None)
+    store.add_listings(resumed, f"{E}/early.xml", [(f"{E}/again", None, "none")])
+    store.finish_run(resumed, "2024-06-01T01:00:00Z", {"record": "summary", "origin": E})
+    assert store.drop_parts(resumed) == [part]
+    assert store.validators(E, f"{E}/early-only.xml") == (resumed, '"p1"', None)
+    assert list(store.listings(resumed, f"{E}/early-only.xml")) == [(f"{E}/page", None, "none")]
+    assert store.validators(E, f"{E}/early.xml") == (resumed, '"new"', None)
+    assert list(store.listings(resumed, f"{E}/early.xml")) == [(f"{E}/again", None, "none")]
+    assert store.validators(E, f"{E}/late.xml") == (resumed, '"l1"', None)
