@@ -179,6 +179,9 @@ class AuditConfig:
     work_dir: str
     distributed: str
     worker_timeout: float
+    user_agent: str = ""
+    """Scrapy's ``USER_AGENT``: what the audit's requests say they are (robots.txt groups
+    that name it pace them)."""
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any] | Any) -> AuditConfig:
@@ -249,6 +252,7 @@ class AuditConfig:
             work_dir=str(get("SITEMAPAUDIT_WORK_DIR") or ""),
             distributed=_redis_url(get("SITEMAPAUDIT_DISTRIBUTED")),
             worker_timeout=real("SITEMAPAUDIT_WORKER_TIMEOUT", 2.0),
+            user_agent=str(settings.get("USER_AGENT") or "") if hasattr(settings, "get") else "",
         ).checked()
 
     def checked(self) -> AuditConfig:

@@ -636,6 +636,7 @@ class AuditRun:
             body,
             url,
             user_agent=self.config.robots_user_agent,
+            crawler_agent=self.config.user_agent,
             max_bytes=self.config.robots_max_bytes,
         )
 

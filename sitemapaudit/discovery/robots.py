@@ -83,8 +83,9 @@ class RobotsPolicy:
 
     ``outcome`` is ``"rules"`` (2xx: the file's rules apply), ``"allow_all"`` (3xx left
     unresolved, or 4xx other than 429: no rules, RFC 9309) or ``"disallow_all"`` (5xx, 429,
-    or unreachable). ``crawl_delay`` is that of the group for the user agent, falling back to
-    the ``*`` group.
+    or unreachable). ``crawl_delay`` is the longer of that of the group for the user agent
+    and that of the group for the crawler's own User-Agent (its requests are the ones paced),
+    each falling back to the ``*`` group.
     """
 
     outcome: str
@@ -119,6 +120,7 @@ def robots_policy(
     url: str,
     *,
     user_agent: str = "Googlebot",
+    crawler_agent: str = "",
     max_bytes: int = ROBOTS_MAX_BYTES,
 ) -> RobotsPolicy:
     """The policy set by fetching the robots.txt at ``url``.
@@ -128,6 +130,9 @@ def robots_policy(
     dropped), the rules are parsed with Protego and the sitemaps with :func:`sitemap_lines`.
     A gzip body (recognised by its magic bytes, as a server sends it with
     ``Content-Encoding: gzip``) is unpacked first, reading at most ``max_bytes`` of it.
+    ``user_agent`` is the robot whose rules are evaluated; ``crawler_agent`` the User-Agent
+    header the crawler sends (none: not known), whose group's ``Crawl-delay`` (the ``*``
+    group's unless a group names it) is honoured too.
     """
     if status is None or status == 429 or not 200 <= status < 500:
         return RobotsPolicy("disallow_all", status, (), None, None, user_agent)
@@ -145,10 +150,13 @@ def robots_policy(
     parser: Protego | None
     try:
         parser = Protego.parse(google_groups(text, agent))
-        delay = parser.crawl_delay(agent or "*")
+        delays = [parser.crawl_delay(agent or "*")]
+        if crawler_agent:
+            delays.append(Protego.parse(text).crawl_delay(crawler_agent))
     except Exception:
-        parser, delay = None, None
-    crawl_delay = float(delay) if delay is not None else None
+        parser, delays = None, []
+    known = [float(delay) for delay in delays if delay is not None]
+    crawl_delay = max(known) if known else None
     html_page = _HTML_START_RE.match(text) is not None and not sitemaps
     html_page = html_page and _DIRECTIVE_RE.search(text) is None
     return RobotsPolicy("rules", status, sitemaps, crawl_delay, parser, agent or "*", html_page)

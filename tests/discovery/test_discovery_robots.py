@@ -464,3 +464,27 @@ def test_can_fetch_never_raises_on_hostile_urls(url: str) -> None:
     policy = robots_policy(200, b"User-agent: *\nDisallow: /*x$\nDisallow: /p%zz\n", ROBOTS)
     for candidate in (url, f"http://[{url}", f"https://example.com/{url}%", f"//{url}"):
         assert isinstance(policy.can_fetch(candidate), bool)
+
+
+AUDIT_UA = "Mozilla/5.0 (compatible; sitemapaudit/0.1.0; sitemap auditor)"
+
+
+@pytest.mark.parametrize(
+    ("robots", "delay"),
+    [
+        # Rules for Googlebot, a Crawl-delay for everyone else: the audit is everyone else.
+        (b"User-agent: Googlebot\nDisallow: /x\n\nUser-agent: *\nCrawl-delay: 2\n", 2.0),
+        # A group that names the audit's own product token.
+        (b"User-agent: Googlebot\nDisallow: /x\n\nUser-agent: sitemapaudit\nCrawl-delay: 5\n", 5.0),
+        # The longer of the two when both groups give one.
+        (b"User-agent: Googlebot\nCrawl-delay: 7\n\nUser-agent: *\nCrawl-delay: 2\n", 7.0),
+        (b"User-agent: Googlebot\nDisallow: /x\n", None),
+    ],
+)
+def test_the_crawl_delay_is_also_that_of_the_group_the_audit_s_requests_fall_under(
+    robots: bytes, delay: float | None
+) -> None:
+    policy = robots_policy(200, robots, ROBOTS, crawler_agent=AUDIT_UA)
+    assert policy.crawl_delay == delay
+    # The rules are still Googlebot's.
+    assert policy.can_fetch("https://example.com/x") is ("Disallow" not in robots.decode())

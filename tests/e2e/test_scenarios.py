@@ -348,6 +348,31 @@ async def test_crawl_delay_spaces_requests(tmp_path: Path) -> None:
 
 
 @deferred_f_from_coro_f
+async def test_a_crawl_delay_for_every_other_robot_paces_the_audit(tmp_path: Path) -> None:
+    """Rules for Googlebot (the robot whose view the audit takes), a Crawl-delay in the ``*``
+    group: the audit's requests, which name sitemapaudit, fall under ``*``, so it holds."""
+    site = TestSite(
+        {
+            "/robots.txt": Page(
+                body="User-agent: Googlebot\nDisallow: /nothing\n\n"
+                "User-agent: *\nCrawl-delay: 0.4\nSitemap: {base}/s.xml\n",
+                content_type="text/plain",
+            ),
+            "/s.xml": Page(
+                body=urlset(*(url(f"{{base}}/p{i}") for i in range(4))), content_type=XML
+            ),
+            **{f"/p{i}": page() for i in range(4)},
+        }
+    )
+    with site:
+        records = await audit(site, tmp_path, settings={"DOWNLOAD_DELAY": 0})
+    times = sorted(t for t, path in site.log if path.startswith("/p"))
+    assert len(times) == 4
+    assert min(b - a for a, b in itertools.pairwise(times)) >= 0.35
+    assert records[-1]["robots_txt"]["crawl_delay"] == 0.4
+
+
+@deferred_f_from_coro_f
 async def test_crawl_delay_holds_when_slow_pages_hold_requests_back(tmp_path: Path) -> None:
     """With AutoThrottle on (the polite default), slow pages make requests wait in Scrapy's
     queue for the host; when the slow answers come, the waiting requests still go out a
