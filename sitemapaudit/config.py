@@ -135,6 +135,35 @@ def _redis_url(value: Any) -> str:
     return text
 
 
+# Scrapy settings that pace the audit (documented in the README with the project's values):
+# name -> (type, least value). Scrapy would take a bad one for a traceback at the first
+# request, or, for a concurrency of 0, a crawl that never sends one and never ends.
+_PACE_SETTINGS: dict[str, tuple[type[int] | type[float], float]] = {
+    "DOWNLOAD_DELAY": (float, 0.0),
+    "DOWNLOAD_DELAY_JITTER": (float, 0.0),
+    "CONCURRENT_REQUESTS": (int, 1),
+    "CONCURRENT_REQUESTS_PER_DOMAIN": (int, 1),
+    "AUTOTHROTTLE_START_DELAY": (float, 0.0),
+    "AUTOTHROTTLE_MAX_DELAY": (float, 0.0),
+    "AUTOTHROTTLE_TARGET_CONCURRENCY": (float, 0.01),
+}
+
+
+def check_pace_settings(settings: BaseSettings) -> None:
+    """Refuse a Scrapy setting of the audit's pace that Scrapy cannot use, naming it."""
+    for name, (kind, minimum) in _PACE_SETTINGS.items():
+        value = settings.get(name)
+        if value is not None:
+            _number(name, value, kind, minimum)
+    for name in ("AUTOTHROTTLE_ENABLED", "RANDOMIZE_DOWNLOAD_DELAY"):
+        try:
+            settings.getbool(name)
+        except ValueError:
+            raise ConfigError(
+                f"{name} must be True or False (1/0), got {settings.get(name)!r}"
+            ) from None
+
+
 def check_robotstxt_obey(settings: BaseSettings) -> None:
     """Refuse Scrapy's ROBOTSTXT_OBEY: the audit reads robots.txt itself."""
     if settings.getbool("ROBOTSTXT_OBEY"):

@@ -160,6 +160,11 @@ def test_bad_arguments_fail_before_any_request(tmp_path: Path) -> None:
         (["-s", "SITEMAPAUDIT_LASTMOD_TOLERANCE=nan"], "SITEMAPAUDIT_LASTMOD_TOLERANCE"),
         (["-s", "SITEMAPAUDIT_DISTRIBUTED=redis://127.0.0.1:1/0"], "cannot use Redis at"),
         (["-s", "ROBOTSTXT_OBEY=True"], "ROBOTSTXT_OBEY=True cannot be used"),
+        # Scrapy's own settings of the pace: a traceback, or (0) a crawl that never ends.
+        (["-s", "CONCURRENT_REQUESTS=abc"], "CONCURRENT_REQUESTS must be a number, got 'abc'"),
+        (["-s", "AUTOTHROTTLE_MAX_DELAY=-1"], "AUTOTHROTTLE_MAX_DELAY must be at least 0"),
+        (["-s", "CONCURRENT_REQUESTS_PER_DOMAIN=0"], "CONCURRENT_REQUESTS_PER_DOMAIN must be"),
+        (["-s", "RANDOMIZE_DOWNLOAD_DELAY=maybe"], "RANDOMIZE_DOWNLOAD_DELAY must be True or"),
         (["-o", "audit.html"], "the output file 'audit.html' cannot be appended to (-o"),
         (["-o", "r.jsonl", "-o", "audit.xlsx"], "'audit.xlsx' cannot be appended to"),
         (["-o", "urls.csv:urls_csv"], "the format urls_csv cannot hold a second audit"),
