@@ -33,15 +33,21 @@ from sitemapaudit.config import AuditConfig
 if TYPE_CHECKING:
     import redis
 
-# KEYS[1]: the host's key. ARGV[1]: the delay in microseconds. Returns microseconds to wait.
+# KEYS[1]: the host's key, which holds the last reserved start. ARGV[1]: the delay now in force
+# in microseconds (a Crawl-delay learnt after the last reservation counts from it). Returns
+# microseconds to wait.
 _RESERVE = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local nxt = tonumber(redis.call('GET', KEYS[1]) or '0')
-local start = math.max(now, nxt)
 local delay = tonumber(ARGV[1])
-local ttl = math.floor((start - now + delay) / 1000) + 1000
-redis.call('SET', KEYS[1], string.format('%d', start + delay), 'PX', ttl)
+local last = redis.call('GET', KEYS[1])
+local start = now
+if last then
+    start = math.max(now, tonumber(last) + delay)
+end
+-- Kept an hour past it: a longer delay learnt later still counts from it.
+local ttl = math.floor((start - now) / 1000) + 3600000
+redis.call('SET', KEYS[1], string.format('%d', start), 'PX', ttl)
 return string.format('%d', start - now)
 """
 

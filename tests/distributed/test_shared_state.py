@@ -273,6 +273,17 @@ def test_the_pace_of_a_host_is_shared_by_every_client(redis_url: str) -> None:
     assert paces[0].reserve(f"other-{host}", 0.5) <= 0.05
 
 
+def test_a_longer_delay_learnt_later_spaces_the_next_start_from_the_last(redis_url: str) -> None:
+    """robots.txt's Crawl-delay becomes known after its own request reserved the default
+    delay: the next start is the longer delay after the last one, not the shorter."""
+    host = f"{uuid.uuid4().hex}.example"
+    pace = HostPace(connect(redis_url))
+    assert pace.reserve(host, 0.5) <= 0.05
+    assert 0.9 <= pace.reserve(host, 1.0) <= 1.05
+    # And a shorter one after a longer: the last start plus the delay now in force.
+    assert 1.1 <= pace.reserve(host, 0.2) <= 1.25
+
+
 def test_bad_distributed_settings_fail_at_start_naming_the_setting() -> None:
     with pytest.raises(ConfigError, match="SITEMAPAUDIT_DISTRIBUTED"):
         AuditConfig.from_settings({"SITEMAPAUDIT_DISTRIBUTED": "localhost:6379"})
