@@ -42,8 +42,11 @@ def retry_after_seconds(value: str | None, now: float) -> float | None:
 class RetryAfterMiddleware(RetryMiddleware):
     """Scrapy's retries, waiting as long as a 429/503 response's Retry-After asks (capped).
 
-    The wait happens before the retry is handed back, so that no other request pays for it:
-    a ``process_request`` would be one more step for every request of the audit."""
+    The server asks the client, not one URL, to wait: the host's downloader slot sends nothing
+    until the wait is over (where the host is paced by a delay, as by default: Scrapy's slot
+    looks at the time of its last request only then), and the retry itself is handed back once
+    it is over. (A ``process_request`` that held every request would be one more step for each
+    request of the audit.)"""
 
     def __init__(self, settings: BaseSettings) -> None:
         super().__init__(settings)
@@ -69,8 +72,21 @@ class RetryAfterMiddleware(RetryMiddleware):
             return response
         if wait:
             self._stat("sitemapaudit/retry_after/honoured")
+            self._hold_host(request, wait)
             return _after(wait, retry)
         return retry
+
+    def _hold_host(self, request: Request, wait: float) -> None:
+        """Keep the downloader slot of ``request`` from sending anything for ``wait`` seconds:
+        its next request goes out no sooner than ``wait`` plus its delay from now."""
+        engine = self.crawler.engine
+        if engine is None:
+            return
+        downloader = engine.downloader
+        slot = downloader.slots.get(downloader.get_slot_key(request))
+        if slot is not None and slot.delay > 0:
+            slot.lastseen = max(slot.lastseen, time.monotonic() + wait)
+            self._stat("sitemapaudit/retry_after/host_held")
 
     def _retries_left(self, request: Request) -> bool:
         tries = request.meta.get("retry_times", 0)

@@ -279,6 +279,38 @@ async def test_retry_after_is_honoured(tmp_path: Path) -> None:
 
 
 @deferred_f_from_coro_f
+async def test_retry_after_holds_back_the_host_s_other_requests_too(tmp_path: Path) -> None:
+    """A server that asks for a wait means the site, not only the URL that got the answer:
+    under a delay, no request to the host goes out until the wait is over."""
+    calls: list[int] = []
+
+    def busy(site: TestSite, path: str) -> Page:
+        calls.append(1)
+        if len(calls) == 1:
+            return Page(status=503, headers=[("Retry-After", "1")])
+        return page()
+
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+            "/s.xml": Page(
+                body=urlset(url("{base}/busy"), *(url(f"{{base}}/p{i}") for i in range(6))),
+                content_type=XML,
+            ),
+            "/busy": busy,
+            **{f"/p{i}": page() for i in range(6)},
+        }
+    )
+    with site:
+        records = await audit(site, tmp_path, settings={"DOWNLOAD_DELAY": 0.1})
+    answered = next(t for t, path in site.log if path == "/busy")
+    after = [t - answered for t, path in site.log if t > answered]
+    assert len(after) == 7  # the retry and the six pages
+    assert min(after) >= 0.95
+    assert issues_by_url(records)[f"{site.base}/busy"] == []
+
+
+@deferred_f_from_coro_f
 async def test_a_retry_after_beyond_the_cap_says_why_it_was_not_retried(tmp_path: Path) -> None:
     """A server asking for a longer wait than SITEMAPAUDIT_RETRY_AFTER_MAX is not retried: the
     finding says so, with the wait asked for (seconds or an HTTP date) and the cap."""
