@@ -126,11 +126,10 @@ def read_sitemap(
     facts.url_count = reader.url_count
     facts.child_count = reader.child_count
     facts.problems.extend(reader.problems)
-    if (
-        stream.truncated
-        and reader.bytes > PROTOCOL_MAX_BYTES
-        and not any(p.code == "too_large" for p in facts.problems)
-    ):
+    # Decompressed past the protocol's limit (the reader may have stopped earlier, at an
+    # error, while the decompression went on to the limit), or read that far.
+    over = read_limit >= PROTOCOL_MAX_BYTES or reader.bytes > PROTOCOL_MAX_BYTES
+    if stream.truncated and over and not any(p.code == "too_large" for p in facts.problems):
         facts.problems.append(
             Problem(
                 "too_large",

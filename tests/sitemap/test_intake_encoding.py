@@ -77,3 +77,12 @@ def test_an_html_page_in_latin1_is_only_not_a_sitemap(tmp_path: Path) -> None:
     found = intake(page.encode("latin-1"), tmp_path)
     assert "not_a_sitemap" in found.codes
     assert "encoding_invalid" not in found.codes
+
+
+def test_a_document_over_50_mib_is_too_large_where_its_reading_stopped(tmp_path: Path) -> None:
+    """Broken early, 51 MiB in all: the reader stops at the error, yet the document's size is
+    known from its decompression, which went past the protocol's limit."""
+    head = f'<urlset xmlns="{NS}"><url><loc>http://example.com/a</loc></url><bad & </urlset>'
+    found = intake((head + " " * (51 * 1024 * 1024)).encode(), tmp_path)
+    assert found.codes.count("too_large") == 1
+    assert "xml_malformed" in found.codes
