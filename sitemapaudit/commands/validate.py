@@ -25,11 +25,12 @@ from scrapy import signals
 from scrapy.commands import ScrapyCommand
 from scrapy.crawler import Crawler
 from scrapy.exceptions import UsageError
+from scrapy.settings import SETTINGS_PRIORITIES
 from scrapy.utils.defer import deferred_from_coro
 
 from sitemapaudit.checks.base import Severity
 from sitemapaudit.commands.refusal import refusing_in_one_line
-from sitemapaudit.config import AuditConfig, check_robotstxt_obey
+from sitemapaudit.config import AuditConfig, check_pace_settings, check_robotstxt_obey
 from sitemapaudit.errors import ConfigError
 from sitemapaudit.localfiles import validate_files
 from sitemapaudit.report.build import RecordBuilder
@@ -66,15 +67,32 @@ def record_line(record: SitemapRecord | UrlRecord) -> str:
     return _encode({name: getattr(record, name) for name in _FIELDS[type(record)]}) + "\n"
 
 
+def _check_readable(path: str) -> None:
+    """A file that cannot be opened is a usage error, before any record is written."""
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as exc:
+        raise UsageError(f"cannot read {path!r}: {exc.strerror or exc}", print_help=False) from None
+
+
 class Command(ScrapyCommand):
     requires_project = True
     # Records go to standard output only; the log stays quiet unless asked (-L, -s). A
     # validation is not an audit run, whatever -s options an audit's command line brings
     # along: nothing goes to the audit history, whose runs the next audit's diff is against,
-    # and no sitemap is fetched conditionally (a 304 would validate the entries of the last
-    # audit, not the sitemap as it is now).
+    # no sitemap is fetched conditionally (a 304 would validate the entries of the last
+    # audit, not the sitemap as it is now), and no audit's state is read or left behind (a
+    # JOBDIR's interrupted audit, a work directory, a distributed audit's Redis).
     defaults = {"LOG_LEVEL": "WARNING"}
-    forced = {"SITEMAPAUDIT_REPORT_DIR": "", "SITEMAPAUDIT_HISTORY_PATH": "", "FEEDS": {}}
+    forced = {
+        "SITEMAPAUDIT_REPORT_DIR": "",
+        "SITEMAPAUDIT_HISTORY_PATH": "",
+        "FEEDS": {},
+        "JOBDIR": "",
+        "SITEMAPAUDIT_WORK_DIR": "",
+        "SITEMAPAUDIT_DISTRIBUTED": "",
+    }
 
     def syntax(self) -> str:
         return "[options] PATH_OR_URL..."
@@ -110,11 +128,12 @@ class Command(ScrapyCommand):
         for arg in args:
             if arg.startswith("-") and not Path(arg).is_file():
                 raise UsageError(f"unknown option {arg} (options: --follow)", print_help=False)
-            if arg.startswith(("http://", "https://")):
+            if arg[:8].lower().startswith(("http://", "https://")):
                 if loc_problems(arg):
                     raise UsageError(f"not a valid URL: {arg!r}", print_help=False)
                 urls.append(arg)
             elif Path(arg).is_file():
+                _check_readable(arg)
                 # A file named twice (or by two spellings of its path) is one sitemap.
                 if all(not Path(arg).samefile(f) for f in files):
                     files.append(Path(arg))
@@ -157,7 +176,18 @@ class Command(ScrapyCommand):
         finally:
             gc.set_threshold(*thresholds)
             gc.unfreeze()
-        self.exitcode = 1 if self.errors or self._gone else 0
+        self.exitcode = 1 if self.errors or self._gone or self._crawls_failed() else 0
+
+    def _crawls_failed(self) -> bool:
+        """A crawl of sitemap URLs did not start, or stopped before it was complete (Ctrl-C,
+        SIGTERM, a CLOSESPIDER_* limit): what it did not read is not vouched for."""
+        assert self.crawler_process is not None
+        if self._crawlers and self.crawler_process.bootstrap_failed:
+            return True
+        return any(
+            crawler.stats is not None and crawler.stats.get_value("sitemapaudit/summary/incomplete")
+            for crawler in self._crawlers
+        )
 
     def _config(self) -> tuple[AuditConfig, RecordBuilder]:
         """The audit's configuration (inventory only) and a record builder for it; a bad
@@ -165,6 +195,7 @@ class Command(ScrapyCommand):
         assert self.settings is not None
         try:
             check_robotstxt_obey(self.settings)
+            check_pace_settings(self.settings)
             config = AuditConfig.from_settings(self.settings).with_fetch_urls(False)
             return config, RecordBuilder(config, datetime.now(UTC))
         except ConfigError as exc:
@@ -205,6 +236,16 @@ class Command(ScrapyCommand):
                 url
             )
         assert self.crawler_process is not None
+        assert self.settings is not None
+        if (
+            any(":" in parse_origin(origin).host for origin in by_origin)
+            and (self.settings.getpriority("TWISTED_DNS_RESOLVER") or 0)
+            < SETTINGS_PRIORITIES["cmdline"]
+        ):
+            # An IPv6 literal: Scrapy's default resolver knows IPv4 only (as for scrapy crawl).
+            self.settings.set(
+                "TWISTED_DNS_RESOLVER", "scrapy.resolver.CachingHostnameResolver", "cmdline"
+            )
         for origin, sitemaps in by_origin.items():
             crawler = self.crawler_process.create_crawler(AuditSpider)
             crawler.signals.connect(self._scraped, signal=signals.item_scraped)

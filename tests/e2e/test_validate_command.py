@@ -518,3 +518,83 @@ def test_robotstxt_obey_stops_a_validation_at_start(tmp_path: Path) -> None:
     assert code == 2
     assert records == []
     assert "ROBOTSTXT_OBEY=True cannot be used" in stderr
+
+
+@pytest.mark.parametrize(
+    ("setting", "named"),
+    [
+        ("CONCURRENT_REQUESTS=abc", "CONCURRENT_REQUESTS must be a number, got 'abc'"),
+        ("CONCURRENT_REQUESTS_PER_DOMAIN=0", "CONCURRENT_REQUESTS_PER_DOMAIN must be at least 1"),
+    ],
+)
+def test_a_pace_setting_scrapy_cannot_use_stops_a_validation_at_start(
+    setting: str, named: str
+) -> None:
+    code, records, stderr = validate("https://e.com/a.xml", "-s", setting)
+    assert (code, records) == (2, [])
+    assert named in stderr
+
+
+def test_a_validation_neither_resumes_nor_leaves_an_audit_s_state(tmp_path: Path) -> None:
+    """An audit's -s options reused for a validation: its JOBDIR (maybe holding an
+    interrupted audit), its work directory and its Redis are not the validation's."""
+    site = TestSite({"/a.xml": Page(body=urlset(url("{base}/p1")), content_type=XML)})
+    jobdir, work = tmp_path / "job", tmp_path / "work"
+    with site:
+        code, records, stderr = validate(
+            f"{site.base}/a.xml",
+            "-s",
+            f"JOBDIR={jobdir}",
+            "-s",
+            f"SITEMAPAUDIT_WORK_DIR={work}",
+            "-s",
+            "SITEMAPAUDIT_DISTRIBUTED=redis://127.0.0.1:1/0",
+        )
+    assert code == 0, stderr
+    assert [r["url"].rsplit("/", 1)[-1] for r in records] == ["a.xml", "p1"]
+    assert not jobdir.exists()
+    assert not work.exists()
+
+
+def test_a_validation_stopped_before_it_read_everything_exits_1() -> None:
+    """(A CI job's timeout that stops the gate does not turn it green.)"""
+    site = TestSite(
+        {
+            "/index.xml": Page(body=index("{base}/a.xml", "{base}/slow.xml"), content_type=XML),
+            "/a.xml": Page(body=urlset(url("{base}/p1")), content_type=XML),
+            "/slow.xml": Page(body=urlset(url("{base}/p2")), content_type=XML, delay=5),
+        }
+    )
+    with site:
+        code, _records, stderr = validate(f"{site.base}/index.xml", "-s", "CLOSESPIDER_TIMEOUT=1")
+    assert code == 1, stderr
+
+
+def test_an_unreadable_file_is_a_usage_error_before_any_record(tmp_path: Path) -> None:
+    good, locked = tmp_path / "good.xml", tmp_path / "locked.xml"
+    good.write_text(VALID)
+    locked.write_text(VALID)
+    locked.chmod(0)
+    if os.access(locked, os.R_OK):
+        pytest.skip("this user (root) reads a file whatever its mode")
+    code, records, stderr = validate(str(good), str(locked))
+    assert (code, records) == (2, [])
+    assert f"cannot read '{locked}': Permission denied" in stderr
+
+
+def test_a_file_that_cannot_be_opened_is_named_with_why(tmp_path: Path) -> None:
+    from scrapy.exceptions import UsageError
+
+    from sitemapaudit.commands.validate import _check_readable
+
+    gone = tmp_path / "gone.xml"
+    with pytest.raises(UsageError, match=f"cannot read '{re.escape(str(gone))}': No such file"):
+        _check_readable(str(gone))
+
+
+def test_an_uppercase_scheme_is_a_url() -> None:
+    site = TestSite({"/a.xml": Page(body=urlset(url("{base}/p1")), content_type=XML)})
+    with site:
+        code, records, stderr = validate(site.base.replace("http://", "HTTP://") + "/a.xml")
+    assert code == 0, stderr
+    assert [r["record"] for r in records] == ["sitemap", "url"]
