@@ -549,7 +549,7 @@ class AuditSpider(Spider):
         if (hop := self._hop(response)) is not None:
             yield hop
             return
-        links = [v.decode("latin-1") for v in response.headers.getlist("Link")]
+        links = [_link_text(v) for v in response.headers.getlist("Link")]
         state: RedirectState = response.meta["redirects"]
         unread = _homepage_unread(response.status, state, self.config.max_redirects)
         found: list[tuple[str, str]] = []
@@ -1232,6 +1232,19 @@ def _location(response: Response) -> str | None:
         return value.decode("latin-1")
 
 
+def _link_text(value: bytes) -> str:
+    """A ``Link`` header value as its URLs are read, as a ``Location`` is: UTF-8 (a value that
+    is not UTF-8 is read as Latin-1, byte for byte)."""
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError:
+        return value.decode("latin-1")
+
+
+def _latin1(value: bytes) -> str:
+    return value.decode("latin-1")
+
+
 def _conflicting_locations(response: Response) -> tuple[str, ...]:
     """The distinct values of a response's Location headers when it has several that differ
     (browsers refuse such a redirect: Chrome's ERR_RESPONSE_HEADERS_MULTIPLE_LOCATION), else
@@ -1287,7 +1300,7 @@ def _partial_homepage_sitemaps(partial: PartialBody, url: str) -> list[tuple[str
     headers of an answer, not its status, before the answer is complete.)"""
     if not partial.chunks:
         return None
-    links = [v.decode("latin-1") for v in partial.headers.getlist("Link")]
+    links = [_link_text(v) for v in partial.headers.getlist("Link")]
     encodings = [v.decode("latin-1") for v in partial.headers.getlist("Content-Encoding")]
     body, undecodable = undo_coding(partial.body, encodings, HOMEPAGE_READ_LIMIT, whole=False)
     try:
@@ -1373,7 +1386,8 @@ class _Headers(Mapping[str, list[str]]):
         values = self._decoded.get(name)
         if values is None:
             raw = self._headers.getlist(name)
-            values = self._decoded[name] = [v.decode("latin-1") for v in raw]
+            decode = _link_text if name == "link" else _latin1
+            values = self._decoded[name] = [decode(v) for v in raw]
         return values or default
 
     def __iter__(self) -> Iterator[str]:

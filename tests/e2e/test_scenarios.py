@@ -352,6 +352,39 @@ async def test_a_retry_after_beyond_the_cap_says_why_it_was_not_retried(tmp_path
     ]
 
 
+def _raw_utf8(text: str) -> str:
+    """A header value whose bytes on the wire are ``text`` in UTF-8 (the test server sends
+    header values as Latin-1)."""
+    return text.encode("utf-8").decode("latin-1")
+
+
+@deferred_f_from_coro_f
+async def test_a_link_header_in_utf8_is_read_as_utf8(tmp_path: Path) -> None:
+    """A sitemap and a canonical named by Link headers with raw UTF-8 (as a Location is read):
+    /sitemaps/café.xml is /sitemaps/caf%C3%A9.xml, and a page's canonical to itself is no
+    canonical_mismatch."""
+    site = TestSite(
+        {
+            "/": page(headers=[("Link", _raw_utf8('</sitemaps/café.xml>; rel="sitemap"'))]),
+            "/sitemaps/caf%C3%A9.xml": Page(
+                body=urlset(url("{base}/sitemaps/caf%C3%A9")), content_type=XML
+            ),
+            "/sitemaps/caf%C3%A9": page(
+                headers=[("Link", _raw_utf8('<{base}/sitemaps/café>; rel="canonical"'))]
+            ),
+        }
+    )
+    with site:
+        records = await audit(site, tmp_path)
+    # (The sitemap's record names it as written.)
+    assert [(r["url"], r["status"], r["url_count"]) for r in by_record(records, "sitemap")] == [
+        (f"{site.base}/sitemaps/café.xml", 200, 1)
+    ]
+    (page_record,) = by_record(records, "url")
+    assert page_record["canonical"] == f"{site.base}/sitemaps/caf%C3%A9"
+    assert page_record["issues"] == []
+
+
 @deferred_f_from_coro_f
 async def test_crawl_delay_spaces_requests(tmp_path: Path) -> None:
     site = TestSite(
