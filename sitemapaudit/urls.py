@@ -530,7 +530,8 @@ def _scope_parts(url: str) -> tuple[tuple[str, str, int | None], str] | None:
         path = urlsplit(url.strip()).path
     except ValueError:
         return None
-    path = _remove_dot_segments(_upper_escapes(path)) or "/"
+    # (Characters a browser percent-encodes are their escapes: /café/ is /caf%C3%A9/.)
+    path = _remove_dot_segments(_upper_escapes(_encode_iri(path))) or "/"
     return (scheme, host.rstrip("."), port), path
 
 

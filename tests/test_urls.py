@@ -332,6 +332,12 @@ def test_loc_problems_never_raises_on_url_like_text(text: str) -> None:
         ("https://ex.com/a/b/../page", "https://ex.com/a/sitemap.xml", True),
         ("https://ex.com/a/..page", "https://ex.com/a/sitemap.xml", True),
         ("https://ex.com/~a/page", "https://ex.com/%7Ea/sitemap.xml", True),
+        # A character a browser percent-encodes is its escape (as UTF-8), either way round.
+        ("https://ex.com/café/a", "https://ex.com/caf%C3%A9/sitemap.xml", True),
+        ("https://ex.com/café/a", "https://ex.com/caf%c3%a9/sitemap.xml", True),
+        ("https://ex.com/caf%C3%A9/a", "https://ex.com/café/sitemap.xml", True),
+        ("https://ex.com/a b/x", "https://ex.com/a%20b/sitemap.xml", True),
+        ("https://ex.com/cafe/a", "https://ex.com/caf%C3%A9/sitemap.xml", False),
         ("not a url", "https://ex.com/sitemap.xml", False),
         ("https://ex.com/x", "garbage", False),
         ("http://[::1/", "https://ex.com/sitemap.xml", False),
