@@ -1582,13 +1582,8 @@ class AuditRun:
         """Pages requested whose outcome is known but whose record is not out: those kept
         until every sitemap is read (a URL's record names all the sitemaps listing it), and
         those waiting for the rest of their batch. URLs settled without a request (not to be
-        fetched, robots-blocked, carried over) are no pages requested, and are not counted.
-        Once every sitemap is read, the first wait only for their turn to be written, a batch
-        at a time (as those of a resumed audit, fetched before it was interrupted, do)."""
-        done = self.inventory.requested_done_count()
-        if self._final:
-            return 0, done + len(self._fetched)
-        return done, len(self._fetched)
+        fetched, robots-blocked, carried over) are no pages requested, and are not counted."""
+        return self.inventory.requested_done_count(), len(self._fetched)
 
     def _fetched_waited(self, now: float) -> bool:
         """The first of the pages waiting for their records waited long enough."""

@@ -91,18 +91,6 @@ def test_pages_waiting_for_their_batch_once_every_sitemap_is_read(
     assert run.unrecorded() == (0, 3)
 
 
-def test_pages_that_waited_for_the_sitemaps_wait_for_their_turn_once_all_are_read(
-    audit: tuple[AuditRun, SitemapRef],
-) -> None:
-    """(As the pages of a resumed audit, fetched before it was interrupted, wait: its
-    sitemaps were read then.)"""
-    run, second = audit
-    assert _fetch_handed_out(run) == 2
-    run.read_sitemap(second, 200, _urlset(*_pages(2)))
-    assert run.listings_final
-    assert run.unrecorded() == (0, 2)
-
-
 def test_the_note_says_why_the_records_waited() -> None:
     assert _why_unrecorded(3, 0) == "a URL's record waits until every sitemap is read"
     assert _why_unrecorded(0, 2) == "records are written a batch of pages at a time"
