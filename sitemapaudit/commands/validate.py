@@ -181,8 +181,10 @@ class Command(ScrapyCommand):
     def _crawls_failed(self) -> bool:
         """A crawl of sitemap URLs did not start, or stopped before it was complete (Ctrl-C,
         SIGTERM, a CLOSESPIDER_* limit): what it did not read is not vouched for."""
+        if not self._crawlers:
+            return False
         assert self.crawler_process is not None
-        if self._crawlers and self.crawler_process.bootstrap_failed:
+        if self.crawler_process.bootstrap_failed:
             return True
         return any(
             crawler.stats is not None and crawler.stats.get_value("sitemapaudit/summary/incomplete")
