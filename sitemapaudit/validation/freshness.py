@@ -8,7 +8,7 @@ for it tells crawlers the sitemap has not changed when it has: they may skip rea
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 from sitemapaudit.page.dates import (
     EARLIEST_OFFSET,
@@ -61,7 +61,10 @@ class NewestLastmod:
                 bound = self._bounds[key] = self._bound(key)
             if bound:
                 if lastmod <= bound and lastmod > self._newest.get(key, ""):
-                    self._newest[key] = lastmod
+                    if _plainly_valid(lastmod, key):
+                        self._newest[key] = lastmod
+                    else:  # (an impossible day or time must not hide the valid newest)
+                        self._consider(lastmod, lastmod_format)
                 return
         self._consider(lastmod, lastmod_format)
 
@@ -94,6 +97,20 @@ class NewestLastmod:
             self._consider(value, "w3c")
         self._newest.clear()
         return self._parsed
+
+
+def _plainly_valid(lastmod: str, key: str) -> bool:
+    """Whether a value of one of the shapes compared as strings names a day (and a time)
+    that exists; one that does not is judged by the full parser instead (which also knows the
+    XSD's ``24:00:00``)."""
+    try:
+        if key == "date":
+            date.fromisoformat(lastmod)
+        else:
+            datetime.fromisoformat(lastmod[:19])
+    except ValueError:
+        return False
+    return True
 
 
 def index_lastmod_problems(

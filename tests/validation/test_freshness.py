@@ -32,6 +32,26 @@ def test_one_shape_is_compared_as_written() -> None:
     assert newest(w3c("2023-12-31", "2024-01-05", "2024-01-04")) == "2024-01-05"
 
 
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        (w3c("2024-05-01", "2024-05-31", "2024-05-32", "2024-13-01"), "2024-05-31"),
+        (w3c("2024-05-01", "2024-02-30"), "2024-05-01"),
+        (w3c("2024-05-01T10:00:00Z", "2024-05-01T25:00:00Z"), "2024-05-01T10:00:00Z"),
+        (
+            w3c("2024-05-01T10:00:00+02:00", "2024-05-01T10:61:00+02:00"),
+            "2024-05-01T10:00:00+02:00",
+        ),
+        # The XSD's 24:00:00 is the end of that day: valid.
+        (w3c("2024-05-01T10:00:00Z", "2024-05-01T24:00:00Z"), "2024-05-01T24:00:00Z"),
+    ],
+)
+def test_an_impossible_date_does_not_hide_the_newest_valid_one(
+    values: list[tuple[str, str]], expected: str
+) -> None:
+    assert newest(values) == expected
+
+
 def test_offsets_are_compared_as_instants() -> None:
     # 09:00+02:00 is 07:00Z; 08:00Z is later.
     assert newest(w3c("2024-03-01T09:00:00+02:00", "2024-03-01T08:00:00Z")) == (
