@@ -54,10 +54,10 @@ class HeadOnlyDownloads:
         # UNKNOWN_LENGTH, a string: such a page is read up to min_bytes at least (a small
         # one whole), then stopped once its head is complete.
         known = isinstance(body_length, int)
-        if (isinstance(body_length, int) and 0 <= body_length <= self.min_bytes) or (
-            b"Location" in headers
-        ):
+        if isinstance(body_length, int) and 0 <= body_length <= self.min_bytes:
             return
+        # (A redirect's body is read as a page's is: the status, which this signal does not
+        # tell, may be a 200 that also sends a Location.)
         kind = media_type((headers.get(b"Content-Type") or b"").decode("latin-1"))
         if kind is not None and kind not in HTML_MEDIA_TYPES and kind not in XML_MEDIA_TYPES:
             self._stopped("after_headers")
@@ -65,6 +65,10 @@ class HeadOnlyDownloads:
         # Every Content-Encoding line: two lines are two codings, as one line listing both.
         # The body is decoded as they say, by the rule the page is read by.
         encodings = [value.decode("latin-1") for value in headers.getlist(b"Content-Encoding")]
+        # Read up to the end of the head whatever size the page announces: past
+        # DOWNLOAD_MAXSIZE, Scrapy would cancel the download (and log it) before a byte came.
+        request.meta["download_maxsize"] = 0
+        request.meta["download_warnsize"] = 0
         request.meta[META_KEY] = HeadWatcher(
             coding=body_coding(encodings),
             min_bytes=0 if known else self.min_bytes,

@@ -212,3 +212,30 @@ async def test_head_only_and_full_reads_end_a_head_at_the_same_element(tmp_path:
         ],
         [],
     )
+
+
+@deferred_f_from_coro_f
+async def test_a_page_is_read_head_only_whatever_its_announced_size_or_location(
+    tmp_path: Path,
+) -> None:
+    """A page that announces more than DOWNLOAD_MAXSIZE (150 MiB here) is still read up to the
+    end of its head; so is a 200 page that also sends a Location header (a status the signal
+    of the headers does not tell): neither is downloaded whole, nor failed."""
+    noindex = big_page('<meta name="robots" content="noindex">')
+    pages = {
+        "/announced-huge": Page(body=noindex, trickle=NET, content_length=150 * 1024 * 1024),
+        "/ok-with-location": Page(
+            body=noindex, trickle=NET, headers=[("Location", "/elsewhere")], chunked=True
+        ),
+    }
+    routes = {
+        "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+        "/s.xml": Page(body=urlset(*(url("{base}" + path) for path in pages)), content_type=XML),
+        **pages,
+    }
+    with TestSite(routes) as site:
+        records, crawler = await run_audit(site.base, tmp_path / "r.jsonl")
+    got = {r["url"].removeprefix(site.base): r["issues"] for r in by_record(records, "url")}
+    assert got == {"/announced-huge": ["noindex"], "/ok-with-location": ["noindex"]}
+    assert crawler.stats.get_value("sitemapaudit/head_only/stopped_after_head") == 2
+    assert crawler.stats.get_value("log_count/WARNING") is None
