@@ -34,26 +34,33 @@ CSV_FILES: tuple[tuple[str, type[FlatCsvItemExporter]], ...] = (
 
 
 class _Outputs:
-    """Output files written beside their targets and moved into place only on success."""
+    """Output files written beside their targets and moved into place only on success. A
+    symlink's target is the file replaced (the link stays); a pipe or a device (``/dev/stdout``)
+    is written to directly, never replaced by a file."""
 
     def __init__(self) -> None:
         self.stack = ExitStack()
         self.pending: list[tuple[Path, Path]] = []
+        self.written: list[Path] = []
 
     def open(self, target: Path) -> IO[bytes]:
-        partial = target.with_name(f".{target.name}.{os.getpid()}.part")
+        real = Path(os.path.realpath(target))
+        direct = real.exists() and not real.is_file()
+        partial = real if direct else real.with_name(f".{real.name}.{os.getpid()}.part")
         try:
             handle = open(partial, "wb")  # noqa: SIM115 (closed by the stack)
         except OSError as exc:
             raise OSError(f"cannot write {target}: {exc.strerror or exc}") from None
-        self.pending.append((partial, target))
+        if not direct:
+            self.pending.append((partial, real))
+        self.written.append(target)
         return self.stack.enter_context(handle)
 
     def commit(self) -> list[Path]:
         self.stack.close()
-        for partial, target in self.pending:
-            os.replace(partial, target)
-        return [target for _, target in self.pending]
+        for partial, real in self.pending:
+            os.replace(partial, real)
+        return self.written
 
     def abort(self) -> None:
         """Remove the partial files (after an error, which the caller reports)."""

@@ -206,3 +206,28 @@ def test_a_full_disk_leaves_no_file_and_one_line(
     assert err == "audit-report: [Errno 28] No space left on device\n"
     leftovers = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert leftovers == []
+
+
+def test_an_output_through_a_symlink_or_to_a_pipe_is_written_there(tmp_path: Path) -> None:
+    """A symlink keeps pointing where it did, its target replaced; a pipe (or a device such as
+    /dev/stdout) is written to, never replaced by a file."""
+    target = tmp_path / "site" / "audit.html"
+    target.parent.mkdir()
+    target.write_text("old")
+    link = tmp_path / "latest.html"
+    link.symlink_to(target)
+    pipe = tmp_path / "pipe.xlsx"
+    os.mkfifo(pipe)
+    received: list[bytes] = []
+    reader = __import__("threading").Thread(
+        target=lambda: received.append(pipe.read_bytes()), daemon=True
+    )
+    reader.start()
+    result = scrapy(SAMPLE, "--html", link, "--xlsx", pipe)
+    reader.join(timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert link.is_symlink()
+    assert "<title>Sitemap audit: https://shop.example</title>" in target.read_text()
+    assert pipe.is_fifo()
+    assert received and received[0].startswith(b"PK")
+    assert not list(tmp_path.rglob(".*.part"))
