@@ -234,7 +234,10 @@ class AuditReportCommand(ScrapyCommand):
     def _exporters(self, outputs: _Outputs, opts: argparse.Namespace) -> list[BaseItemExporter]:
         exporters: list[BaseItemExporter] = []
         if opts.csv:
-            encoding = "utf-8-sig" if opts.bom else "utf-8"
+            # --bom, or the setting that gives the crawl's CSV feeds a BOM.
+            given = str((self.settings.get("FEED_EXPORT_ENCODING") if self.settings else "") or "")
+            bom = opts.bom or given.strip().lower().replace("_", "-") == "utf-8-sig"
+            encoding = "utf-8-sig" if bom else "utf-8"
             for name, exporter_class in CSV_FILES:
                 file = outputs.open(Path(opts.csv) / name)
                 exporters.append(exporter_class(file, encoding=encoding))

@@ -231,3 +231,9 @@ def test_an_output_through_a_symlink_or_to_a_pipe_is_written_there(tmp_path: Pat
     assert pipe.is_fifo()
     assert received and received[0].startswith(b"PK")
     assert not list(tmp_path.rglob(".*.part"))
+
+
+def test_the_feed_encoding_setting_gives_the_csv_files_a_bom_as_bom_does(tmp_path: Path) -> None:
+    result = scrapy(SAMPLE, "--csv", tmp_path / "c", "-s", "FEED_EXPORT_ENCODING=utf-8-sig")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "c" / "urls.csv").read_bytes().startswith(codecs.BOM_UTF8)
