@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from contextlib import ExitStack
@@ -62,8 +63,9 @@ class _Outputs:
             os.replace(partial, real)
         return self.written
 
-    def abort(self) -> None:
-        """Remove the partial files (after an error, which the caller reports)."""
+    def abort(self, made: Path | None = None) -> None:
+        """Remove the partial files (after an error, which the caller reports), and the
+        directory ``made`` for them when it is left empty."""
         try:
             # Closing flushes what is buffered, which fails again on a full disk: the files
             # go anyway, and the error that stopped the writing is the one to report.
@@ -73,6 +75,9 @@ class _Outputs:
         finally:
             for partial, _ in self.pending:
                 partial.unlink(missing_ok=True)
+            if made is not None:
+                with contextlib.suppress(OSError):  # (not empty: something else is there)
+                    made.rmdir()
 
 
 def _refuse_clashes(report: Path, opts: argparse.Namespace) -> None:
@@ -183,11 +188,14 @@ class AuditReportCommand(ScrapyCommand):
         report = report_file(args[0])
         _refuse_clashes(report, opts)
         targets = [Path(p) for p in (opts.xlsx, opts.html) if p]
+        made: Path | None = None  # a --csv directory this command made (gone if it fails)
         if opts.csv:
             folder = Path(opts.csv)
             if folder.exists() and not folder.is_dir():
                 raise UsageError(f"--csv needs a directory: {folder} is a file", print_help=False)
             try:
+                if not folder.exists():
+                    made = folder
                 folder.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise UsageError(
@@ -214,12 +222,12 @@ class AuditReportCommand(ScrapyCommand):
                 exporter.finish_exporting()
             written = outputs.commit()
         except (ReportFormatError, OSError) as exc:
-            outputs.abort()
+            outputs.abort(made)
             print(f"audit-report: {exc}", file=sys.stderr)
             self.exitcode = 1
             return
         except BaseException:
-            outputs.abort()
+            outputs.abort(made)
             raise
         for path in written:
             print(f"wrote {path}")

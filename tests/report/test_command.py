@@ -135,7 +135,11 @@ def test_a_broken_report_writes_nothing_and_exits_1(tmp_path: Path) -> None:
     assert "broken.jsonl:6: not a JSON line" in result.stderr
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "r.html").exists()
-    assert list((tmp_path / "csv").iterdir()) == []
+    # The --csv directory it made goes too; one that was there stays, as it was.
+    assert not (tmp_path / "csv").exists()
+    (tmp_path / "kept").mkdir()
+    assert scrapy(report, "--csv", tmp_path / "kept").returncode == 1
+    assert list((tmp_path / "kept").iterdir()) == []
 
 
 def test_the_command_is_listed() -> None:
