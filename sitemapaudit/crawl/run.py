@@ -1005,12 +1005,14 @@ class AuditRun:
         *,
         url: str | None = None,
         gzip_encoded: bool = False,
+        gzip_undone: bool = False,
     ) -> tuple[SitemapFacts | None, list[SitemapRef]]:
         """Read one fetched sitemap: stream its URLs into the inventory, decide its children.
 
         ``url`` is where the body came from (``ref.url``): the base of the relative links of
-        an Atom feed. ``gzip_encoded``: the response declared
-        ``Content-Encoding: gzip``.
+        an Atom feed. ``gzip_encoded``: the response declared ``Content-Encoding: gzip``.
+        ``gzip_undone``: ``body`` is what is left once codings with gzip among them were
+        undone (the body as sent was gzip data).
         """
         children = ChildProblems()
         child_refs: list[SitemapRef] = []
@@ -1043,6 +1045,7 @@ class AuditRun:
             newest=newest,
             gzip_encoded=gzip_encoded,
         )
+        facts.gzip = facts.gzip or gzip_undone
         if listings is not None:
             listings.close()
         facts.problems.extend(children.problems())

@@ -668,6 +668,7 @@ class AuditSpider(Spider):
             url=response.url,
             # Once another coding is undone, the body is read as a file is.
             gzip_encoded=body is response.body and declares_gzip(encodings),
+            gzip_undone=body is not response.body and declares_gzip(encodings),
         )
         self.run.remember_validators(
             ref.url, *_validators(response), None if facts is None else facts.rejudge_after

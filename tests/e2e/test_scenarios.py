@@ -6,6 +6,7 @@ import gzip
 import itertools
 import logging
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -350,6 +351,42 @@ async def test_a_retry_after_beyond_the_cap_says_why_it_was_not_retried(tmp_path
     assert sitemap["errors"] == [
         f"http_error: HTTP status 503, not retried: its Retry-After asks to wait 3,600 s, {cap}"
     ]
+
+
+@deferred_f_from_coro_f
+async def test_a_sitemap_in_several_codings_with_gzip_among_them_was_gzip(tmp_path: Path) -> None:
+    """The record's gzip says whether the body was gzip data, whatever the codings listed
+    with it: one gzip inside another, or gzip data of deflate data."""
+    body = urlset(url("{base}/a")).encode()
+    twice = gzip.compress(gzip.compress(body))
+    deflate_then_gzip = gzip.compress(zlib.compress(body))
+    site = TestSite(
+        {
+            "/robots.txt": Page(
+                body="".join(
+                    f"Sitemap: {{base}}/{name}.xml\n" for name in ("twice", "mixed", "plain")
+                ),
+                content_type="text/plain",
+            ),
+            "/twice.xml": Page(
+                body=twice, content_type=XML, headers=[("Content-Encoding", "gzip, gzip")]
+            ),
+            "/mixed.xml": Page(
+                body=deflate_then_gzip,
+                content_type=XML,
+                headers=[("Content-Encoding", "deflate, gzip")],
+            ),
+            "/plain.xml": Page(body=body, content_type=XML),
+            "/a": page(),
+        }
+    )
+    with site:
+        records = await audit(site, tmp_path)
+    got = {
+        r["url"].rsplit("/", 1)[-1]: (r["gzip"], r["url_count"])
+        for r in by_record(records, "sitemap")
+    }
+    assert got == {"twice.xml": (True, 1), "mixed.xml": (True, 1), "plain.xml": (False, 1)}
 
 
 def _raw_utf8(text: str) -> str:
