@@ -1106,9 +1106,48 @@ class AuditRun:
             if due:
                 self.stats.inc_value("sitemapaudit/sitemaps/rejudged")
             return {}, None
-        if self._read_run_lost(url, run_id):
+        if self._read_run_lost(url, run_id) or self._read_under_other_settings(url, run_id):
             return {}, None
         return headers, run_id
+
+    # The settings a sitemap's document findings depend on (what a 304 carries over).
+    _DOCUMENT_SETTINGS = ("sitemap_read_limit", "near_limit_fraction", "disabled_checks")
+
+    def _read_under_other_settings(self, url: str, run_id: int) -> bool:
+        """Whether the run that read the body a 304 would stand for (``run_id``, or the run it
+        carried the sitemap over from) judged it under other settings of its document's
+        findings than tonight's (a read limit, the near-limit fraction, a check switched on or
+        off): then the sitemap is requested without validators, to be read and judged again
+        (logged). A run whose summary does not say is taken as this one's."""
+        if self.history is None:
+            return False
+        ours = self.config.shaping_settings()
+        try:
+            before = self.history.sitemap_record(run_id, url)
+            runs = {run_id, (before or {}).get("read_run") or run_id}
+            summaries = [self.history.summary(run) for run in runs]
+        except STORE_FAILURES as exc:
+            self.history_failed(exc)
+            return True
+        for summary in summaries:
+            settings = (summary or {}).get("settings")
+            if not isinstance(settings, dict):
+                continue
+            changed = [
+                name
+                for name in self._DOCUMENT_SETTINGS
+                if name in settings and settings[name] != ours[name]
+            ]
+            if changed:
+                logger.info(
+                    "sitemap %s: requested without validators, to be read again: %s changed "
+                    "since the run that read it",
+                    url,
+                    ", ".join(changed),
+                )
+                self.stats.inc_value("sitemapaudit/sitemaps/settings_changed")
+                return True
+        return False
 
     def _read_run_lost(self, url: str, run_id: int) -> bool:
         """Whether run ``run_id`` answered 304 for a sitemap without keeping which run read

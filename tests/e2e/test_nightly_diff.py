@@ -228,6 +228,40 @@ async def test_a_night_without_conditional_requests_leaves_no_validators_to_the_
 
 
 @deferred_f_from_coro_f
+async def test_a_sitemap_is_read_again_when_the_settings_of_its_findings_changed(
+    tmp_path: Path,
+) -> None:
+    """A 304 would carry over the findings of a body judged under other settings (here the
+    near-limit fraction): the sitemap is read in full that night, and asked for
+    conditionally again the next."""
+    history = {"SITEMAPAUDIT_HISTORY_PATH": str(tmp_path / "history.sqlite3")}
+    near = {**history, "SITEMAPAUDIT_NEAR_LIMIT_FRACTION": 0.00001}
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+            "/s.xml": conditional(urlset(url("{base}/a"), url("{base}/b")), '"v1"'),
+            "/a": page(),
+            "/b": page(),
+        }
+    )
+    nights = []
+    with site:
+        for number, settings in enumerate((history, near, near, history), 1):
+            records, crawler = await run_audit(
+                site.base, tmp_path / f"{number}.jsonl", settings=settings
+            )
+            (sitemap,) = by_record(records, "sitemap")
+            changed = crawler.stats.get_value("sitemapaudit/sitemaps/settings_changed")
+            nights.append((sitemap["status"], sitemap["issues"], changed))
+    assert nights == [
+        (200, [], None),
+        (200, ["near_limit"], 1),
+        (304, ["near_limit"], None),
+        (200, [], 1),
+    ]
+
+
+@deferred_f_from_coro_f
 async def test_a_history_that_keeps_two_runs_still_diffs_and_reuses_sitemaps(
     tmp_path: Path,
 ) -> None:
