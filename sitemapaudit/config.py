@@ -103,9 +103,10 @@ def _whole(value: Any) -> bool:
 
 
 def _fraction(name: str, value: Any) -> float:
+    """A fraction above 0 and at most 1 (0 would warn of every document)."""
     number = _number(name, value, float, 0.0)
-    if number > 1:
-        raise ConfigError(f"{name} must be between 0 and 1, got {value!r}")
+    if not 0 < number <= 1:
+        raise ConfigError(f"{name} must be above 0 and at most 1, got {value!r}")
     return number
 
 
@@ -135,10 +136,10 @@ def _redis_url(value: Any) -> str:
     return text
 
 
-# Scrapy settings that pace the audit (documented in the README with the project's values):
-# name -> (type, least value). Scrapy would take a bad one for a traceback at the first
-# request, or, for a concurrency of 0, a crawl that never sends one and never ends.
-_PACE_SETTINGS: dict[str, tuple[type[int] | type[float], float]] = {
+# Scrapy settings of the audit's pace and downloads (documented in the README with the
+# project's values): name -> (type, least value). Scrapy would take a bad one for a traceback
+# at the first request, or, for a concurrency of 0, a crawl that never sends one and never ends.
+_SCRAPY_SETTINGS: dict[str, tuple[type[int] | type[float], float]] = {
     "DOWNLOAD_DELAY": (float, 0.0),
     "DOWNLOAD_DELAY_JITTER": (float, 0.0),
     "CONCURRENT_REQUESTS": (int, 1),
@@ -146,16 +147,21 @@ _PACE_SETTINGS: dict[str, tuple[type[int] | type[float], float]] = {
     "AUTOTHROTTLE_START_DELAY": (float, 0.0),
     "AUTOTHROTTLE_MAX_DELAY": (float, 0.0),
     "AUTOTHROTTLE_TARGET_CONCURRENCY": (float, 0.01),
+    "DOWNLOAD_TIMEOUT": (float, 0.0),
+    "RETRY_TIMES": (int, 0),
+    "DOWNLOAD_MAXSIZE": (int, 0),
+    "DOWNLOAD_WARNSIZE": (int, 0),
 }
 
 
-def check_pace_settings(settings: BaseSettings) -> None:
-    """Refuse a Scrapy setting of the audit's pace that Scrapy cannot use, naming it."""
-    for name, (kind, minimum) in _PACE_SETTINGS.items():
+def check_scrapy_settings(settings: BaseSettings) -> None:
+    """Refuse a Scrapy setting of the audit's pace or downloads that Scrapy cannot use,
+    naming it."""
+    for name, (kind, minimum) in _SCRAPY_SETTINGS.items():
         value = settings.get(name)
         if value is not None:
             _number(name, value, kind, minimum)
-    for name in ("AUTOTHROTTLE_ENABLED", "RANDOMIZE_DOWNLOAD_DELAY"):
+    for name in ("AUTOTHROTTLE_ENABLED", "RANDOMIZE_DOWNLOAD_DELAY", "RETRY_ENABLED"):
         try:
             settings.getbool(name)
         except ValueError:

@@ -18,7 +18,7 @@ from scrapy.utils.misc import load_object
 from sitemapaudit.arguments import check_fail_on, parse_arguments
 from sitemapaudit.checks.registry import enabled_checks
 from sitemapaudit.commands.refusal import refusing_in_one_line
-from sitemapaudit.config import AuditConfig, check_pace_settings, check_robotstxt_obey
+from sitemapaudit.config import AuditConfig, check_robotstxt_obey, check_scrapy_settings
 from sitemapaudit.crawl.run import configured_work_dir
 from sitemapaudit.errors import ConfigError
 from sitemapaudit.history.store import check_history_path
@@ -40,7 +40,7 @@ class Command(ScrapyCrawlCommand):
             assert self.settings is not None
             config = AuditConfig.from_settings(self.settings)
             check_robotstxt_obey(self.settings)
-            check_pace_settings(self.settings)
+            check_scrapy_settings(self.settings)
             check_fail_on(arguments.fail_on, config.disabled_checks)
             enabled_checks(config)
             work_dir = configured_work_dir(config, self.settings.get("JOBDIR") or None)

@@ -30,7 +30,7 @@ from scrapy.utils.defer import deferred_from_coro
 
 from sitemapaudit.checks.base import Severity
 from sitemapaudit.commands.refusal import refusing_in_one_line
-from sitemapaudit.config import AuditConfig, check_pace_settings, check_robotstxt_obey
+from sitemapaudit.config import AuditConfig, check_robotstxt_obey, check_scrapy_settings
 from sitemapaudit.errors import ConfigError
 from sitemapaudit.localfiles import validate_files
 from sitemapaudit.report.build import RecordBuilder
@@ -197,7 +197,7 @@ class Command(ScrapyCommand):
         assert self.settings is not None
         try:
             check_robotstxt_obey(self.settings)
-            check_pace_settings(self.settings)
+            check_scrapy_settings(self.settings)
             config = AuditConfig.from_settings(self.settings).with_fetch_urls(False)
             return config, RecordBuilder(config, datetime.now(UTC))
         except ConfigError as exc:

@@ -49,6 +49,9 @@ def test_values_from_the_command_line_are_strings() -> None:
         ("SITEMAPAUDIT_MAX_REDIRECTS", True),
         ("SITEMAPAUDIT_HISTORY_KEEP_RUNS", -1),
         ("SITEMAPAUDIT_HISTORY_KEEP_RUNS", "all"),
+        # 0 would warn of every document (the validator refuses it, mid-audit).
+        ("SITEMAPAUDIT_NEAR_LIMIT_FRACTION", 0),
+        ("SITEMAPAUDIT_NEAR_LIMIT_FRACTION", "1.1"),
     ],
 )
 def test_a_bad_setting_fails_with_its_name(name: str, value: object) -> None:
