@@ -1077,7 +1077,10 @@ class AuditRun:
             facts.kind,
             count_noun(facts.url_count, "URL"),
             count_noun(facts.child_count, "child sitemap"),
-            count_noun(len(facts.problems), "problem"),
+            # (Those of checks switched off are in no record: not counted here either.)
+            count_noun(
+                sum(p.code not in self.config.disabled_checks for p in facts.problems), "problem"
+            ),
         )
         return facts, child_refs
 
