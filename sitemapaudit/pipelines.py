@@ -136,7 +136,12 @@ class SummaryPipeline:
             if run is None:
                 self.counter.complete(item)
             else:
-                self.counter.complete(item, run.homepage_unknown(), run.robots_unknown())
+                self.counter.complete(
+                    item,
+                    run.homepage_unknown(),
+                    run.robots_unknown(),
+                    common_paths=bool(run.config.common_paths),
+                )
             fail_on = getattr(self.crawler.spider, "fail_on", None)
             no_sitemap = item.complete and item.sitemaps_found == 0
             matched = (

@@ -62,10 +62,13 @@ class SummaryCounter:
         summary: SummaryRecord,
         homepage_unread: str | None = None,
         robots_unread: str | None = None,
+        *,
+        common_paths: bool = True,
     ) -> SummaryRecord:
         """Complete ``summary`` with the counts; ``homepage_unread``: why the sitemaps the
         homepage links to are unknown (``"could not be read"``...), if they are;
-        ``robots_unread``: the same of robots.txt's Sitemap lines."""
+        ``robots_unread``: the same of robots.txt's Sitemap lines; ``common_paths``: whether
+        there were common paths to try (``SITEMAPAUDIT_COMMON_PATHS``)."""
         summary.finished_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         summary.sitemaps_found = self.sitemaps
         summary.urls_listed = self.urls
@@ -89,7 +92,12 @@ class SummaryCounter:
                     else f", the homepage {homepage_unread} (its sitemap links are unknown)"
                 )
             summary.notes.append(
-                f"no sitemap was found: {named}, and none of the common paths holds one"
+                f"no sitemap was found: {named}, and "
+                + (
+                    "none of the common paths holds one"
+                    if common_paths
+                    else "no common path was tried (SITEMAPAUDIT_COMMON_PATHS is empty)"
+                )
                 + (
                     f"; the {count_noun(gone, 'sitemap')} of run "
                     f"{summary.changes['previous_run']} {'is' if gone == 1 else 'are all'} gone "

@@ -87,6 +87,15 @@ def test_the_sitemaps_of_the_previous_run_that_are_gone_are_counted(gone: int, s
     assert note.endswith(says)
 
 
+def test_without_common_paths_the_note_does_not_say_none_holds_one() -> None:
+    summary = SummaryRecord(origin="https://e.com", started_at="2024-01-01T00:00:00Z")
+    (note,) = SummaryCounter(SEVERITY).complete(summary, common_paths=False).notes
+    assert note == (
+        "no sitemap was found: robots.txt and the homepage name none, and no common path was "
+        "tried (SITEMAPAUDIT_COMMON_PATHS is empty)"
+    )
+
+
 def _summary_log(caplog: pytest.LogCaptureFixture, *records: SitemapRecord | UrlRecord) -> str:
     caplog.clear()
     pipeline = SummaryPipeline(get_crawler(Spider))
