@@ -140,7 +140,9 @@ def robots_policy(
         return RobotsPolicy("allow_all", status, (), None, None, user_agent)
     if body.startswith(GZIP_MAGIC):
         body = b"".join(BodyStream(body, limit=max_bytes + 1))
-    truncated = len(body) > max_bytes
+    # Past the limit, the line it cuts is dropped; one that the limit ends exactly (the next
+    # byte ends it) is whole.
+    truncated = len(body) > max_bytes and body[max_bytes : max_bytes + 1] not in (b"\n", b"\r")
     text = decode_robots(body[:max_bytes])
     if truncated:
         cut = max(text.rfind("\n"), text.rfind("\r"))

@@ -348,6 +348,14 @@ def test_a_line_cut_at_the_limit_is_dropped() -> None:
     assert policy.can_fetch("https://example.com/pr")
 
 
+def test_a_line_the_limit_ends_exactly_is_whole() -> None:
+    body = b"User-agent: *\nDisallow: /private-area/\nDisallow: /more/\n"
+    cut = body.index(b"\nDisallow: /more/")
+    policy = robots_policy(200, body, ROBOTS, max_bytes=cut)
+    assert not policy.can_fetch("https://example.com/private-area/x")
+    assert policy.can_fetch("https://example.com/more/x")
+
+
 def test_ten_megabyte_robots_is_fast() -> None:
     rules = b"".join(b"Disallow: /dir%d/\n" % i for i in range(700_000))
     body = b"User-agent: *\n" + rules
