@@ -50,7 +50,10 @@ class RetryAfterMiddleware(RetryMiddleware):
 
     def __init__(self, settings: BaseSettings) -> None:
         super().__init__(settings)
-        self.max_wait = AuditConfig.from_settings(settings).retry_after_max
+        config = AuditConfig.from_settings(settings)
+        self.max_wait = config.retry_after_max
+        self.distributed = config.distributed
+        self._cluster: Any = None  # the cluster's pace (HostPace), once a wait is asked for
 
     def process_response(  # type: ignore[override]
         self, request: Request, response: Response
@@ -87,6 +90,23 @@ class RetryAfterMiddleware(RetryMiddleware):
         if slot is not None and slot.delay > 0:
             slot.lastseen = max(slot.lastseen, time.monotonic() + wait)
             self._stat("sitemapaudit/retry_after/host_held")
+            if self.distributed:
+                self._hold_cluster(request, wait)
+
+    def _hold_cluster(self, request: Request, wait: float) -> None:
+        """In a distributed audit, the other workers send nothing to the host either."""
+        try:
+            if self._cluster is None:
+                # Redis's client loads only for a distributed audit.
+                from sitemapaudit.distributed.ratelimit import HostPace  # noqa: PLC0415
+                from sitemapaudit.distributed.state import connect  # noqa: PLC0415
+
+                self._cluster = HostPace(connect(self.distributed))
+            self._cluster.hold(request.url, wait)
+        except Exception as exc:
+            lost = getattr(self.crawler.spider, "redis_lost", None)
+            if lost is None or not lost(exc):
+                raise
 
     def _retries_left(self, request: Request) -> bool:
         tries = request.meta.get("retry_times", 0)

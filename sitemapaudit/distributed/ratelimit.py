@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import time
 from typing import TYPE_CHECKING, Any, ClassVar, Self, cast
+from urllib.parse import urlsplit
 
 from scrapy import Request
 from scrapy.crawler import Crawler
@@ -25,7 +27,6 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response
 from scrapy.settings import BaseSettings
 from scrapy.utils.defer import ensure_awaitable, maybe_deferred_to_future
-from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.misc import build_from_crawler, load_object
 
 from sitemapaudit.config import AuditConfig
@@ -33,9 +34,11 @@ from sitemapaudit.config import AuditConfig
 if TYPE_CHECKING:
     import redis
 
-# KEYS[1]: the host's key, which holds the last reserved start. ARGV[1]: the delay now in force
-# in microseconds (a Crawl-delay learnt after the last reservation counts from it). Returns
-# microseconds to wait.
+# KEYS[1]: the host's key, which holds the latest moment the last reserved request may
+# start. ARGV[1]: the delay now in force in microseconds (a Crawl-delay learnt after the last
+# reservation counts from it). ARGV[2]: how late the reserving worker may send it (its round
+# trip to Redis: it learns the start only once the answer is back). Returns microseconds to
+# wait.
 _RESERVE = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -47,9 +50,31 @@ if last then
 end
 -- Kept an hour past it: a longer delay learnt later still counts from it.
 local ttl = math.floor((start - now) / 1000) + 3600000
-redis.call('SET', KEYS[1], string.format('%d', start), 'PX', ttl)
+redis.call('SET', KEYS[1], string.format('%d', start + tonumber(ARGV[2])), 'PX', ttl)
 return string.format('%d', start - now)
 """
+
+# KEYS[1]: the host's key. ARGV[1]: microseconds from now during which no request may start
+# (a Retry-After). Nothing is shortened.
+_HOLD = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local until_ = now + tonumber(ARGV[1])
+local last = tonumber(redis.call('GET', KEYS[1]) or '0')
+if until_ > last then
+    local ttl = math.floor(tonumber(ARGV[1]) / 1000) + 3600000
+    redis.call('SET', KEYS[1], string.format('%d', until_), 'PX', ttl)
+end
+return 1
+"""
+
+
+def pace_key(url: str) -> str:
+    """The Redis key of the pace of ``url``'s host: by host name, as Scrapy's downloader slots
+    are (``127.0.0.1`` and ``127.0.0.1:80``, ``example.com.`` and ``example.com`` are one
+    host), case aside."""
+    host = (urlsplit(url).hostname or "").rstrip(".")
+    return f"sitemapaudit:pace:{host}"
 
 
 class HostPace:
@@ -57,11 +82,25 @@ class HostPace:
 
     def __init__(self, client: redis.Redis) -> None:
         self._reserve = client.register_script(_RESERVE)
+        self._hold = client.register_script(_HOLD)
+        # How late this client may send a reserved request: twice its slowest recent round
+        # trip to Redis (the answer's way back, and the reactor held up by another's), from
+        # a first one now.
+        sent = time.monotonic()
+        client.ping()
+        self.lag = 2 * (time.monotonic() - sent)
 
-    def reserve(self, host: str, delay: float) -> float:
-        """Seconds to wait before the next request to ``host`` may start."""
-        waited = self._reserve(keys=[f"sitemapaudit:pace:{host}"], args=[int(delay * 1e6)])
+    def reserve(self, url: str, delay: float) -> float:
+        """Seconds to wait before the next request to the host of ``url`` may start."""
+        sent = time.monotonic()
+        waited = self._reserve(keys=[pace_key(url)], args=[int(delay * 1e6), int(self.lag * 1e6)])
+        trip = time.monotonic() - sent
+        self.lag = max(2 * trip, 0.9 * self.lag)
         return int(cast(str, waited)) / 1e6
+
+    def hold(self, url: str, seconds: float) -> None:
+        """No request to the host of ``url`` starts in the next ``seconds``, in the cluster."""
+        self._hold(keys=[pace_key(url)], args=[int(seconds * 1e6)])
 
 
 PACED_SCHEMES = ("http", "https")
@@ -140,7 +179,7 @@ class ClusterPacedHandler:
         if spider.shared.lost is not None:
             raise IgnoreRequest("Redis cannot be reached")
         try:
-            wait = self.pace.reserve(urlparse_cached(request).netloc, delay)
+            wait = self.pace.reserve(request.url, delay)
         except Exception as exc:
             if not spider.redis_lost(exc):
                 raise

@@ -265,12 +265,12 @@ def test_a_child_redirecting_back_to_its_index_is_kept_for_the_index_record(
 def test_the_pace_of_a_host_is_shared_by_every_client(redis_url: str) -> None:
     host = f"{uuid.uuid4().hex}.example"
     paces = [HostPace(connect(redis_url)) for _ in range(3)]
-    waits = [pace.reserve(host, 0.5) for pace in paces]
+    waits = [pace.reserve(f"https://{host}/p{i}", 0.5) for i, pace in enumerate(paces)]
     # Reserved back to back: each start is half a second after the one before.
     assert waits[0] <= 0.05
     assert 0.4 <= waits[1] <= 0.55
     assert 0.9 <= waits[2] <= 1.05
-    assert paces[0].reserve(f"other-{host}", 0.5) <= 0.05
+    assert paces[0].reserve(f"https://other-{host}/", 0.5) <= 0.05
 
 
 def test_a_longer_delay_learnt_later_spaces_the_next_start_from_the_last(redis_url: str) -> None:
@@ -278,10 +278,39 @@ def test_a_longer_delay_learnt_later_spaces_the_next_start_from_the_last(redis_u
     delay: the next start is the longer delay after the last one, not the shorter."""
     host = f"{uuid.uuid4().hex}.example"
     pace = HostPace(connect(redis_url))
-    assert pace.reserve(host, 0.5) <= 0.05
-    assert 0.9 <= pace.reserve(host, 1.0) <= 1.05
+    url = f"https://{host}/"
+    assert pace.reserve(url, 0.5) <= 0.05
+    assert 0.9 <= pace.reserve(url, 1.0) <= 1.05
     # And a shorter one after a longer: the last start plus the delay now in force.
-    assert 1.1 <= pace.reserve(host, 0.2) <= 1.25
+    assert 1.1 <= pace.reserve(url, 0.2) <= 1.25
+
+
+def test_one_host_however_its_urls_write_it_has_one_pace(redis_url: str) -> None:
+    host = f"{uuid.uuid4().hex}.example"
+    pace = HostPace(connect(redis_url))
+    assert pace.reserve(f"http://{host}/a", 0.5) <= 0.05
+    assert 0.45 <= pace.reserve(f"http://{host.upper()}:80/b", 0.5) <= 0.55
+    assert 0.95 <= pace.reserve(f"http://{host}./c", 0.5) <= 1.05
+
+
+def test_a_client_slow_to_reach_redis_reserves_room_for_its_lateness(redis_url: str) -> None:
+    """A start is known to a worker only once Redis's answer is back: the next start is kept
+    that much later, so a request sent late is still the delay before the next."""
+    url = f"https://{uuid.uuid4().hex}.example/"
+    slow, fast = HostPace(connect(redis_url)), HostPace(connect(redis_url))
+    slow.lag = 0.3
+    assert slow.reserve(url, 0.5) <= 0.05
+    assert 0.75 <= fast.reserve(url, 0.5) <= 0.85
+
+
+def test_a_hold_keeps_every_client_from_starting_a_request(redis_url: str) -> None:
+    url = f"https://{uuid.uuid4().hex}.example/"
+    first, other = HostPace(connect(redis_url)), HostPace(connect(redis_url))
+    first.hold(url, 1.0)
+    assert 1.15 <= other.reserve(url, 0.2) <= 1.25
+    # A shorter hold does not shorten it.
+    first.hold(url, 0.1)
+    assert 1.35 <= other.reserve(url, 0.2) <= 1.5
 
 
 def test_bad_distributed_settings_fail_at_start_naming_the_setting() -> None:
@@ -689,3 +718,17 @@ def test_a_redis_restarted_empty_is_not_reconnected_to_as_if_nothing_happened(
     finally:
         server.terminate()
         server.wait(10)
+
+
+def test_a_retry_after_one_worker_honours_holds_the_other_workers_too(redis_url: str) -> None:
+    from scrapy import Request
+    from scrapy.utils.test import get_crawler
+
+    from sitemapaudit.middlewares import RetryAfterMiddleware
+
+    url = f"https://{uuid.uuid4().hex}.example/busy"
+    crawler = get_crawler(settings_dict={"SITEMAPAUDIT_DISTRIBUTED": redis_url})
+    middleware = RetryAfterMiddleware.from_crawler(crawler)
+    middleware._hold_cluster(Request(url), 2.0)
+    other = HostPace(connect(redis_url))
+    assert 2.0 <= other.reserve(url.replace("/busy", "/other"), 0.1) <= 2.2
