@@ -152,6 +152,18 @@ async def test_a_site_whose_sitemaps_are_all_gone_fails_fail_on_error(tmp_path: 
     assert codes[-1]["fail_on"] == {"policy": "noindex", "failed": False}
 
 
+def two_page_site() -> TestSite:
+    """A sitemap of two pages, named by robots.txt, that answers 304 to its ETag."""
+    return TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+            "/s.xml": conditional(urlset(url("{base}/a"), url("{base}/b")), '"v1"'),
+            "/a": page(),
+            "/b": page(),
+        }
+    )
+
+
 @deferred_f_from_coro_f
 async def test_an_unchanged_sitemap_answers_304_and_its_entries_are_reused(tmp_path: Path) -> None:
     history = {"SITEMAPAUDIT_HISTORY_PATH": str(tmp_path / "history.sqlite3")}
@@ -203,14 +215,7 @@ async def test_a_night_without_conditional_requests_leaves_no_validators_to_the_
     reads the sitemap in full instead of taking the site for empty."""
     path = tmp_path / "history.sqlite3"
     history = {"SITEMAPAUDIT_HISTORY_PATH": str(path)}
-    site = TestSite(
-        {
-            "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
-            "/s.xml": conditional(urlset(url("{base}/a"), url("{base}/b")), '"v1"'),
-            "/a": page(),
-            "/b": page(),
-        }
-    )
+    site = two_page_site()
     with site:
         await run_audit(
             site.base,
@@ -236,14 +241,7 @@ async def test_a_sitemap_is_read_again_when_the_settings_of_its_findings_changed
     conditionally again the next."""
     history = {"SITEMAPAUDIT_HISTORY_PATH": str(tmp_path / "history.sqlite3")}
     near = {**history, "SITEMAPAUDIT_NEAR_LIMIT_FRACTION": 0.00001}
-    site = TestSite(
-        {
-            "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
-            "/s.xml": conditional(urlset(url("{base}/a"), url("{base}/b")), '"v1"'),
-            "/a": page(),
-            "/b": page(),
-        }
-    )
+    site = two_page_site()
     nights = []
     with site:
         for number, settings in enumerate((history, near, near, history), 1):
@@ -270,14 +268,7 @@ async def test_a_history_that_keeps_two_runs_still_diffs_and_reuses_sitemaps(
     against the third."""
     path = tmp_path / "history.sqlite3"
     history = {"SITEMAPAUDIT_HISTORY_PATH": str(path), "SITEMAPAUDIT_HISTORY_KEEP_RUNS": 2}
-    site = TestSite(
-        {
-            "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
-            "/s.xml": conditional(urlset(url("{base}/a"), url("{base}/b")), '"v1"'),
-            "/a": page(),
-            "/b": page(),
-        }
-    )
+    site = two_page_site()
     with site:
         reports = []
         for night in range(4):

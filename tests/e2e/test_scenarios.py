@@ -7,6 +7,7 @@ import itertools
 import logging
 import time
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -254,16 +255,22 @@ async def test_inventory_only_requests_no_page(tmp_path: Path) -> None:
     assert urls[f"{site.base}/b"]["issues"] == ["lastmod_future"]
 
 
-@deferred_f_from_coro_f
-async def test_retry_after_is_honoured(tmp_path: Path) -> None:
+def busy_once() -> Callable[[TestSite, str], Page]:
+    """A page that answers 503 with Retry-After: 1 the first time it is asked for."""
     calls: list[int] = []
 
-    def flaky(site: TestSite, path: str) -> Page:
+    def answer(site: TestSite, path: str) -> Page:
         calls.append(1)
         if len(calls) == 1:
             return Page(status=503, headers=[("Retry-After", "1")])
         return page()
 
+    return answer
+
+
+@deferred_f_from_coro_f
+async def test_retry_after_is_honoured(tmp_path: Path) -> None:
+    flaky = busy_once()
     site = TestSite(
         {
             "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
@@ -283,14 +290,7 @@ async def test_retry_after_is_honoured(tmp_path: Path) -> None:
 async def test_retry_after_holds_back_the_host_s_other_requests_too(tmp_path: Path) -> None:
     """A server that asks for a wait means the site, not only the URL that got the answer:
     under a delay, no request to the host goes out until the wait is over."""
-    calls: list[int] = []
-
-    def busy(site: TestSite, path: str) -> Page:
-        calls.append(1)
-        if len(calls) == 1:
-            return Page(status=503, headers=[("Retry-After", "1")])
-        return page()
-
+    busy = busy_once()
     site = TestSite(
         {
             "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
