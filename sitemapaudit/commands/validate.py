@@ -101,6 +101,11 @@ class Command(ScrapyCommand):
         return "Validate sitemap files or URLs and print sitemap and url records as JSON Lines"
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
+        assert self.settings is not None
+        # (Before Scrapy's options, whose help shows the log level's default.)
+        for name, level in self.defaults.items():
+            if (self.settings.getpriority(name) or 0) < 40:
+                self.settings.set(name, level, priority="cmdline")
         super().add_options(parser)
         parser.add_argument(
             "--follow",
@@ -111,9 +116,6 @@ class Command(ScrapyCommand):
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
         super().process_options(args, opts)
         assert self.settings is not None
-        for name, level in self.defaults.items():
-            if (self.settings.getpriority(name) or 0) < 40:
-                self.settings.set(name, level, priority="cmdline")
         for name, value in self.forced.items():
             self.settings.set(name, value, priority="cmdline")
 
