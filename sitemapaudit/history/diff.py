@@ -90,7 +90,7 @@ CHANGES: dict[str, str] = {
     "status_changed": "The final status changed in another way between two fetched results.",
     "indexability_regression": (
         "The URL was indexable and now is not. The record's old and new give the reason, the "
-        "first of: robots_blocked, fetch_failed, a non-2xx status (as its number: 404), "
+        'first of: robots_blocked, fetch_failed, a non-2xx status (its number, as text: "404"), '
         "redirected (the listed URL redirects: its redirect finding), noindex, canonicalised "
         "(its canonical names another URL: its canonical_mismatch finding, unless that "
         "canonical is not an http(s) URL, which search engines ignore); else indexable. "

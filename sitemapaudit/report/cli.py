@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import stat
 import sys
 from contextlib import ExitStack
 from pathlib import Path
@@ -45,16 +46,20 @@ class _Outputs:
         self.written: list[Path] = []
 
     def open(self, target: Path) -> IO[bytes]:
+        try:
+            direct = not stat.S_ISREG(os.stat(target).st_mode)  # (through a symlink)
+        except OSError:
+            direct = False  # none yet
         real = Path(os.path.realpath(target))
-        direct = real.exists() and not real.is_file()
-        partial = real if direct else real.with_name(f".{real.name}.{os.getpid()}.part")
+        partial = target if direct else real.with_name(f".{real.name}.{os.getpid()}.part")
         try:
             handle = open(partial, "wb")  # noqa: SIM115 (closed by the stack)
         except OSError as exc:
             raise OSError(f"cannot write {target}: {exc.strerror or exc}") from None
         if not direct:
             self.pending.append((partial, real))
-        self.written.append(target)
+            # (What goes to a pipe or a device is not announced: it may be standard output.)
+            self.written.append(target)
         return self.stack.enter_context(handle)
 
     def commit(self) -> list[Path]:

@@ -314,13 +314,17 @@ class ReportFormatError(ValueError):
     """A line of a JSON Lines report is not a JSON object."""
 
 
+REPORT_RECORDS = ("sitemap", "url", "diff", "summary")
+"""The kinds of record a report holds (their ``"record"`` field)."""
+
+
 def iter_report(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
     """The records of a JSON Lines report, one dict per non-blank line, read as a stream.
 
     A gzip-compressed report (recognised by its magic bytes) is decompressed on the fly and a
-    UTF-8 BOM is ignored. A line that is not a JSON object, or a record after the summary (a
-    file that several runs appended to, with ``-o``), raises :class:`ReportFormatError`
-    naming the file and the line number.
+    UTF-8 BOM is ignored. A line that is not a JSON object, or not a report record (see
+    :data:`REPORT_RECORDS`), or a record after the summary (a file that several runs appended
+    to, with ``-o``), raises :class:`ReportFormatError` naming the file and the line number.
     """
     summary_line = 0
     with open(path, "rb") as raw:
@@ -342,6 +346,11 @@ def iter_report(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
                     raise ReportFormatError(f"{path}:{number}: not a JSON line: {exc}") from None
                 if not isinstance(record, dict):
                     raise ReportFormatError(f"{path}:{number}: not a JSON object")
+                if record.get("record") not in REPORT_RECORDS:
+                    raise ReportFormatError(
+                        f'{path}:{number}: not a report record (its "record" is '
+                        f"{record.get('record')!r}, not one of {', '.join(REPORT_RECORDS)})"
+                    )
                 if summary_line:
                     raise ReportFormatError(another_run(path, number, summary_line))
                 if record.get("record") == "summary":

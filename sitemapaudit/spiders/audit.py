@@ -8,7 +8,7 @@ import gc
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
@@ -440,8 +440,10 @@ class AuditSpider(Spider):
         # Shielded: a stop (Ctrl-C) cancels start(), and a cancel that came while Scrapy sends
         # the item signals (from tasks of their own) would take them along: records counted
         # and kept in the history would never reach the report. The item goes on to the
-        # feeds, and the close waits for it (the scraper counts it as in progress).
-        processing = asyncio.ensure_future(scraper.start_itemproc_async(item, response=None))
+        # feeds, and the close waits for it (the scraper counts it as in progress, from now
+        # on: counted only once its task runs, a close that came first would write the
+        # summary before it).
+        processing = asyncio.ensure_future(_counted_itemproc(scraper, item))
         try:
             await asyncio.shield(processing)
         except asyncio.CancelledError:
@@ -1131,6 +1133,19 @@ def _why_unrecorded(for_sitemaps: int, for_batch: int) -> str:
         f"{for_sitemaps:,} waited for every sitemap to be read, as a URL's record names all "
         f"that list it, and {for_batch:,} for the rest of their batch, as {batch}"
     )
+
+
+def _counted_itemproc(scraper: Any, item: Any) -> Coroutine[Any, Any, None]:
+    """``scraper.start_itemproc_async(item)``, the item counted as in progress at once (as
+    Scrapy's own ``_start_itemproc_nowait`` counts it), not once its task first runs."""
+    slot = scraper.slot
+    slot.itemproc_size += 1
+
+    async def process() -> None:
+        slot.itemproc_size -= 1  # (start_itemproc_async counts it from here)
+        await scraper.start_itemproc_async(item, response=None)
+
+    return process()
 
 
 def _closing_check(scraper: Any) -> None:

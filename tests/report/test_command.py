@@ -233,7 +233,8 @@ def test_an_output_through_a_symlink_or_to_a_pipe_is_written_there(tmp_path: Pat
     assert link.is_symlink()
     assert "<title>Sitemap audit: https://shop.example</title>" in target.read_text()
     assert pipe.is_fifo()
-    assert received and received[0].startswith(b"PK")
+    assert received
+    assert received[0].startswith(b"PK")
     assert not list(tmp_path.rglob(".*.part"))
 
 
@@ -241,3 +242,20 @@ def test_the_feed_encoding_setting_gives_the_csv_files_a_bom_as_bom_does(tmp_pat
     result = scrapy(SAMPLE, "--csv", tmp_path / "c", "-s", "FEED_EXPORT_ENCODING=utf-8-sig")
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "c" / "urls.csv").read_bytes().startswith(codecs.BOM_UTF8)
+
+
+def test_an_output_to_standard_output_is_the_only_thing_there() -> None:
+    """``--html /dev/stdout`` with standard output a pipe (as in ``| gzip``): the page alone."""
+    result = scrapy(SAMPLE, "--html", "/dev/stdout")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("<!DOCTYPE html>")
+    assert result.stdout.rstrip().endswith("</html>")
+
+
+def test_lines_that_are_not_report_records_are_refused(tmp_path: Path) -> None:
+    report = tmp_path / "junk.jsonl"
+    report.write_text('{"record": "bogus", "x": 1}\n', encoding="utf-8")
+    result = scrapy(report, "--csv", tmp_path / "c")
+    assert result.returncode == 1
+    assert "junk.jsonl:1: not a report record" in result.stderr
+    assert not (tmp_path / "c").exists()
