@@ -6,13 +6,13 @@ import argparse
 import os
 import re
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.exceptions import UsageError
-from scrapy.settings import SETTINGS_PRIORITIES
+from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
 from scrapy.utils.misc import load_object
 
 from sitemapaudit.arguments import check_fail_on, parse_arguments
@@ -80,15 +80,7 @@ class Command(ScrapyCrawlCommand):
             )
         except ConfigError as exc:
             raise UsageError(str(exc), print_help=False) from None
-        if (
-            ":" in arguments.origin.host
-            and (self.settings.getpriority("TWISTED_DNS_RESOLVER") or 0)
-            < SETTINGS_PRIORITIES["cmdline"]
-        ):
-            # An IPv6 literal: Scrapy's default resolver knows IPv4 only.
-            self.settings.set(
-                "TWISTED_DNS_RESOLVER", "scrapy.resolver.CachingHostnameResolver", "cmdline"
-            )
+        resolve_ipv6_literals(self.settings, [arguments.origin.host])
         if len(args) > 1:
             raise UsageError("running 'scrapy crawl' with more than one spider is not supported")
         assert self.crawler_process is not None
@@ -113,6 +105,16 @@ FAILURE_STATS = (
 before it was complete (in a distributed audit: this worker stopped before the cluster was
 done), the history failed during the run, the report could not be written (and any
 ``feedexport/failed_count/...``: a feed Scrapy could not store)."""
+
+
+def resolve_ipv6_literals(settings: BaseSettings, hosts: Iterable[str]) -> None:
+    """Use Scrapy's ``CachingHostnameResolver`` when a host is an IPv6 literal (Scrapy's
+    default resolver knows IPv4 only), unless the command line names a resolver."""
+    if (
+        any(":" in host for host in hosts)
+        and (settings.getpriority("TWISTED_DNS_RESOLVER") or 0) < SETTINGS_PRIORITIES["cmdline"]
+    ):
+        settings.set("TWISTED_DNS_RESOLVER", "scrapy.resolver.CachingHostnameResolver", "cmdline")
 
 
 def audit_failed(stats: Mapping[str, Any]) -> bool:

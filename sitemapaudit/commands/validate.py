@@ -25,10 +25,10 @@ from scrapy import signals
 from scrapy.commands import ScrapyCommand
 from scrapy.crawler import Crawler
 from scrapy.exceptions import UsageError
-from scrapy.settings import SETTINGS_PRIORITIES
 from scrapy.utils.defer import deferred_from_coro
 
 from sitemapaudit.checks.base import Severity
+from sitemapaudit.commands.crawl import audit_failed, resolve_ipv6_literals
 from sitemapaudit.commands.refusal import refusing_in_one_line
 from sitemapaudit.config import AuditConfig, check_robotstxt_obey, check_scrapy_settings
 from sitemapaudit.errors import ConfigError
@@ -186,10 +186,8 @@ class Command(ScrapyCommand):
         if not self._crawlers:
             return False
         assert self.crawler_process is not None
-        if self.crawler_process.bootstrap_failed:
-            return True
-        return any(
-            crawler.stats is not None and crawler.stats.get_value("sitemapaudit/summary/incomplete")
+        return self.crawler_process.bootstrap_failed or any(
+            crawler.stats is not None and audit_failed(crawler.stats.get_stats())
             for crawler in self._crawlers
         )
 
@@ -241,15 +239,7 @@ class Command(ScrapyCommand):
             )
         assert self.crawler_process is not None
         assert self.settings is not None
-        if (
-            any(":" in parse_origin(origin).host for origin in by_origin)
-            and (self.settings.getpriority("TWISTED_DNS_RESOLVER") or 0)
-            < SETTINGS_PRIORITIES["cmdline"]
-        ):
-            # An IPv6 literal: Scrapy's default resolver knows IPv4 only (as for scrapy crawl).
-            self.settings.set(
-                "TWISTED_DNS_RESOLVER", "scrapy.resolver.CachingHostnameResolver", "cmdline"
-            )
+        resolve_ipv6_literals(self.settings, [parse_origin(origin).host for origin in by_origin])
         for origin, sitemaps in by_origin.items():
             crawler = self.crawler_process.create_crawler(AuditSpider)
             crawler.signals.connect(self._scraped, signal=signals.item_scraped)

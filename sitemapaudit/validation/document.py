@@ -218,7 +218,7 @@ def _decode(data: bytes, encoding: _Encoding) -> str:
 def check_encoding(data: bytes) -> list[Problem]:
     """``encoding_invalid`` problems: a non-UTF-8 encoding, or bytes that are not UTF-8."""
     encoding = _detect_encoding(data)
-    if encoding.bom in {"UTF-16", "UTF-32"} or encoding.codec in {"utf-16-le", "utf-16-be"}:
+    if _utf16_or_32(encoding):
         kind = encoding.bom or "UTF-16"
         how = "byte order mark" if encoding.bom else "byte pattern"
         return [
@@ -275,10 +275,16 @@ def check_unread_encoding(data: bytes) -> list[Problem]:
     does not know): the likely reason it could not be read. Nothing for other documents (an
     HTML page in another encoding is no sitemap, whatever its encoding)."""
     encoding = _detect_encoding(data)
-    unicode = encoding.bom in {"UTF-16", "UTF-32"} or encoding.codec in {"utf-16-le", "utf-16-be"}
-    if unicode or (encoding.declared is not None and not _is_utf8_name(encoding.declared)):
+    if _utf16_or_32(encoding) or (
+        encoding.declared is not None and not _is_utf8_name(encoding.declared)
+    ):
         return check_encoding(data)
     return []
+
+
+def _utf16_or_32(encoding: _Encoding) -> bool:
+    """Whether a byte order mark or the bytes themselves show UTF-16 or UTF-32."""
+    return encoding.bom in {"UTF-16", "UTF-32"} or encoding.codec in {"utf-16-le", "utf-16-be"}
 
 
 def _is_utf8(data: bytes) -> bool:
