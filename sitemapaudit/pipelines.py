@@ -285,6 +285,7 @@ def _add_url(history: HistoryStore, run_id: int, record: UrlRecord) -> None:
         last_modified=record.last_modified,
         checked_at=record.checked_at,
         canonical_ignored=record.canonical is not None and not usable_canonical(record.canonical),
+        canonical=record.canonical,
     )
 
 

@@ -1596,6 +1596,7 @@ class AuditRun:
             final_url=before["final_url"],
             last_modified=before["last_modified"],
             noindex=list(before["noindex"]),
+            canonical=before["canonical"],
             checked_at=before["checked_at"],
             carried_over=True,
         ).to_json()

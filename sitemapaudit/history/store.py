@@ -57,6 +57,10 @@ _SITEMAP_DETAILS = (
 # http(s) URL, ``canonical_ignored``), for the diff's indexability: version 2 files gain the
 # column when this version opens them to write, as for ``rejudge_after``. Rows written without
 # it (by earlier versions) read 0, as those versions judged every canonical_mismatch.
+# It keeps the canonical itself too (``canonical``, for the record of a result the incremental
+# policy carries over): NULL when the page named none, or when an earlier version wrote the
+# row; '' when it is the URL itself, as it mostly is, so that the file does not hold every URL
+# twice.
 # Indexes of version 1 that no query needs: results are looked up by run, then URL (the
 # primary keys).
 _DROPPED_INDEXES = ("url_results_url", "url_sitemaps_sitemap")
@@ -90,6 +94,7 @@ CREATE TABLE IF NOT EXISTS url_results (
     last_modified TEXT,
     checked_at TEXT,
     canonical_ignored INTEGER NOT NULL DEFAULT 0,
+    canonical TEXT,
     PRIMARY KEY (run_id, url_id)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS url_sitemaps (
@@ -284,6 +289,8 @@ class HistoryStore:
                         "ALTER TABLE url_results ADD COLUMN canonical_ignored INTEGER NOT NULL "
                         "DEFAULT 0"
                     )
+                if not _has_column(db, "url_results", "canonical"):
+                    db.execute("ALTER TABLE url_results ADD COLUMN canonical TEXT")
                 db.execute("COMMIT")
             except BaseException:
                 roll_back(db)
@@ -302,6 +309,10 @@ class HistoryStore:
         # Whether the file keeps ``canonical_ignored`` (one of an earlier version opened
         # read-only may not).
         self.canonical_kept = _has_column(db, "url_results", "canonical_ignored")
+        self._canonical_text_kept = _has_column(db, "url_results", "canonical")
+        self._url_result_columns = _URL_RESULT_COLUMNS + (
+            "r.canonical" if self._canonical_text_kept else "NULL"
+        )
 
     def _check_version(self) -> int:
         """The file's schema version (0 for a new file); refuses versions it cannot read."""
@@ -526,6 +537,7 @@ class HistoryStore:
                 last_modified=_text(record.get("last_modified")),
                 checked_at=_text(record.get("checked_at")),
                 canonical_ignored=ignored,
+                canonical=_text(canonical),
             )
             return
         self._pending(run_id)
@@ -564,6 +576,7 @@ class HistoryStore:
         last_modified: str | None,
         checked_at: str | None,
         canonical_ignored: bool = False,
+        canonical: str | None = None,
     ) -> None:
         """Store one ``"url"`` record given as its typed fields (see :meth:`add_record`);
         ``canonical_ignored``: the page's canonical is not an http(s) URL."""
@@ -579,6 +592,7 @@ class HistoryStore:
             last_modified,
             checked_at,
             int(canonical_ignored),
+            "" if canonical == url else canonical,
         )
         self._urls.append((url, tuple(sitemaps), tuple(issues), values))
         self._added()
@@ -671,7 +685,7 @@ class HistoryStore:
         db.executemany(
             "INSERT OR REPLACE INTO url_results (run_id, url_id, status, fetched, fetch_failed, "
             "final_url, noindex, robots_blocked, lastmod, last_modified, checked_at, "
-            "canonical_ignored) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "canonical_ignored, canonical) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             results,
         )
         db.executemany(
@@ -739,7 +753,8 @@ class HistoryStore:
             "r.robots_blocked, "
             "(SELECT json_group_array(f.code) FROM findings f WHERE f.run_id = r.run_id "
             f"AND f.kind = {URL_RECORD} AND f.loc_id = r.url_id), "
-            f"r.checked_at, {'r.canonical_ignored' if self.canonical_kept else '0'} "
+            f"r.checked_at, {'r.canonical_ignored' if self.canonical_kept else '0'}, "
+            f"{'r.canonical' if self._canonical_text_kept else 'NULL'} "
             "FROM url_results r JOIN locs l ON l.id = r.url_id WHERE r.run_id = ?",
             (run_id,),
         )
@@ -758,6 +773,7 @@ class HistoryStore:
                 "issues": sorted(json.loads(row[9])),
                 "checked_at": row[10],
                 "canonical_ignored": bool(row[11]),
+                "canonical": _canonical(row[0], row[12]),
             }
 
     def sitemap_record(self, run_id: int, sitemap_url: str) -> dict[str, Any] | None:
@@ -808,7 +824,7 @@ class HistoryStore:
             return []
         rows = self._db.execute(
             # The origin's runs, newest first, then the URL's row in each (by primary key).
-            f"SELECT {_URL_RESULT_COLUMNS} FROM runs run CROSS JOIN url_results r "
+            f"SELECT {self._url_result_columns} FROM runs run CROSS JOIN url_results r "
             "WHERE run.origin = ? AND run.finished_at IS NOT NULL "
             "AND r.run_id = run.id AND r.url_id = ? "
             "ORDER BY run.id DESC LIMIT ?",
@@ -823,8 +839,8 @@ class HistoryStore:
         if url_id is None:
             return None
         row = self._db.execute(
-            f"SELECT {_URL_RESULT_COLUMNS} FROM url_results r JOIN runs run ON run.id = r.run_id "
-            "WHERE r.run_id = ? AND r.url_id = ?",
+            f"SELECT {self._url_result_columns} FROM url_results r "
+            "JOIN runs run ON run.id = r.run_id WHERE r.run_id = ? AND r.url_id = ?",
             (run_id, url_id),
         ).fetchone()
         return None if row is None else _url_result(url, row)
@@ -1152,8 +1168,13 @@ _URL_RESULT_COLUMNS = (
     "(SELECT json_group_array(f.code) FROM findings f WHERE f.run_id = r.run_id "
     f"AND f.kind = {URL_RECORD} AND f.loc_id = r.url_id), "
     "(SELECT json_group_array(s.loc) FROM url_sitemaps us JOIN locs s "
-    "ON s.id = us.sitemap_id WHERE us.run_id = r.run_id AND us.url_id = r.url_id)"
+    "ON s.id = us.sitemap_id WHERE us.run_id = r.run_id AND us.url_id = r.url_id), "
 )
+
+
+def _canonical(url: str, stored: str | None) -> str | None:
+    """A canonical as the history keeps it ('' for the URL itself)."""
+    return url if stored == "" else stored
 
 
 def _url_result(url: str, row: Sequence[Any]) -> dict[str, Any]:
@@ -1172,6 +1193,7 @@ def _url_result(url: str, row: Sequence[Any]) -> dict[str, Any]:
         "checked_at": row[10],
         "issues": sorted(json.loads(row[11])),
         "sitemaps": sorted(json.loads(row[12])),
+        "canonical": _canonical(url, row[13]),
     }
 
 

@@ -371,7 +371,7 @@ async def test_incremental_runs_recheck_what_changed_and_carry_the_rest(tmp_path
                 content_type=XML,
             ),
             stable: Page(
-                body="<html><head></head></html>",
+                body=f'<html><head><link rel="canonical" href="{{base}}{stable}"></head></html>',
                 headers=[("Last-Modified", "Mon, 01 Jan 2024 00:00:00 GMT")],
             ),
             "/edited": Page(
@@ -418,6 +418,7 @@ async def test_incremental_runs_recheck_what_changed_and_carry_the_rest(tmp_path
     urls = {r["url"].replace(site.base, ""): r for r in by_record(second, "url")}
     assert urls[stable]["carried_over"] is True
     assert urls[stable]["status"] == 200
+    assert urls[stable]["canonical"] == site.base + stable
     assert urls[stable]["issues"] == []
     assert urls["/edited"]["carried_over"] is False
     assert urls["/broken"]["issues"] == ["http_error"]

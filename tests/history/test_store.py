@@ -572,7 +572,65 @@ def test_records_round_trip_through_copy_run(store: HistoryStore, tmp_path: Path
         "issues": ["robots_blocked"],
         "checked_at": None,
         "canonical_ignored": False,
+        "canonical": None,
     }
+
+
+def test_a_url_result_keeps_its_canonical(store: HistoryStore) -> None:
+    """A result keeps the page's canonical (for the record the incremental policy carries
+    over): the URL itself (kept as ''), another URL, one search engines ignore, or none."""
+    records = [
+        {"record": "url", "url": f"{E}/self", "sitemaps": [], "canonical": f"{E}/self"},
+        {"record": "url", "url": f"{E}/q", "sitemaps": [], "canonical": f"{E}/p"},
+        {"record": "url", "url": f"{E}/js", "sitemaps": [], "canonical": "javascript:void(0)"},
+        {"record": "url", "url": f"{E}/none", "sitemaps": [], "canonical": None},
+    ]
+    run_id = finished(store, E, records)
+    expected = {
+        f"{E}/self": f"{E}/self",
+        f"{E}/q": f"{E}/p",
+        f"{E}/js": "javascript:void(0)",
+        f"{E}/none": None,
+    }
+    results = {url: store.url_result(run_id, url) for url in expected}
+    assert {url: result and result["canonical"] for url, result in results.items()} == expected
+    assert {r["url"]: r["canonical"] for r in store.records(run_id)} == expected
+    assert [h["canonical"] for h in store.url_history(E, f"{E}/q")] == [f"{E}/p"]
+    stored = dict(
+        store.query("SELECT l.loc, r.canonical FROM url_results r JOIN locs l ON l.id = r.url_id")
+    )
+    assert stored[f"{E}/self"] == ""
+
+
+def test_a_file_without_canonicals_gains_the_column_and_its_rows_have_none(
+    tmp_path: Path,
+) -> None:
+    """URL results an earlier version kept have no canonical: read as none, also from a file
+    opened read-only that has no such column; the column is added when the file is opened to
+    write."""
+    path = tmp_path / "history.sqlite3"
+    records = [{"record": "url", "url": f"{E}/p", "sitemaps": [], "canonical": f"{E}/p"}]
+    with HistoryStore(path) as store:
+        run_id = finished(store, E, records)
+    db = sqlite3.connect(path)
+    try:
+        db.execute("ALTER TABLE url_results DROP COLUMN canonical")
+        db.commit()
+    finally:
+        db.close()
+    with HistoryStore(path, read_only=True) as reader:
+        result = reader.url_result(run_id, f"{E}/p")
+        assert result is not None
+        assert result["canonical"] is None
+        assert [r["canonical"] for r in reader.records(run_id)] == [None]
+    with HistoryStore(path) as store:
+        old = store.url_result(run_id, f"{E}/p")
+        assert old is not None
+        assert old["canonical"] is None
+        later = finished(store, E, records)
+        new = store.url_result(later, f"{E}/p")
+        assert new is not None
+        assert new["canonical"] == f"{E}/p"
 
 
 def test_copy_run_keeps_a_canonical_search_engines_ignore(
