@@ -140,10 +140,17 @@ def _check_comparable(store: HistoryStore, *operands: tuple[Operand, int]) -> No
         info = store.run(run_id)
         summary = store.summary(run_id) or {}
         if info is None or info.finished_at is None or not summary:
+            if operand.run_id is None:
+                why = (
+                    "no summary record, so not a finished audit (stopped early, cut short, "
+                    "or not a report)"
+                )
+            elif info is None or info.finished_at is None:
+                why = "the run never finished (the audit stopped early, or is still running)"
+            else:
+                why = "the run has no summary (it was stored from a report without one)"
             raise UsageError(
-                f"{operand.text}: no summary record, so not a finished audit (stopped early, "
-                "cut short, or not a report); only complete audits can be compared",
-                print_help=False,
+                f"{operand.text}: {why}; only complete audits can be compared", print_help=False
             )
         if summary.get("complete") is False:
             raise UsageError(

@@ -182,7 +182,8 @@ def test_an_unfinished_stored_run_is_refused(
         monkeypatch, capsys, "--db", str(history), "run:3", f"run:{unfinished}"
     )
     assert code == 2
-    assert f"run:{unfinished}: no summary record, so not a finished audit" in err
+    assert f"run:{unfinished}: the run never finished (the audit stopped early" in err
+    assert "report" not in err
 
 
 def test_a_stored_run_against_a_report_file(
@@ -239,7 +240,7 @@ def names(tmp_path: Path, history: Path, reports: tuple[Path, Path]) -> dict[str
         (["{old}", "{tmp}/cut.jsonl"], "{tmp}/cut.jsonl: no summary record"),
         (["{tmp}/stopped.jsonl", "{new}"], 'summary says "complete": false'),
         (["{old}", "{tmp}/other.jsonl"], "the runs audit different sites"),
-        (["--db", "{db}", "run:1", "run:3"], "run:1: no summary record"),
+        (["--db", "{db}", "run:1", "run:3"], "run:1: the run has no summary (it was stored"),
         (["{old}", "{tmp}/cut.jsonl.gz"], "cut.jsonl.gz: broken gzip data"),
     ],
 )
