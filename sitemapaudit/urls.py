@@ -10,7 +10,7 @@ import ipaddress
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from urllib.parse import quote, urljoin, urlsplit, urlunsplit
+from urllib.parse import quote, unquote, urljoin, urlsplit, urlunsplit
 
 import idna
 
@@ -761,7 +761,28 @@ def _urljoin_keeps(value: str) -> bool:
     )
 
 
+def canonical_problem(canonical: str) -> str | None:
+    """Why search engines cannot use a page's canonical, or ``None`` when they can: it is not
+    an http(s) URL (``javascript:``, ``mailto:``...), or not one a browser can parse (a space or
+    another character the WHATWG URL Standard forbids in its host, an unclosed ``[``, a port
+    past 65535). The page is then not canonicalised to it."""
+    if _COMMON_URL_RE.fullmatch(canonical) is not None:
+        return None
+    if not canonical.lower().startswith(("http://", "https://")):
+        return "not an http or https URL"
+    origin = url_origin(canonical)
+    if origin is None or (
+        ":" not in origin.host and _FORBIDDEN_DOMAIN_RE.search(unquote(origin.host))
+    ):
+        return "not a URL browsers can parse (its host or port is malformed)"
+    return None
+
+
+# Code points the WHATWG URL Standard forbids in a domain (after its percent-decoding): a host
+# holding one is no host.
+_FORBIDDEN_DOMAIN_RE = re.compile(r"[\x00-\x20#%/:<>?@\[\\\]^|\x7f]")
+
+
 def usable_canonical(canonical: str) -> bool:
-    """Whether a page's canonical is an http(s) URL: search engines ignore any other
-    (``javascript:``, ``mailto:``...), so the page is then not canonicalised to it."""
-    return canonical.lower().startswith(("http://", "https://"))
+    """Whether search engines can use a page's canonical (see :func:`canonical_problem`)."""
+    return canonical_problem(canonical) is None

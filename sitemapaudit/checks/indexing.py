@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sitemapaudit.checks.base import ROBOTS_UNREADABLE, CheckContext, Severity, UrlCheck
 from sitemapaudit.facts import UrlFacts
-from sitemapaudit.urls import same_url, usable_canonical
+from sitemapaudit.urls import canonical_problem, same_url
 
 
 class NoIndex(UrlCheck):
@@ -59,11 +59,11 @@ class CanonicalMismatch(UrlCheck):
         canonical = outcome.canonical
         if canonical is None or canonical == page_url or same_url(canonical, page_url):
             return None
-        if not usable_canonical(canonical):
+        problem = canonical_problem(canonical)
+        if problem is not None:
             return [
-                f"canonical ({outcome.canonical_source}) is {canonical}, which is not an http "
-                "or https URL: search engines ignore it, so the page has no canonical they can "
-                "use"
+                f"canonical ({outcome.canonical_source}) is {canonical}, which is {problem}: "
+                "search engines ignore it, so the page has no canonical they can use"
             ]
         return [f"canonical ({outcome.canonical_source}) is {canonical}"]
 

@@ -72,9 +72,11 @@ class PageFacts:
     """The indexing facts of one response.
 
     ``noindex`` lists the sources that forbid indexing (``"meta:robots"``,
-    ``"meta:googlebot"``, ``"header:x-robots-tag"``). ``canonical`` is absolute and comes from
-    the first ``<link rel="canonical">`` (``canonical_source == "link"``), else from a
-    ``Link: <...>; rel="canonical"`` header (``"header"``). ``last_modified``, ``date`` and
+    ``"meta:googlebot"``, ``"header:x-robots-tag"``). ``canonical`` is absolute: the first
+    ``<link rel="canonical">`` (``canonical_source == "link"``), else ``Link: <...>;
+    rel="canonical"`` header (``"header"``), that search engines can use (see
+    :func:`~sitemapaudit.urls.canonical_problem`), or the first of all when none can be used.
+    ``last_modified``, ``date`` and
     ``content_type`` are the raw header values. ``unavailable_after`` pairs each source that
     sets an ``unavailable_after`` date (a robots meta, ``"header:x-robots-tag"``) with the
     earliest one: Google stops showing the page once it has passed. ``canonical_others``
@@ -184,8 +186,6 @@ def page_facts(
         noindex.extend(head.noindex)
         expiries.extend(head.unavailable_after)
         canonicals.extend(head.canonicals)
-        if head.canonical is not None:
-            canonical, source = head.canonical, "link"
         if head.refresh is not None:
             refresh = ("meta", *head.refresh)
         head_broken = head.broken
@@ -200,13 +200,14 @@ def page_facts(
     ]
     if header_dates:
         expiries.append(("header:x-robots-tag", min(header_dates)))
+    links = len(canonicals)
     link_values = _values(headers, "link")
     if link_values:
         for target, rels in parse_link_header(link_values):
             if "canonical" in rels and (resolved := resolve_href(url, target)) is not None:
                 canonicals.append(resolved)
-                if canonical is None:
-                    canonical, source = resolved, "header"
+    if canonicals:
+        canonical, source = _chosen(canonicals, links)
     if refresh is None:
         refresh = _header_refresh(url, _first(headers, "refresh"))
     return PageFacts(
@@ -222,6 +223,15 @@ def page_facts(
         head_broken=head_broken,
         head_complete=head_complete,
     )
+
+
+def _chosen(canonicals: list[str], links: int) -> tuple[str, str]:
+    """The page's canonical and its source (``"link"``: one of the first ``links``, link
+    elements; else ``"header"``): the first that search engines can use, as they ignore the
+    others (``javascript:``, a URL that does not parse); when none can be used, the first,
+    which ``canonical_mismatch`` reports as such."""
+    chosen = next((index for index, value in enumerate(canonicals) if usable_canonical(value)), 0)
+    return canonicals[chosen], "link" if chosen < links else "header"
 
 
 def _others(canonical: str | None, canonicals: list[str]) -> tuple[str, ...]:

@@ -260,7 +260,7 @@ def test_a_link_header_naming_the_same_canonical_is_no_conflict() -> None:
 
 def test_a_canonical_that_is_not_http_does_not_conflict() -> None:
     """Search engines ignore a ``javascript:`` or ``mailto:`` canonical: it names no other
-    URL, and a page whose first canonical is one has no canonical to conflict with."""
+    URL, and one that comes first does not hide those after it."""
     body = (
         b"<html><head><link rel=canonical href=/a/page>"
         b"<link rel=canonical href='javascript:void(0)'></head>"
@@ -271,7 +271,53 @@ def test_a_canonical_that_is_not_http_does_not_conflict() -> None:
         b"<html><head><link rel=canonical href='mailto:x@example.com'>"
         b"<link rel=canonical href=/b></head>"
     )
-    assert facts({"content-type": ["text/html"]}, body).canonical_others == ()
+    result = facts({"content-type": ["text/html"]}, body)
+    assert (result.canonical, result.canonical_source) == ("https://example.com/b", "link")
+    assert result.canonical_others == ()
+
+
+@pytest.mark.parametrize(
+    ("head", "link", "expected"),
+    [
+        # Ignored first: the usable ones after it are the page's, and conflict.
+        (
+            "<link rel=canonical href='javascript:void(0)'><link rel=canonical href=/other>"
+            "<link rel=canonical href=/third>",
+            [],
+            ("https://example.com/other", "link", ("https://example.com/third",)),
+        ),
+        # An ignored link element and a usable Link header: the header's.
+        (
+            "<link rel=canonical href='javascript:void(0)'>",
+            ['</other>; rel="canonical"'],
+            ("https://example.com/other", "header", ()),
+        ),
+        # A canonical browsers cannot parse names no URL either.
+        (
+            "<link rel=canonical href='http://[bad'><link rel=canonical href=/other>",
+            [],
+            ("https://example.com/other", "link", ()),
+        ),
+        (
+            "<link rel=canonical href=/other><link rel=canonical href='https://exa mple.com/t'>",
+            [],
+            ("https://example.com/other", "link", ()),
+        ),
+        # None usable: the first, which canonical_mismatch reports as unusable.
+        (
+            "<link rel=canonical href='https://exa mple.com/t'>"
+            "<link rel=canonical href='javascript:void(0)'>",
+            [],
+            ("https://exa mple.com/t", "link", ()),
+        ),
+    ],
+)
+def test_the_canonical_is_the_first_search_engines_can_use(
+    head: str, link: list[str], expected: tuple[str, str, tuple[str, ...]]
+) -> None:
+    headers = {"content-type": ["text/html"], "link": link}
+    result = facts(headers, f"<html><head>{head}</head><body></body></html>".encode())
+    assert (result.canonical, result.canonical_source, result.canonical_others) == expected
 
 
 def test_link_header_canonical_alone() -> None:

@@ -671,6 +671,18 @@ def test_a_canonical_that_is_no_web_address_is_said_to_be_ignored(canonical: str
     ]
 
 
+@pytest.mark.parametrize(
+    "canonical", ["https://exa mple.com/t", "http://[bad/t", "https://e.com:99999/", "https://a<b/"]
+)
+def test_a_canonical_browsers_cannot_parse_is_said_to_be_ignored(canonical: str) -> None:
+    record = url_record(canonical=canonical, canonical_source="link")
+    assert record.errors == [
+        f"canonical_mismatch: canonical (link) is {canonical}, which is not a URL browsers can "
+        "parse (its host or port is malformed): search engines ignore it, so the page has no "
+        "canonical they can use"
+    ]
+
+
 def test_a_last_modified_a_few_seconds_from_the_date_is_said_to_be_near_it() -> None:
     same = url_record(
         lastmod="2024-05-01",
