@@ -55,7 +55,33 @@ def usable_last_modified(outcome: FetchOutcome, generated_window: float) -> date
         return None
     if outcome.last_modified is None:
         return None
-    return _usable(outcome.last_modified, outcome.date, generated_window)
+    modified = _usable(outcome.last_modified, outcome.date, generated_window)
+    if modified is not None and outcome.date is None and _after_arrival(modified, outcome):
+        return None
+    return modified
+
+
+def _after_arrival(modified: datetime, outcome: FetchOutcome) -> bool:
+    """Whether a Last-Modified sent without a Date is later than when the response arrived, by
+    the audit's clock (give or take a server clock that runs ahead): it dates nothing."""
+    arrived = _arrival(outcome.checked_at)
+    return arrived is not None and (modified - arrived).total_seconds() > _ARRIVAL_SKEW_S
+
+
+# Seconds a server's clock may run ahead of the audit's before a Last-Modified sent without a
+# Date counts as later than the response.
+_ARRIVAL_SKEW_S = 60.0
+
+
+@functools.lru_cache(maxsize=256)
+def _arrival(checked_at: str | None) -> datetime | None:
+    if checked_at is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(checked_at)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -203,7 +229,13 @@ class LastmodUnverifiable(UrlCheck):
                 f"Last-Modified {outcome.last_modified} is later than the response's Date "
                 f"{outcome.date}, which servers may not send (RFC 9110)"
             ]
-        gap = 0.0 if date is None else (date - modified).total_seconds()
+        if date is None:
+            return [
+                f"Last-Modified {outcome.last_modified} is later than when the response "
+                f"arrived ({outcome.checked_at}), and the response has no Date: a time to come "
+                "dates nothing"
+            ]
+        gap = (date - modified).total_seconds()
         if gap == 0:
             return ["Last-Modified equals the response's Date (generated on the fly)"]
         return [

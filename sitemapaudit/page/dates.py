@@ -545,6 +545,10 @@ def latest_instant(lastmod: Lastmod) -> datetime:
     return period_end(lastmod) + LATEST_OFFSET if lastmod.date_only else lastmod.value
 
 
+# More seconds than there are between the years 1 and 9999 (and fewer than timedelta holds).
+_ALL_TIME_S = 366 * 86_400 * 10_000
+
+
 def lastmod_matches(lastmod: Lastmod, last_modified: datetime, *, tolerance_s: float) -> bool:
     """Whether a lastmod agrees with a ``Last-Modified`` instant.
 
@@ -557,6 +561,8 @@ def lastmod_matches(lastmod: Lastmod, last_modified: datetime, *, tolerance_s: f
     if not lastmod.date_only:
         return abs(lastmod_delta(lastmod, last_modified)) <= tolerance_s
     instant = _aware(last_modified)
+    if tolerance_s >= _ALL_TIME_S:
+        return True  # a window wider than every date there is (a huge tolerance setting)
     tolerance = timedelta(seconds=tolerance_s)
     try:
         if instant < earliest_instant(lastmod) - tolerance:

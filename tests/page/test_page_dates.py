@@ -420,6 +420,14 @@ def test_tolerance() -> None:
     assert lastmod_matches(fractional, utc(2024, 3, 10, 12, 0, 0), tolerance_s=1)
 
 
+@pytest.mark.parametrize("tolerance", [1e14, 1e300, float("inf")])
+def test_a_tolerance_wider_than_all_dates_matches_every_date(tolerance: float) -> None:
+    """A huge SITEMAPAUDIT_LASTMOD_TOLERANCE (a valid float) means any date matches, not an
+    overflow in the middle of an audit."""
+    assert lastmod_matches(lastmod("2024-03-10"), utc(1990, 1, 1), tolerance_s=tolerance)
+    assert lastmod_matches(lastmod("2024-03-10T12:00:00Z"), utc(1990, 1, 1), tolerance_s=tolerance)
+
+
 def test_date_only_vs_late_in_the_day_in_utc_minus_5() -> None:
     # 22:30 on 10 March in New York (UTC-5) is 03:30 UTC on 11 March.
     entry = lastmod("2024-03-10")

@@ -713,3 +713,27 @@ def test_hreflang_not_reciprocal_names_the_first_hundred_alternates_and_counts_t
     assert record.errors[-1] == (
         "hreflang_not_reciprocal: and 150 more hreflang alternates of this URL do not list it back"
     )
+
+
+def test_a_last_modified_after_the_arrival_without_a_date_is_unverifiable() -> None:
+    """Without a Date header, the audit's clock (when the response arrived) tells a
+    Last-Modified to come, which dates nothing; a minute ahead is clock skew."""
+    future = url_record(
+        lastmod="2024-05-01T10:00:00Z",
+        last_modified="Fri, 01 Jan 2100 10:00:00 GMT",
+        checked_at="2024-06-01T12:00:00+00:00",
+    )
+    assert future.issues == ["lastmod_unverifiable"]
+    assert future.lastmod_delta_s is None
+    assert future.errors == [
+        "lastmod_unverifiable: Last-Modified Fri, 01 Jan 2100 10:00:00 GMT is later than when "
+        "the response arrived (2024-06-01T12:00:00+00:00), and the response has no Date: a "
+        "time to come dates nothing"
+    ]
+    skewed = url_record(
+        lastmod="2024-05-01T10:00:30Z",
+        last_modified="Wed, 01 May 2024 10:00:30 GMT",
+        checked_at="2024-05-01T10:00:00+00:00",
+    )
+    assert skewed.issues == []
+    assert skewed.lastmod_delta_s == 0.0
