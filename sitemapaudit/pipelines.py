@@ -49,6 +49,9 @@ class ChecksPipeline:
     def process_item(self, item: Any) -> Any:
         if self._robots_unknown and isinstance(item, UrlFactsBatch | UrlFacts):
             self._read_robots()
+        if self.builder.ctx.sitemaps_read_at is None and isinstance(item, UrlFactsBatch | UrlFacts):
+            run = getattr(self.crawler.spider, "run", None)
+            self.builder.ctx.sitemaps_read_at = getattr(run, "sitemaps_read_at", None)
         if isinstance(item, UrlFactsBatch):
             url_record = self.builder.url_record
             return UrlRecordBatch([self._count(url_record(facts)) for facts in item.facts])

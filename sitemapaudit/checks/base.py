@@ -33,6 +33,10 @@ class CheckContext:
     config: AuditConfig
     audit_time: datetime
     extras: dict[str, object] = field(default_factory=dict)
+    sitemaps_read_at: datetime | None = None
+    """When the audit had read every sitemap: a URL's lastmod is in the future when it is
+    later than that (``None``: than ``audit_time``). A sitemap generator may date its
+    entries with the moment it serves them, after the audit started."""
 
 
 class Check(Generic[F]):

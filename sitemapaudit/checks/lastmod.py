@@ -159,7 +159,7 @@ def _feed_date_problem(value: str, date_format: str) -> str | None:
 
 
 class LastmodFuture(UrlCheck):
-    """The `<lastmod>` is later than the time of the audit."""
+    """The `<lastmod>` is later than the moment the audit had read every sitemap."""
 
     code = "lastmod_future"
     severity = Severity.WARNING
@@ -169,10 +169,16 @@ class LastmodFuture(UrlCheck):
         lastmod = listed_lastmod(facts.lastmod, facts.lastmod_format)
         if lastmod is None:
             return None
-        if earliest_instant(lastmod) > ctx.audit_time:
+        read_at = ctx.sitemaps_read_at
+        if earliest_instant(lastmod) > (read_at or ctx.audit_time):
+            if read_at is None:
+                return [
+                    f"lastmod {facts.lastmod} is after the audit time "
+                    f"{ctx.audit_time:%Y-%m-%dT%H:%M:%SZ}"
+                ]
             return [
-                f"lastmod {facts.lastmod} is after the audit time "
-                f"{ctx.audit_time:%Y-%m-%dT%H:%M:%SZ}"
+                f"lastmod {facts.lastmod} is after {read_at:%Y-%m-%dT%H:%M:%SZ}, when the audit "
+                "had read every sitemap"
             ]
         return None
 

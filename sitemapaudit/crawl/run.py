@@ -161,6 +161,8 @@ class AuditRun:
     # Targets of followed sitemap redirects whose answers have not come, each with the sitemap
     # listed there meanwhile that waits for that answer, if any (see hop_requested).
     _hops: dict[str, SitemapRef | None]
+    # When every sitemap was read (set once they are).
+    sitemaps_read_at: datetime | None = None
 
     def __init__(
         self,
@@ -418,9 +420,14 @@ class AuditRun:
             and self._sitemaps_outstanding == 0
         )
         if final:
-            self._final = True
+            self._mark_final()
             self._listings_complete()
         return final
+
+    def _mark_final(self) -> None:
+        """Every sitemap is read: note when (a URL's lastmod past it is in the future)."""
+        self._final = True
+        self.sitemaps_read_at = datetime.now(UTC)
 
     def _listings_complete(self) -> None:
         """Every sitemap is read: settle what needs all of them (hreflang reciprocity)."""
@@ -889,7 +896,15 @@ class AuditRun:
         moved = waiting
         if decision is Decision.FETCH:
             moved = self._pending(
-                SitemapRef(target, ref.found_via, ref.parent, ref.depth, ref.lastmod, ref.url)
+                SitemapRef(
+                    target,
+                    ref.found_via,
+                    ref.parent,
+                    ref.depth,
+                    ref.lastmod,
+                    ref.url,
+                    ref.listed_at,
+                )
             )
             self.inventory.sitemap_redirected(target, ref.url, ref.parent)
             self._sitemaps_outstanding += 1
@@ -1369,7 +1384,8 @@ class AuditRun:
         """What tracks a sitemap's newest URL lastmod, when its index gave it a lastmod."""
         if ref.lastmod is None:  # (only an index gives one)
             return None
-        return NewestLastmod(self.audit_time)
+        # (A lastmod of the sitemap is in the future past the moment it is read.)
+        return NewestLastmod(datetime.now(UTC))
 
     def _index_lastmod(self, ref: SitemapRef, newest: NewestLastmod | None) -> list[Problem]:
         """The findings of the lastmod the index gave this sitemap (none without one)."""
@@ -1379,7 +1395,7 @@ class AuditRun:
             ref.lastmod,
             ref.parent,
             newest.newest(),
-            now=self.audit_time,
+            now=self.audit_time if ref.listed_at is None else datetime.fromisoformat(ref.listed_at),
             tolerance_s=self.config.lastmod_tolerance,
         )
 
@@ -1396,7 +1412,10 @@ class AuditRun:
         depth = parent.depth + 1
         decision = self.tree.consider(loc, depth=depth, parent=parent.url)
         if decision is Decision.FETCH:
-            refs.append(self._pending(SitemapRef(loc, "index", parent.url, depth, lastmod)))
+            listed_at = None if lastmod is None else datetime.now(UTC).isoformat()
+            refs.append(
+                self._pending(SitemapRef(loc, "index", parent.url, depth, lastmod, None, listed_at))
+            )
             self._sitemaps_outstanding += 1
         elif decision is Decision.KNOWN:
             pass

@@ -44,6 +44,9 @@ class SitemapRef:
     # The sitemap that redirects here, for a sitemap read in its place: its URLs may be in
     # the directory of either location.
     moved_from: str | None = None
+    # When the index that gives ``lastmod`` was read (ISO 8601, UTC): the lastmod is in the
+    # future when it is later than that.
+    listed_at: str | None = None
 
 
 class SitemapTree:

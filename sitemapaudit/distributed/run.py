@@ -377,7 +377,7 @@ class SharedAuditRun(AuditRun):
             and self.shared_inventory.pending_count() == 0
         )
         if final:
-            self._final = True
+            self._mark_final()
             logger.info(
                 "all sitemaps read: %s listed",
                 count_noun(self.shared_inventory.url_count(), "distinct URL"),

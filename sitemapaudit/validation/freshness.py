@@ -132,7 +132,10 @@ def index_lastmod_problems(
         ]
     if earliest_instant(listed) > now:
         return [
-            Problem("lastmod_future", f"{given}, after the audit time {now:%Y-%m-%dT%H:%M:%SZ}")
+            Problem(
+                "lastmod_future",
+                f"{given}, after {now:%Y-%m-%dT%H:%M:%SZ}, when the audit read the index",
+            )
         ]
     if newest is None:
         return []

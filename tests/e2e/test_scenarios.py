@@ -8,6 +8,7 @@ import logging
 import time
 import zlib
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -253,6 +254,39 @@ async def test_inventory_only_requests_no_page(tmp_path: Path) -> None:
     assert urls[f"{site.base}/a"]["fetched"] is False
     assert urls[f"{site.base}/a"]["issues"] == []
     assert urls[f"{site.base}/b"]["issues"] == ["lastmod_future"]
+
+
+@deferred_f_from_coro_f
+async def test_a_lastmod_dated_when_its_sitemap_is_served_is_not_in_the_future(
+    tmp_path: Path,
+) -> None:
+    """Generators that date entries with the moment they serve the sitemap (after the audit
+    started) write no future lastmod: a lastmod is in the future past the moment the audit
+    read the index (an index's lastmod of a sitemap) or every sitemap (a URL's)."""
+
+    def now() -> str:
+        return datetime.now(UTC).isoformat(timespec="microseconds")
+
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/index.xml\n", content_type="text/plain"),
+            "/index.xml": lambda _site, _path: Page(
+                body=index("{base}/s.xml").replace("</loc>", f"</loc><lastmod>{now()}</lastmod>"),
+                content_type=XML,
+            ),
+            "/s.xml": lambda _site, _path: Page(
+                body=urlset(url("{base}/a", now()), url("{base}/b", "2099-01-01")),
+                content_type=XML,
+            ),
+        }
+    )
+    with site:
+        records = (await run_audit(site.base, tmp_path / "r.jsonl", fetch_urls="no"))[0]
+    assert issues_by_url(records, "sitemap")[f"{site.base}/s.xml"] == []
+    urls = {r["url"]: r for r in by_record(records, "url")}
+    assert urls[f"{site.base}/a"]["issues"] == []
+    assert urls[f"{site.base}/b"]["issues"] == ["lastmod_future"]
+    assert urls[f"{site.base}/b"]["errors"][0].endswith(", when the audit had read every sitemap")
 
 
 def busy_once() -> Callable[[TestSite, str], Page]:

@@ -291,7 +291,7 @@ def test_a_followed_local_index_judges_its_children_as_an_index_url_does(
             if record["record"] == "sitemap" and record["url"] in children:
                 name = children[record["url"]]
                 found[name] = [
-                    re.sub(r"audit time \S+", "audit time T", error.replace(index_name, "INDEX"))
+                    re.sub(r"after \S+Z, when", "after T, when", error.replace(index_name, "INDEX"))
                     for error in record["errors"]
                 ]
         return found

@@ -195,7 +195,7 @@ def test_an_index_lastmod_after_the_audit_is_in_the_future() -> None:
         (
             "lastmod_future",
             "the index http://example.com/i.xml gives lastmod '2024-06-01T12:00:01Z' for this "
-            "sitemap, after the audit time 2024-06-01T12:00:00Z",
+            "sitemap, after 2024-06-01T12:00:00Z, when the audit read the index",
         )
     ]
     # A date names its day in any time zone: 2024-06-02 has begun in UTC+14.
