@@ -23,12 +23,13 @@ import sqlite3
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from sitemapaudit.errors import ConfigError
 from sitemapaudit.facts import FetchOutcome, UrlFacts
-from sitemapaudit.page.dates import parse_rfc822_date
+from sitemapaudit.page.dates import parse_rfc822_date, parse_w3c_datetime
 from sitemapaudit.sqlitefiles import is_damaged, roll_back, storage_detail
 
 NEW, DONE, EMITTED = 0, 2, 3
@@ -102,16 +103,25 @@ class Listing(NamedTuple):
         )
 
 
+@lru_cache(maxsize=4096)
 def lastmod_order(lastmod: str, lastmod_format: str) -> str:
     """What the lastmods of a URL listed more than once are compared by (the greatest is
-    kept): an RSS pubDate by the instant it names (as ``2017-01-05T12:34:50Z``: otherwise its
-    day name decides, ``Wed`` over ``Thu``), any other value by its text (for dates written
-    alike, the newest)."""
+    kept): a date by the instant it names, written in UTC as ``2017-01-05T12:34:50Z`` (a W3C
+    Datetime in any offset, an Atom date, an RSS pubDate, whose day name would otherwise
+    decide, ``Wed`` over ``Thu``); a date alone as written (``2017-01-05`` comes before that
+    day's times); a value that is no date before any date, by its text."""
     if lastmod_format == "rfc822":
         instant = parse_rfc822_date(lastmod)
-        if instant is not None:
-            return instant.strftime("%Y-%m-%dT%H:%M:%SZ")
-    return lastmod
+    else:
+        parsed = parse_w3c_datetime(lastmod)
+        if parsed is not None and parsed.date_only:
+            return lastmod.strip()
+        instant = None if parsed is None else parsed.value
+    if instant is None:
+        return "\x01" + lastmod
+    if instant.microsecond:
+        return instant.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return instant.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 class NewEntry(NamedTuple):

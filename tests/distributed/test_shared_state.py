@@ -93,9 +93,21 @@ def test_listings_are_shared_and_a_sitemap_read_again_is_not_counted_twice(
     assert (third.lastmod, third.times_listed) == (None, 1)
 
 
-def test_a_url_listed_again_keeps_the_greatest_lastmod_in_any_order(redis_url: str) -> None:
-    listings = [("https://s/a.xml", "2024-06-01"), ("https://s/b.xml", None)]
-    listings.append(("https://s/c.xml", "2024-01-01"))
+@pytest.mark.parametrize(
+    ("lastmods", "kept"),
+    [
+        (["2024-06-01", None, "2024-01-01"], "2024-06-01"),
+        # Instants, whatever their offsets (04:00Z over 01:00Z), and a date over no date.
+        (
+            ["2024-01-05T20:00:00-08:00", "garbage", "2024-01-06T01:00:00Z"],
+            "2024-01-05T20:00:00-08:00",
+        ),
+    ],
+)
+def test_a_url_listed_again_keeps_the_greatest_lastmod_in_any_order(
+    redis_url: str, lastmods: list[str | None], kept: str
+) -> None:
+    listings = [(f"https://s/{i}.xml", lastmod) for i, lastmod in enumerate(lastmods)]
     seen = set()
     for shuffled in itertools.permutations(listings):
         a, b = two_workers(redis_url)
@@ -104,7 +116,7 @@ def test_a_url_listed_again_keeps_the_greatest_lastmod_in_any_order(redis_url: s
             a.add_entries(sitemap, [NewEntry("https://x/p", lastmod, "w3c", ("out_of_scope",))])
         (listing,) = b.listings([1])
         seen.add((listing.lastmod, listing.rules))
-    assert seen == {("2024-06-01", ("out_of_scope",))}
+    assert seen == {(kept, ("out_of_scope",))}
 
 
 def test_a_url_listed_again_keeps_every_rule_its_listings_broke(redis_url: str) -> None:

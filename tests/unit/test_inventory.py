@@ -252,6 +252,19 @@ def test_a_resumed_inventory_keeps_its_first_start_and_every_resume(tmp_path: Pa
             ],
             "Thu, 05 Jan 2017 12:34:50 GMT",
         ),
+        # W3C Datetimes compare as instants whatever their offsets (04:00Z over 01:00Z).
+        (
+            "w3c",
+            ["2024-01-05T20:00:00-08:00", "2024-01-06T01:00:00+00:00"],
+            "2024-01-05T20:00:00-08:00",
+        ),
+        (
+            "rfc3339",
+            ["2024-01-06T05:00:00+02:00", "2024-01-06T01:00:00Z"],
+            "2024-01-06T05:00:00+02:00",
+        ),
+        # A date wins over a value that is no date, and a time over its day alone.
+        ("w3c", ["garbage", "2024-05-01T10:00:00Z", "2024-05-01"], "2024-05-01T10:00:00Z"),
     ],
 )
 def test_a_url_listed_again_keeps_the_greatest_lastmod_in_any_order(
