@@ -241,17 +241,28 @@ def _record(
     }
 
 
+UNREADABLE_BODY = ("not_a_sitemap", "xml_malformed", "gzip_invalid")
+"""Findings of a sitemap whose body (answered 2xx) could not be read to its end: nothing of it
+(an HTML error page served with 200, an empty body), or its entries only up to a broken
+markup or gzip stream. What it lists is not known: a URL it no longer lists is unknown, not
+removed, as for a sitemap that answered 500."""
+
+
 def _unreadable(s: str) -> str:
     """SQL: the sitemap result ``s`` could not be read: its fetch failed, or it answered a
     status that is neither 2xx nor a 304 (a 404 too: the sitemap is still named where it was
-    found). A 3xx with a ``redirect`` finding is read, under the name of the sitemap it
-    redirects to."""
+    found), or what it answered could not be read to its end (see :data:`UNREADABLE_BODY`).
+    A 3xx with a ``redirect`` finding is read, under the name of the sitemap it redirects
+    to."""
     return (
         f"({s}.fetch_failed OR ({s}.status IS NOT NULL AND {s}.status NOT BETWEEN 200 AND 299 "
         f"AND {s}.status <> 304 AND NOT ({s}.status BETWEEN 300 AND 399 AND EXISTS "
         f"(SELECT 1 FROM findings rf WHERE rf.run_id = {s}.run_id "
         f"AND rf.kind = {SITEMAP_RECORD} AND rf.loc_id = {s}.sitemap_id "
-        "AND rf.code = 'redirect'))))"
+        "AND rf.code = 'redirect'))) OR EXISTS "
+        f"(SELECT 1 FROM findings rb WHERE rb.run_id = {s}.run_id "
+        f"AND rb.kind = {SITEMAP_RECORD} AND rb.loc_id = {s}.sitemap_id "
+        f"AND rb.code IN ({', '.join(repr(code) for code in UNREADABLE_BODY)})))"
     )
 
 
@@ -272,12 +283,16 @@ def _unread(name: str, unread: str, other: str) -> str:
     )
 
 
-def _listed_by(url_id: str, run: str, sitemaps: str) -> str:
+def _listed_by(url_id: str, run: str, sitemaps: str, other: str) -> str:
     """SQL: in the run of parameter ``run``, the URL ``url_id`` is listed by a sitemap of the
-    common table ``sitemaps`` (one that may list it still, for all the other run knows)."""
+    common table ``sitemaps`` (one that may list it still, for all the run of parameter
+    ``other`` knows), and ``other`` did not read that listing (a sitemap read only up to a
+    broken markup or gzip stream lists the URLs it gave as known)."""
     return (
-        "EXISTS (SELECT 1 FROM url_sitemaps us WHERE us.run_id = :"
-        f"{run} AND us.url_id = {url_id} AND us.sitemap_id IN (SELECT id FROM {sitemaps}))"
+        f"EXISTS (SELECT 1 FROM url_sitemaps us WHERE us.run_id = :{run} "
+        f"AND us.url_id = {url_id} AND us.sitemap_id IN (SELECT id FROM {sitemaps}) "
+        f"AND NOT EXISTS (SELECT 1 FROM url_sitemaps uo WHERE uo.run_id = :{other} "
+        "AND uo.url_id = us.url_id AND uo.sitemap_id = us.sitemap_id))"
     )
 
 
@@ -292,14 +307,16 @@ def _lastmod_unknown(url_id: str) -> str:
     other run could not read, so the lastmod of one of the two runs is that of fewer
     listings (a URL's lastmod is the greatest of its listings'): no lastmod change is known."""
     return (
-        f"({_listed_by(url_id, 'old', 'unread_new')} OR {_listed_by(url_id, 'new', 'unread_old')})"
+        f"({_listed_by(url_id, 'old', 'unread_new', 'new')} "
+        f"OR {_listed_by(url_id, 'new', 'unread_old', 'old')})"
     )
 
 
 def unread_sitemaps(store: HistoryStore, old_run: int, new_run: int) -> tuple[int, int]:
     """How many sitemaps that ``old_run`` read the run ``new_run`` could not read (a failed
-    fetch, a status neither 2xx nor 304), and how many more of ``old_run`` it lacks because an index
-    above them could not be read: their URLs and findings are unknown in ``new_run``."""
+    fetch, a status neither 2xx nor 304, a body that is no sitemap or breaks off), and how
+    many more of ``old_run`` it lacks because an index above them could not be read: their
+    URLs and findings are unknown in ``new_run``."""
     rows = store.query(
         f"WITH RECURSIVE {_unread('unread', 'new', 'old')} "
         "SELECT COALESCE(SUM(NOT u.lost AND EXISTS (SELECT 1 FROM sitemap_results o "
@@ -325,8 +342,9 @@ def unread_note(store: HistoryStore, old_run: int, new_run: int) -> str | None:
     )
     return (
         f"{count_noun(unread, 'sitemap')} of run {old_run} could not be read in this run (a "
-        f"failed fetch or an error status){more}: the changes since run {old_run} count the "
-        "URLs listed there and their findings as unknown, not as removed or fixed"
+        f"failed fetch, an error status, or a body that is no sitemap or breaks off){more}: the "
+        f"changes since run {old_run} count the URLs listed there and their findings as "
+        "unknown, not as removed or fixed"
     )
 
 
@@ -341,7 +359,7 @@ def _url_presence(
         "FROM url_results r JOIN locs l ON l.id = r.url_id "
         "WHERE r.run_id = :here AND NOT EXISTS "
         "(SELECT 1 FROM url_results x WHERE x.run_id = :there AND x.url_id = r.url_id) "
-        f"AND NOT {_listed_by('r.url_id', 'here', 'unread')} "
+        f"AND NOT {_listed_by('r.url_id', 'here', 'unread', 'there')} "
         "ORDER BY l.loc",
         {"here": here, "there": there},
     )
@@ -440,10 +458,10 @@ def _findings(
             f"WHERE u.id = f.loc_id AND (u.lost OR f.code IN ({document_marks})))) "
             "AND NOT (f.kind = :url_kind AND NOT EXISTS "
             "(SELECT 1 FROM url_results x WHERE x.run_id = :there AND x.url_id = f.loc_id) "
-            f"AND {_listed_by('f.loc_id', 'here', 'unread')}) "
+            f"AND {_listed_by('f.loc_id', 'here', 'unread', 'there')}) "
             f"AND NOT (f.kind = :url_kind AND f.code IN ({listing_marks}) "
-            f"AND ({_listed_by('f.loc_id', 'here', 'unread')} "
-            f"OR {_listed_by('f.loc_id', 'there', 'unread_here')})) "
+            f"AND ({_listed_by('f.loc_id', 'here', 'unread', 'there')} "
+            f"OR {_listed_by('f.loc_id', 'there', 'unread_here', 'here')})) "
         )
     unread = (
         ""

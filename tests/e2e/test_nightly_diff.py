@@ -751,6 +751,39 @@ async def test_a_304_after_a_run_that_kept_no_details_carries_its_findings_by_co
 
 
 @deferred_f_from_coro_f
+async def test_a_sitemap_served_as_an_error_page_with_200_or_cut_short_is_not_removed(
+    tmp_path: Path,
+) -> None:
+    """The common ways a CMS's sitemap breaks for a night: an HTML error page served with 200,
+    a gzip file cut short. What they list is not known: none of their URLs is removed, and
+    the summary says why."""
+    history = {"SITEMAPAUDIT_HISTORY_PATH": str(tmp_path / "history.sqlite3")}
+    packed = gzip.compress(urlset(url("{base}/g1"), url("{base}/g2")).encode())
+    routes: dict[str, Any] = {
+        "/robots.txt": Page(body="Sitemap: {base}/index.xml\n", content_type="text/plain"),
+        "/index.xml": Page(body=index("{base}/posts.xml", "{base}/pages.xml.gz"), content_type=XML),
+        "/posts.xml": Page(body=urlset(url("{base}/p1"), url("{base}/p2")), content_type=XML),
+        "/pages.xml.gz": Page(body=packed, content_type="application/x-gzip"),
+        **{path: page() for path in ("/p1", "/p2", "/g1", "/g2")},
+    }
+    site = TestSite(dict(routes))
+    with site:
+        await run_audit(site.base, tmp_path / "1.jsonl", settings=history)
+        site.routes["/posts.xml"] = page(body="Error establishing a database connection")
+        site.routes["/pages.xml.gz"] = Page(body=packed[:40], content_type="application/x-gzip")
+        second, _ = await run_audit(site.base, tmp_path / "2.jsonl", settings=history)
+    sitemaps = {r["url"].rsplit("/", 1)[-1]: r["issues"] for r in by_record(second, "sitemap")}
+    assert "not_a_sitemap" in sitemaps["posts.xml"]
+    assert "gzip_invalid" in sitemaps["pages.xml.gz"]
+    assert not [c for c in changes(second) if c[0] == "url_removed"]
+    assert [n for n in second[-1]["notes"] if "could not be read" in n] == [
+        "2 sitemaps of run 1 could not be read in this run (a failed fetch, an error status, "
+        "or a body that is no sitemap or breaks off): the changes since run 1 count the URLs "
+        "listed there and their findings as unknown, not as removed or fixed"
+    ]
+
+
+@deferred_f_from_coro_f
 async def test_a_sitemap_that_answers_500_for_a_night_is_not_removed(tmp_path: Path) -> None:
     """sitemap-b.xml (with a schema error) answers 500 for a night: its URLs are not removed,
     its schema error and their findings not fixed, and the summary says why; read again the
@@ -785,9 +818,9 @@ async def test_a_sitemap_that_answers_500_for_a_night_is_not_removed(tmp_path: P
         ("status_regression", "sitemap-b.xml", None),
     }
     assert [n for n in second[-1]["notes"] if "could not be read" in n] == [
-        "1 sitemap of run 1 could not be read in this run (a failed fetch or an error status): "
-        "the changes since run 1 count the URLs listed there and their findings as unknown, "
-        "not as removed or fixed"
+        "1 sitemap of run 1 could not be read in this run (a failed fetch, an error status, or "
+        "a body that is no sitemap or breaks off): the changes since run 1 count the URLs "
+        "listed there and their findings as unknown, not as removed or fixed"
     ]
     persisting = {c for c in changes(third) if c[0] == "finding_persisting"}
     assert changes(third) - persisting == {
@@ -801,7 +834,8 @@ async def test_a_sitemap_that_answers_500_for_a_night_is_not_removed(tmp_path: P
         ("status_regression", "index.xml", None),
     }
     assert [n for n in fourth[-1]["notes"] if "could not be read" in n] == [
-        "1 sitemap of run 3 could not be read in this run (a failed fetch or an error status), "
-        "nor 2 sitemaps listed under it in run 3: the changes since run 3 count the URLs "
-        "listed there and their findings as unknown, not as removed or fixed"
+        "1 sitemap of run 3 could not be read in this run (a failed fetch, an error status, or "
+        "a body that is no sitemap or breaks off), nor 2 sitemaps listed under it in run 3: "
+        "the changes since run 3 count the URLs listed there and their findings as unknown, "
+        "not as removed or fixed"
     ]

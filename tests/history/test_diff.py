@@ -550,6 +550,53 @@ def test_a_sitemap_that_cannot_be_read_is_not_removed_nor_fixed(
     ]
 
 
+@pytest.mark.parametrize(
+    "unread",
+    [
+        # An HTML error page served with 200, an empty body.
+        pytest.param({"status": 200, "url_count": 0, "issues": ["not_a_sitemap"]}, id="html"),
+        # Cut short: what came before the fault is read, the rest is not known.
+        pytest.param({"status": 200, "url_count": 0, "issues": ["gzip_invalid"]}, id="gzip"),
+        pytest.param({"status": 200, "url_count": 0, "issues": ["xml_malformed"]}, id="xml"),
+    ],
+)
+def test_a_sitemap_answered_with_a_body_that_cannot_be_read_is_not_removed_nor_fixed(
+    store: HistoryStore, unread: dict[str, Any]
+) -> None:
+    """A 2xx whose body is no sitemap, or breaks off, lists what the run cannot know: as for a
+    sitemap that answered 500, nothing it listed is removed or fixed; its finding is new, and
+    fixed once it can be read again."""
+    read = store_run(store, _site(READ_B), _RUN)
+    down = store_run(store, _site(unread), _RUN)
+    back = store_run(store, _site(READ_B), _RUN)
+    code = unread["issues"][0]
+    assert _changes(store, read, down) == [("finding_new", "/sitemap-b.xml", code)]
+    assert _changes(store, down, back) == [("finding_fixed", "/sitemap-b.xml", code)]
+
+
+def test_a_sitemap_read_up_to_a_broken_markup_knows_what_it_gave(store: HistoryStore) -> None:
+    """a.xml breaks off (xml_malformed) after its first URL: the URLs after the break are
+    unknown, not removed, and their findings not fixed; the URL it gave is compared as
+    usual (its lastmod moved back)."""
+    old = [
+        sitemap(E + "/sitemap.xml", found_via="robots.txt", parent=None, kind="sitemapindex"),
+        sitemap(A),
+        url("/first", lastmod="2024-05-01"),
+        url("/after", lastmod="2024-05-01", issues=["lastmod_mismatch"]),
+    ]
+    new = [
+        *old[:1],
+        sitemap(A, url_count=1, issues=["xml_malformed"]),
+        url("/first", lastmod="2024-04-01"),
+    ]
+    before = store_run(store, old, _RUN)
+    after = store_run(store, new, _RUN)
+    assert _changes(store, before, after) == [
+        ("finding_new", "/a.xml", "xml_malformed"),
+        ("lastmod_backwards", "/first", ("2024-05-01", "2024-04-01")),
+    ]
+
+
 def test_a_sitemap_removed_from_an_index_that_was_read_is_removed(store: HistoryStore) -> None:
     """The index was read and no longer lists sitemap-b.xml: its sitemaps, its URLs and
     their findings are removed and fixed, as before."""
