@@ -47,8 +47,8 @@ CHANGES: dict[str, str] = {
         "The URL was listed in the old run and is not in the new one. Not when a sitemap that "
         "listed it could not be read in the new run (its fetch failed, it answered a status "
         "that is neither 2xx nor 304, a 404 included, or what it answered could not be read to "
-        "its end: `not_a_sitemap`, such as an HTML error page served with 200, `xml_malformed` "
-        "or `gzip_invalid`, whose entries up to the break are known and compared as usual) or "
+        "its end: not_a_sitemap, such as an HTML error page served with 200, xml_malformed "
+        "or gzip_invalid, whose entries up to the break are known and compared as usual) or "
         "is missing from the new run because an index above it could not be read: that "
         "sitemap may list it still, so the URL is unknown, not removed."
     ),
