@@ -118,7 +118,7 @@ _STATELESS_CODECS = frozenset({"utf-8", "cp1252"})
 # The labels of the WHATWG Encoding Standard (what browsers accept in a charset) by the Python
 # codec that decodes as browsers do: a label's own codec often differs (browsers read
 # ISO-8859-1 and US-ASCII as windows-1252, Shift_JIS as windows-31j, GB2312 as GB18030, EUC-KR
-# as windows-949, Big5 with the HKSCS extensions). Labels not listed are looked up in Python.
+# as windows-949, Big5 with the HKSCS extensions). A label not listed names no encoding.
 _WHATWG_LABELS: dict[str, str] = {
     label: codec
     for codec, labels in {
@@ -408,12 +408,9 @@ def _codec(label: str | bytes | None) -> str | None:
     if isinstance(label, bytes):
         label = label.decode("ascii", "replace")
     name = label.strip().strip("\"'").lower()
-    if name in _WHATWG_LABELS:
-        return _WHATWG_LABELS[name]
-    try:
-        return codecs.lookup(name).name
-    except (LookupError, ValueError):
-        return None
+    # A label browsers do not know (``cp500``, ``utf-7``, ``utf-32``) is ignored, as they ignore
+    # it: the page is read as if it named none.
+    return _WHATWG_LABELS.get(name)
 
 
 def _sniff_encoding(body: bytes, declared: str | None) -> tuple[str | None, int]:

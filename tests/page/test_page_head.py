@@ -551,6 +551,17 @@ def test_charset_labels_decode_as_browsers_do(label: str, codec: str, text: str)
     assert parse_head(meta.encode(codec), URL).canonical == expected
 
 
+@pytest.mark.parametrize("label", ["cp500", "utf-32", "utf-7", "x-nonsense"])
+def test_a_label_browsers_do_not_know_is_ignored(label: str) -> None:
+    """Browsers (and Google's renderer) ignore a charset label the Encoding Standard lacks:
+    an EBCDIC page labelled cp500 shows them no robots meta, and a UTF-8 page is read as
+    UTF-8 whatever the unknown label."""
+    ebcdic = "<head><meta name=robots content=noindex></head>".encode("cp500")
+    assert parse_head(ebcdic, URL, encoding=label).noindex == ()
+    plain = "<head><link rel=canonical href='/café'></head>".encode()
+    assert parse_head(plain, URL, encoding=label).canonical == "https://example.com/caf%C3%A9"
+
+
 @pytest.mark.parametrize(
     ("label", "codec", "expected_query"),
     [
