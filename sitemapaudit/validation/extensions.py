@@ -26,7 +26,8 @@ These go beyond what the XSDs can express:
 * ``hreflang_invalid``: an ``xhtml:link rel="alternate"`` whose ``hreflang`` is not a valid
   BCP 47 tag or ``x-default``, or names a language that is not ISO 639-1 (``jp``, ``eng``,
   ``und``, ``i-klingon``) or a region that is not ISO 3166-1 alpha-2 (``en-UK``), or that lacks
-  ``hreflang`` or ``href``.
+  ``hreflang`` or ``href``; and an ``xhtml:link`` with an ``hreflang`` but without
+  ``rel="alternate"``, which search engines ignore.
 * ``hreflang_unsupported``: a valid ``hreflang`` whose language has three letters and no
   ISO 639-1 code (``fil``), which Google does not document.
 * ``hreflang_no_self``: a ``<url>`` with alternates, none of which is its own ``<loc>``.
@@ -457,7 +458,16 @@ def _check_link(
     what :func:`_verdict` said of each value."""
     rel = link.get("rel")
     if rel is None or "alternate" not in rel.lower().split():
-        return _NO_PROBLEM, None, None
+        hreflang = link.get("hreflang")
+        if hreflang is None or not hreflang.strip():
+            return _NO_PROBLEM, None, None
+        shown = hreflang if len(hreflang) <= 40 else hreflang[:37] + "..."
+        how = "no rel attribute" if rel is None else f'rel="{rel}"'
+        message = (
+            f'xhtml:link hreflang="{shown}" has {how}, not rel="alternate": search engines '
+            "read only alternate links as hreflang annotations, so they ignore it"
+        )
+        return (Problem("hreflang_invalid", message, source_line(link)),), None, None
     hreflang = link.get("hreflang")
     if hreflang is None:
         # Not an hreflang annotation: an alternate for mobile (``media``), an app link...

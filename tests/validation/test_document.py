@@ -521,8 +521,26 @@ def test_news_name_or_title_left_out_is_a_schema_finding_only() -> None:
 
 
 def test_hreflang_rel_must_be_alternate() -> None:
-    link = '<xhtml:link rel="canonical" hreflang="e" href="https://www.example.com/b"/>'
-    assert validate_document(urlset(url("https://www.example.com/a", link)), now=NOW) == []
+    """Google reads only rel="alternate" links as hreflang annotations: one without it is
+    ignored, which a whole hreflang set-up written that way would be, silently."""
+    links = (
+        '<xhtml:link rel="canonical" hreflang="e" href="https://www.example.com/b"/>'
+        '<xhtml:link hreflang="en" href="https://www.example.com/a"/>'
+        '<xhtml:link rel="canonical" href="https://www.example.com/c"/>'
+    )
+    problems = validate_document(urlset(url("https://www.example.com/a", links)), now=NOW)
+    assert [(p.code, p.message) for p in problems] == [
+        (
+            "hreflang_invalid",
+            'xhtml:link hreflang="e" has rel="canonical", not rel="alternate": search engines '
+            "read only alternate links as hreflang annotations, so they ignore it",
+        ),
+        (
+            "hreflang_invalid",
+            'xhtml:link hreflang="en" has no rel attribute, not rel="alternate": search engines '
+            "read only alternate links as hreflang annotations, so they ignore it",
+        ),
+    ]
 
 
 def test_hreflang_rel_tokens_and_whitespace() -> None:
