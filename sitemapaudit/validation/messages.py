@@ -638,13 +638,58 @@ def explain(message: str, element: etree._Element | None) -> str:
 
 
 def unknown_extension(ns: str, name: str, line: int | None) -> Problem:
-    """The ``unknown_extension`` problem for namespace ``ns``, first seen as ``<name>``."""
+    """The ``unknown_extension`` problem for namespace ``ns``, first seen as ``<name>``; one
+    that is a known extension's namespace written another way says which, and how."""
+    near = _near_extension(ns)
+    if near is not None:
+        known, what, how = near
+        return Problem(
+            "unknown_extension",
+            f"extension namespace {ns} (first element <{name}>) is not the {what} namespace "
+            f"{known} ({how}): search engines read {what} elements only in that namespace, so "
+            "they ignore these; they were not validated",
+            line,
+        )
     return Problem(
         "unknown_extension",
         f"extension namespace {ns} (first element <{name}>) has no known schema; its "
         "elements were not validated",
         line,
     )
+
+
+_KNOWN_EXTENSIONS: Final = (
+    (IMAGE_NS, "image sitemap"),
+    (VIDEO_NS, "video sitemap"),
+    (NEWS_NS, "news sitemap"),
+    (XHTML_NS, "XHTML (hreflang)"),
+)
+
+
+def _namespace_key(ns: str) -> str:
+    key = ns.strip().lower().removeprefix("https://").removeprefix("http://")
+    return key.removeprefix("www.").rstrip("/")
+
+
+def _near_extension(ns: str) -> tuple[str, str, str] | None:
+    """The known extension namespace that ``ns`` writes another way (scheme, ``www.``, a
+    trailing slash, letter case), its name, and how ``ns`` differs; else ``None``."""
+    key = _namespace_key(ns)
+    for known, what in _KNOWN_EXTENSIONS:
+        if key != _namespace_key(known):
+            continue
+        written = ns.strip()
+        how = []
+        if written.lower().startswith("https://"):
+            how.append("https:// instead of http://")
+        if ("://www." in written.lower()) != ("://www." in known):
+            how.append("without www." if "://www." in known else "with www.")
+        if written.endswith("/") and not known.endswith("/"):
+            how.append("a trailing /")
+        if not how:
+            how.append("other letter case")  # (the only difference left)
+        return known, what, ", ".join(how)
+    return None
 
 
 def note_unknown(

@@ -735,6 +735,40 @@ def test_unknown_extension_misplaced_after_url() -> None:
     assert sorted(p.code for p in problems) == ["schema_invalid", "unknown_extension"]
 
 
+@pytest.mark.parametrize(
+    ("written", "known", "how"),
+    [
+        (
+            "https://www.google.com/schemas/sitemap-image/1.1",
+            "image sitemap namespace http://www.google.com/schemas/sitemap-image/1.1",
+            "https:// instead of http://",
+        ),
+        (
+            "http://www.w3.org/1999/xhtml/",
+            "XHTML (hreflang) namespace http://www.w3.org/1999/xhtml",
+            "a trailing /",
+        ),
+        (
+            "http://google.com/schemas/sitemap-video/1.1",
+            "video sitemap namespace http://www.google.com/schemas/sitemap-video/1.1",
+            "without www.",
+        ),
+    ],
+)
+def test_a_known_extension_namespace_written_another_way_is_named(
+    written: str, known: str, how: str
+) -> None:
+    """Every image (or hreflang...) annotation in such a file is lost to search engines: the
+    finding says which namespace was meant, not only that this one is unknown."""
+    data = urlset(url("https://www.example.com/a", f'<x:thing xmlns:x="{written}"/>'))
+    (problem,) = [p for p in validate_document(data, now=NOW) if p.code == "unknown_extension"]
+    assert problem.message == (
+        f"extension namespace {written} (first element <x:thing>) is not the {known} ({how}): "
+        f"search engines read {known.split(' namespace')[0]} elements only in that namespace, "
+        "so they ignore these; they were not validated"
+    )
+
+
 def test_unknown_extension_is_reported_when_namespace_is_wrong() -> None:
     data = urlset(
         url("https://www.example.com/a", '<foo:bar xmlns:foo="urn:example:foo"/>'),
