@@ -764,7 +764,7 @@ def test_a_known_extension_namespace_written_another_way_is_named(
     (problem,) = [p for p in validate_document(data, now=NOW) if p.code == "unknown_extension"]
     assert problem.message == (
         f"extension namespace {written} (first element <x:thing>) is not the {known} ({how}): "
-        f"search engines read {known.split(' namespace')[0]} elements only in that namespace, "
+        f"search engines read {known.partition(' namespace')[0]} elements only in that namespace, "
         "so they ignore these; they were not validated"
     )
 
