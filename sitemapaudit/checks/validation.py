@@ -63,7 +63,8 @@ class TooManyImages(ProblemCheck):
 
 
 class NewsTooMany(ProblemCheck):
-    """A news sitemap lists more than 1,000 `news:news` entries (Google's limit)."""
+    """A news sitemap lists more than 1,000 `news:news` entries (Google's limit), or a `<url>`
+    more than one (Google reads one per `<url>`)."""
 
     code = "news_too_many"
     severity = Severity.ERROR
@@ -97,6 +98,14 @@ class VideoMissingField(ProblemCheck):
 
     code = "video_missing_field"
     severity = Severity.ERROR
+
+
+class VideoUrlIsPage(ProblemCheck):
+    """A `video:content_loc` or `video:player_loc` is the `<loc>` of its `<url>`: the page
+    that shows the video, where Google needs the video file or its player."""
+
+    code = "video_url_is_page"
+    severity = Severity.WARNING
 
 
 class VideoDurationInvalid(ProblemCheck):
@@ -184,6 +193,7 @@ VALIDATION_SITEMAP_CHECKS = (
     NewsDateInvalid,
     NewsMissingField,
     VideoMissingField,
+    VideoUrlIsPage,
     VideoDurationInvalid,
     VideoExpired,
     HreflangInvalid,

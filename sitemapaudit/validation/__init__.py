@@ -57,7 +57,7 @@ CODES: Final[dict[str, tuple[str, str]]] = {
     ),
     "news_too_many": (
         "error",
-        "A news sitemap lists more than 1,000 news:news entries.",
+        "A news sitemap lists more than 1,000 news:news entries, or a <url> more than one.",
     ),
     "news_too_old": (
         "warning",
@@ -80,6 +80,11 @@ CODES: Final[dict[str, tuple[str, str]]] = {
     "video_missing_field": (
         "error",
         "A video:video lacks thumbnail_loc, title, description, or content_loc/player_loc.",
+    ),
+    "video_url_is_page": (
+        "warning",
+        "A video:content_loc or video:player_loc is the page's own <loc>, not the video or its "
+        "player.",
     ),
     "video_duration_invalid": (
         "warning",

@@ -3,7 +3,8 @@
 These go beyond what the XSDs can express:
 
 * ``too_many_images``: more than 1,000 ``image:image`` in one ``<url>``.
-* ``news_too_many``: more than 1,000 ``news:news`` in one sitemap.
+* ``news_too_many``: more than 1,000 ``news:news`` in one sitemap, or more than one in a
+  ``<url>``.
 * ``news_too_old``: a ``news:publication_date`` more than two days before ``now`` (a date
   without a time from the end of that day in UTC-12:00, a time without a time zone as in
   UTC-12:00).
@@ -13,6 +14,8 @@ These go beyond what the XSDs can express:
   ``xsd:string`` accepts that; one left out is ``schema_invalid``).
 * ``video_missing_field``: a ``video:video`` without ``thumbnail_loc``, ``title``,
   ``description``, or both of ``content_loc`` and ``player_loc`` (absent or empty).
+* ``video_url_is_page``: a ``video:content_loc`` or ``video:player_loc`` that is the
+  ``<loc>`` of its ``<url>``, the page that shows the video, not the video or its player.
 * ``video_duration_invalid``: a ``video:duration`` that is not a whole number of seconds from
   1 to 28800 (8 hours), Google's range; the XSD allows 0.
 * ``invalid_url``: an ``image:loc``, ``video:thumbnail_loc``, ``video:content_loc`` or
@@ -55,7 +58,7 @@ from lxml import etree
 
 from sitemapaudit.page.dates import DATE_WITH_TIME_ZONE, NO_TIME_ZONE
 from sitemapaudit.sitemap.records import Problem
-from sitemapaudit.urls import invalid_url_reason, is_valid_url, normalize_url
+from sitemapaudit.urls import invalid_url_reason, is_valid_url, normalize_url, same_url
 from sitemapaudit.validation.hreflang import hreflang_problem, hreflang_unsupported
 from sitemapaudit.validation.messages import (
     element_name,
@@ -188,7 +191,8 @@ def _text(element: etree._Element | None) -> str:
 
 
 def _check_video(video: etree._Element) -> Iterator[Problem]:
-    """video_missing_field, and invalid_url for its URLs but a required one left empty."""
+    """video_missing_field, video_url_is_page, and invalid_url for its URLs but a required one
+    left empty."""
     present: dict[str, str] = {}
     urls: list[tuple[str, str, etree._Element]] = []
     for child in video:
@@ -214,6 +218,20 @@ def _check_video(video: etree._Element) -> Iterator[Problem]:
         problem = _url_problem(f"video:{name}", value, element)
         if problem is not None:
             yield problem
+        elif name in _VIDEO_PLAYABLE and (page := _page_of(video)) and same_url(value, page):
+            yield Problem(
+                "video_url_is_page",
+                f"video:{name} {value} is the page's own <loc>: Google needs the URL of the "
+                f"video {'file' if name == 'content_loc' else 'player'}, not of the page that "
+                "shows it",
+                source_line(element),
+            )
+
+
+def _page_of(video: etree._Element) -> str:
+    """The ``<loc>`` of the entry a ``video:video`` is in (``""`` when it has none)."""
+    entry = video.getparent()
+    return "" if entry is None else _text(entry.find(_child_tag(entry, "loc")))
 
 
 def _url_problem(name: str, value: str, element: etree._Element, note: str = "") -> Problem | None:
@@ -407,10 +425,21 @@ def _news(
     """news_missing_field, news_date_invalid and news_too_old findings; ``seen`` is [count,
     first line] so far, updated in place, and ``clock`` is told when an article turns too
     old."""
+    previous: etree._Element | None = None
+    reported: etree._Element | None = None
     for news in root.iter(_NEWS):
         parent = news.getparent()
         if parent is None or parent.tag != item_tag:
             continue
+        if parent is previous and parent is not reported:
+            reported = parent
+            yield Problem(
+                "news_too_many",
+                f"<url> {_text(parent.find(_child_tag(parent, 'loc')))} has more than one "
+                "news:news; Google reads one per <url>",
+                source_line(news),
+            )
+        previous = parent
         seen[0] = (seen[0] or 0) + 1
         if seen[1] is None:
             seen[1] = source_line(news)

@@ -467,6 +467,26 @@ def test_video_url_message() -> None:
     ]
 
 
+def test_two_news_in_one_url_are_too_many() -> None:
+    """Google reads one news:news per <url>: one finding for each <url> with more, wherever
+    the chunks of a large document end."""
+    twice = url("https://www.example.com/a", _news() + _news() + _news())
+    once = url("https://www.example.com/b", _news())
+    problems = validate_document(urlset(twice, once, twice.replace("/a<", "/c<")), now=NOW)
+    assert [(p.code, p.message) for p in problems] == [
+        (
+            "news_too_many",
+            "<url> https://www.example.com/a has more than one news:news; Google reads one "
+            "per <url>",
+        ),
+        (
+            "news_too_many",
+            "<url> https://www.example.com/c has more than one news:news; Google reads one "
+            "per <url>",
+        ),
+    ]
+
+
 def _news_named(name: str, title: str) -> str:
     return (
         f"<news:news><news:publication><news:name>{name}</news:name>"

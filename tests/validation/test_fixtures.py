@@ -49,6 +49,7 @@ EXPECTED: dict[str, dict[str, int]] = {
     "news_missing_field__empty_title": {"news_missing_field": 1},
     "invalid_url__empty_image_loc": {"invalid_url": 1},
     "video_missing_field__no_content_or_player": {"video_missing_field": 1},
+    "video_url_is_page__player_is_the_page": {"video_url_is_page": 1},
     "video_duration_invalid__zero": {"video_duration_invalid": 1},
     "video_expired__past_date": {"video_expired": 1},
     # Its self-link is the invalid one, which Google ignores: no self-reference either.
@@ -152,6 +153,9 @@ DETAILS: dict[str, list[tuple[str, int | None, int | None]]] = {
     ],
     "video_missing_field__no_content_or_player": [
         ("one of video:content_loc / video:player_loc", 9, None)
+    ],
+    "video_url_is_page__player_is_the_page": [
+        ("video:player_loc https://www.example.com/a is the page's own <loc>", 13, None)
     ],
     "video_duration_invalid__zero": [("video:duration '0' is not a whole number", 14, None)],
     "video_expired__past_date": [
