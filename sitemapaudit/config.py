@@ -69,7 +69,16 @@ def _parse_list(name: str, value: Any) -> list[str]:
     )
 
 
-def _number(name: str, value: Any, cast: Callable[[Any], T], minimum: float) -> T:
+# The largest whole number a setting may be: what SQLite (the history, the inventory) and Redis
+# store as an integer.
+MAX_INTEGER = 2**63 - 1
+# The longest delay between two requests a setting may ask for (an hour).
+MAX_DELAY = 3600.0
+
+
+def _number(
+    name: str, value: Any, cast: Callable[[Any], T], minimum: float, maximum: float | None = None
+) -> T:
     if isinstance(value, bool):
         raise ConfigError(f"{name} must be a number, got {value!r}")
     if cast is int and not _whole(value):
@@ -82,6 +91,11 @@ def _number(name: str, value: Any, cast: Callable[[Any], T], minimum: float) -> 
         raise ConfigError(f"{name} must be a finite number, got {value!r}")
     if number < minimum:  # type: ignore[operator]
         raise ConfigError(f"{name} must be at least {minimum:g}, got {value!r}")
+    if maximum is None and cast is int:
+        maximum = MAX_INTEGER
+    if maximum is not None and number > maximum:  # type: ignore[operator]
+        shown = f"{maximum:,}" if isinstance(maximum, int) else f"{maximum:g}"
+        raise ConfigError(f"{name} must be at most {shown}, got {value!r}")
     return number
 
 
@@ -137,30 +151,31 @@ def _redis_url(value: Any) -> str:
 
 
 # Scrapy settings of the audit's pace and downloads (documented in the README with the
-# project's values): name -> (type, least value). Scrapy would take a bad one for a traceback
-# at the first request, or, for a concurrency of 0, a crawl that never sends one and never ends.
-_SCRAPY_SETTINGS: dict[str, tuple[type[int] | type[float], float]] = {
-    "DOWNLOAD_DELAY": (float, 0.0),
-    "DOWNLOAD_DELAY_JITTER": (float, 0.0),
-    "CONCURRENT_REQUESTS": (int, 1),
-    "CONCURRENT_REQUESTS_PER_DOMAIN": (int, 1),
-    "AUTOTHROTTLE_START_DELAY": (float, 0.0),
-    "AUTOTHROTTLE_MAX_DELAY": (float, 0.0),
-    "AUTOTHROTTLE_TARGET_CONCURRENCY": (float, 0.01),
-    "DOWNLOAD_TIMEOUT": (float, 0.0),
-    "RETRY_TIMES": (int, 0),
-    "DOWNLOAD_MAXSIZE": (int, 0),
-    "DOWNLOAD_WARNSIZE": (int, 0),
+# project's values): name -> (type, least value, greatest value or None). Scrapy would take a
+# bad one for a traceback at the first request, or, for a concurrency of 0 or a delay of years,
+# a crawl that never sends one and never ends (a stop waits for the delay too).
+_SCRAPY_SETTINGS: dict[str, tuple[type[int] | type[float], float, float | None]] = {
+    "DOWNLOAD_DELAY": (float, 0.0, MAX_DELAY),
+    "DOWNLOAD_DELAY_JITTER": (float, 0.0, None),
+    "CONCURRENT_REQUESTS": (int, 1, None),
+    "CONCURRENT_REQUESTS_PER_DOMAIN": (int, 1, None),
+    "AUTOTHROTTLE_START_DELAY": (float, 0.0, MAX_DELAY),
+    "AUTOTHROTTLE_MAX_DELAY": (float, 0.0, MAX_DELAY),
+    "AUTOTHROTTLE_TARGET_CONCURRENCY": (float, 0.01, None),
+    "DOWNLOAD_TIMEOUT": (float, 0.0, None),
+    "RETRY_TIMES": (int, 0, None),
+    "DOWNLOAD_MAXSIZE": (int, 0, None),
+    "DOWNLOAD_WARNSIZE": (int, 0, None),
 }
 
 
 def check_scrapy_settings(settings: BaseSettings) -> None:
     """Refuse a Scrapy setting of the audit's pace or downloads that Scrapy cannot use,
     naming it."""
-    for name, (kind, minimum) in _SCRAPY_SETTINGS.items():
+    for name, (kind, minimum, maximum) in _SCRAPY_SETTINGS.items():
         value = settings.get(name)
         if value is not None:
-            _number(name, value, kind, minimum)
+            _number(name, value, kind, minimum, maximum)
     for name in ("AUTOTHROTTLE_ENABLED", "RANDOMIZE_DOWNLOAD_DELAY", "RETRY_ENABLED"):
         try:
             settings.getbool(name)
@@ -229,8 +244,8 @@ class AuditConfig:
         def integer(name: str, minimum: int = 0) -> int:
             return _number(name, get(name), int, minimum)
 
-        def real(name: str, minimum: float = 0.0) -> float:
-            return _number(name, get(name), float, minimum)
+        def real(name: str, minimum: float = 0.0, maximum: float | None = None) -> float:
+            return _number(name, get(name), float, minimum, maximum)
 
         user_agent = _product_token(str(get("SITEMAPAUDIT_ROBOTS_USER_AGENT")))
         paths = _parse_list("SITEMAPAUDIT_COMMON_PATHS", get("SITEMAPAUDIT_COMMON_PATHS"))
@@ -286,7 +301,8 @@ class AuditConfig:
             recheck_nights=integer("SITEMAPAUDIT_RECHECK_NIGHTS", 1),
             work_dir=str(get("SITEMAPAUDIT_WORK_DIR") or ""),
             distributed=_redis_url(get("SITEMAPAUDIT_DISTRIBUTED")),
-            worker_timeout=real("SITEMAPAUDIT_WORKER_TIMEOUT", 2.0),
+            # (Redis keeps it in milliseconds, as a 64-bit integer.)
+            worker_timeout=real("SITEMAPAUDIT_WORKER_TIMEOUT", 2.0, 1e12),
             user_agent=str(settings.get("USER_AGENT") or "") if hasattr(settings, "get") else "",
         ).checked()
 

@@ -131,10 +131,10 @@ def check_directory(path: str, what: str) -> None:
     """A :class:`ConfigError` saying ``what`` (the setting or option, and its value) cannot be
     used when ``path`` cannot be a directory to write in (created if need be, as the audit
     would create it)."""
-    blocker = next((p for p in (Path(path), *Path(path).parents) if p.exists()), None)
-    if blocker is not None and not blocker.is_dir():
-        raise ConfigError(f"{what} cannot be used: {str(blocker)!r} is a file, not a directory")
     try:
+        blocker = next((p for p in (Path(path), *Path(path).parents) if p.exists()), None)
+        if blocker is not None and not blocker.is_dir():
+            raise ConfigError(f"{what} cannot be used: {str(blocker)!r} is a file, not a directory")
         Path(path).mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ConfigError(f"{what} cannot be used: {exc.strerror or exc}") from None
@@ -166,7 +166,13 @@ def check_report_paths(feeds: Mapping[str, Any], report_dir: str) -> None:
         if "%(" not in parent:  # a directory named by URI parameters is known only later
             check_directory(parent, f"the output file {uri!r}")
         target = Path(path)
-        if "%(" not in path and target.exists():
+        try:
+            found = "%(" not in path and target.exists()
+        except OSError as exc:
+            raise ConfigError(
+                f"the output file {uri!r} cannot be used: {exc.strerror or exc}"
+            ) from None
+        if found:
             if target.is_dir():
                 raise ConfigError(f"the output file {uri!r} cannot be used: it is a directory")
             if not os.access(target, os.W_OK):

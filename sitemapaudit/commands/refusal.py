@@ -6,7 +6,8 @@ import argparse
 import functools
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
@@ -58,13 +59,24 @@ def refuse(command: ScrapyCommand, message: str) -> None:
     command.exitcode = 2
 
 
+@contextmanager
+def path_refused(what: str) -> Iterator[None]:
+    """A path that the system refuses to look up (a name too long, a loop of links) ends the
+    command as a :class:`UsageError`: ``what`` (which path), and why."""
+    try:
+        yield
+    except OSError as exc:
+        raise UsageError(f"{what}: {exc.strerror or exc}", print_help=False) from None
+
+
 def report_file(text: str) -> Path:
     """The report file named ``text``; a :class:`UsageError` saying why it is none."""
     path = Path(text)
-    if path.is_file():
-        return path
-    if path.is_dir():
-        raise UsageError(f"not a report file: {text} is a directory", print_help=False)
-    if path.exists():
-        raise UsageError(f"not a report file: {text} is not a regular file", print_help=False)
+    with path_refused(f"not a report file: {text}"):
+        if path.is_file():
+            return path
+        if path.is_dir():
+            raise UsageError(f"not a report file: {text} is a directory", print_help=False)
+        if path.exists():
+            raise UsageError(f"not a report file: {text} is not a regular file", print_help=False)
     raise UsageError(f"no such report file: {text}", print_help=False)

@@ -29,7 +29,7 @@ from scrapy.utils.defer import deferred_from_coro
 
 from sitemapaudit.checks.base import Severity
 from sitemapaudit.commands.crawl import audit_failed, resolve_ipv6_literals
-from sitemapaudit.commands.refusal import refusing_in_one_line
+from sitemapaudit.commands.refusal import path_refused, refusing_in_one_line
 from sitemapaudit.config import AuditConfig, check_robotstxt_obey, check_scrapy_settings
 from sitemapaudit.errors import ConfigError
 from sitemapaudit.localfiles import validate_files
@@ -128,13 +128,15 @@ class Command(ScrapyCommand):
         urls: list[str] = []
         files: list[Path] = []
         for arg in args:
-            if arg.startswith("-") and not Path(arg).is_file():
+            with path_refused(f"cannot read {arg!r}"):
+                is_file = Path(arg).is_file()
+            if arg.startswith("-") and not is_file:
                 raise UsageError(f"unknown option {arg} (options: --follow)", print_help=False)
             if arg[:8].lower().startswith(("http://", "https://")):
                 if loc_problems(arg):
                     raise UsageError(f"not a valid URL: {arg!r}", print_help=False)
                 urls.append(arg)
-            elif Path(arg).is_file():
+            elif is_file:
                 _check_readable(arg)
                 # A file named twice (or by two spellings of its path) is one sitemap.
                 if all(not Path(arg).samefile(f) for f in files):

@@ -23,7 +23,8 @@ from typing import IO, Any, ClassVar
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from sitemapaudit.commands.refusal import refusing_in_one_line, report_file
+from sitemapaudit.commands.refusal import path_refused, refusing_in_one_line, report_file
+from sitemapaudit.config import MAX_INTEGER
 from sitemapaudit.history.diff import diff_runs, summarize
 from sitemapaudit.history.store import HistoryError, HistoryStore
 
@@ -48,6 +49,10 @@ def parse_operand(text: str) -> Operand:
         digits = text[4:]
         if not (digits.isascii() and digits.isdigit()):
             raise UsageError(f"bad run reference {text!r}: use run:<id>", print_help=False)
+        if int(digits) > MAX_INTEGER:
+            raise UsageError(
+                f"bad run reference {text!r}: no run has so large an id", print_help=False
+            )
         return Operand(text, run_id=int(digits))
     return Operand(text, path=report_file(text))
 
@@ -127,7 +132,9 @@ class AuditDiffCommand(ScrapyCommand):
 
     def _open_history(self, opts: argparse.Namespace) -> HistoryStore:
         path = self.history_path(opts)
-        if not Path(path).is_file():
+        with path_refused(f"cannot use the history database {path}"):
+            found = Path(path).is_file()
+        if not found:
             raise UsageError(f"no history database at {path}", print_help=False)
         return HistoryStore(path, read_only=True)
 

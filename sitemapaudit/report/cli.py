@@ -15,7 +15,7 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 from scrapy.exporters import BaseItemExporter
 
-from sitemapaudit.commands.refusal import refusing_in_one_line, report_file
+from sitemapaudit.commands.refusal import path_refused, refusing_in_one_line, report_file
 from sitemapaudit.report.exporters import (
     ChangesCsvItemExporter,
     FlatCsvItemExporter,
@@ -192,25 +192,14 @@ class AuditReportCommand(ScrapyCommand):
             raise UsageError(f"--max-rows must be 0 or more, not {opts.max_rows}", print_help=False)
         report = report_file(args[0])
         _refuse_clashes(report, opts)
-        targets = [Path(p) for p in (opts.xlsx, opts.html) if p]
-        made: Path | None = None  # a --csv directory this command made (gone if it fails)
-        if opts.csv:
-            folder = Path(opts.csv)
-            if folder.exists() and not folder.is_dir():
-                raise UsageError(f"--csv needs a directory: {folder} is a file", print_help=False)
-            try:
-                if not folder.exists():
-                    made = folder
-                folder.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise UsageError(
-                    f"cannot create the --csv directory {folder}: {exc.strerror or exc}",
-                    print_help=False,
-                ) from None
-        for target in targets:
-            if target.is_dir():
+        # A --csv directory this command made (gone if it fails).
+        made = _csv_directory(opts.csv) if opts.csv else None
+        for target in [Path(p) for p in (opts.xlsx, opts.html) if p]:
+            with path_refused(f"cannot write {target}"):
+                is_dir, parent_found = target.is_dir(), target.parent.is_dir()
+            if is_dir:
                 raise UsageError(f"{target} is a directory, not a file", print_help=False)
-            if not target.parent.is_dir():
+            if not parent_found:
                 raise UsageError(f"no such directory: {target.parent}", print_help=False)
 
         outputs = _Outputs()
@@ -261,3 +250,21 @@ class AuditReportCommand(ScrapyCommand):
                 HtmlItemExporter(outputs.open(Path(opts.html)), max_rows=opts.max_rows)
             )
         return exporters
+
+
+def _csv_directory(name: str) -> Path | None:
+    """Make the ``--csv`` directory if need be; returns it when this command made it (to be
+    removed if the command fails), ``None`` when it was there."""
+    folder = Path(name)
+    with path_refused(f"cannot use the --csv directory {folder}"):
+        found = folder.exists()
+        if found and not folder.is_dir():
+            raise UsageError(f"--csv needs a directory: {folder} is a file", print_help=False)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(
+            f"cannot create the --csv directory {folder}: {exc.strerror or exc}",
+            print_help=False,
+        ) from None
+    return None if found else folder

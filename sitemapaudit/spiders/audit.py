@@ -176,9 +176,11 @@ class AuditSpider(Spider):
         if parse_bool("SITEMAPAUDIT_UNTHROTTLED", settings.get("SITEMAPAUDIT_UNTHROTTLED", False)):
             for name, value in UNTHROTTLED.items():
                 settings.set(name, value, priority="spider")
-        if settings.get("SITEMAPAUDIT_DISTRIBUTED"):
+        # (As the configuration reads it: surrounding spaces are no Redis URL, nor only spaces.)
+        redis_url = str(settings.get("SITEMAPAUDIT_DISTRIBUTED") or "").strip()
+        if redis_url:
             settings.setdict(DISTRIBUTED, priority="spider")
-            settings.set("REDIS_URL", settings.get("SITEMAPAUDIT_DISTRIBUTED"), priority="spider")
+            settings.set("REDIS_URL", redis_url, priority="spider")
             # One pace per host for the whole cluster, reserved as each request is sent (one
             # priority above handlers given on the command line, as for FEEDS below).
             from sitemapaudit.distributed.ratelimit import paced_handlers  # noqa: PLC0415

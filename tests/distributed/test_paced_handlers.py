@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from scrapy.settings import Settings
 
 from sitemapaudit.distributed.ratelimit import ClusterPacedHandler, paced_handlers
@@ -25,6 +26,19 @@ def test_a_scheme_switched_off_stays_off() -> None:
     handlers = paced_handlers(Settings({"DOWNLOAD_HANDLERS": {"http": None}}))
     assert handlers["http"] is None
     assert issubclass(handlers["https"], ClusterPacedHandler)
+
+
+@pytest.mark.parametrize("value", [" ", ""])
+def test_spaces_are_no_redis_url(value: str) -> None:
+    """As the configuration reads SITEMAPAUDIT_DISTRIBUTED: spaces alone are a single-process
+    audit, and spaces around a URL are not part of it."""
+    single = Settings({"SITEMAPAUDIT_DISTRIBUTED": value})
+    AuditSpider.update_settings(single)
+    assert single.get("REDIS_URL") is None
+    assert "scrapy_redis" not in str(single.get("SCHEDULER"))
+    cluster = Settings({"SITEMAPAUDIT_DISTRIBUTED": f" redis://127.0.0.1:1/0{value}"})
+    AuditSpider.update_settings(cluster)
+    assert cluster.get("REDIS_URL") == "redis://127.0.0.1:1/0"
 
 
 def test_only_a_distributed_audit_gets_them_even_over_command_line_handlers() -> None:

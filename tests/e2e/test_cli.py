@@ -172,6 +172,12 @@ def test_bad_arguments_fail_before_any_request(tmp_path: Path) -> None:
         (["-o", "r.jsonl", "-o", "audit.xlsx"], "'audit.xlsx' cannot be appended to"),
         (["-o", "urls.csv:urls_csv"], "the format urls_csv cannot hold a second audit"),
         (["-o", "old.html"], "use -O to replace it"),
+        # A name longer than the file system takes.
+        (["-O", "x" * 300 + ".jsonl"], "cannot be used: File name too long"),
+        (["-s", "SITEMAPAUDIT_REPORT_DIR=" + "x" * 300], "cannot be used: File name too long"),
+        (["-s", "SITEMAPAUDIT_WORK_DIR=" + "x" * 300], "cannot be used: File name too long"),
+        # Past what SQLite keeps (the history).
+        (["-s", f"SITEMAPAUDIT_HISTORY_KEEP_RUNS={2**63}"], "KEEP_RUNS must be at most"),
     ],
 )
 def test_a_report_or_work_place_that_cannot_be_used_fails_before_any_request(

@@ -525,6 +525,9 @@ def test_robotstxt_obey_stops_a_validation_at_start(tmp_path: Path) -> None:
     [
         ("CONCURRENT_REQUESTS=abc", "CONCURRENT_REQUESTS must be a number, got 'abc'"),
         ("CONCURRENT_REQUESTS_PER_DOMAIN=0", "CONCURRENT_REQUESTS_PER_DOMAIN must be at least 1"),
+        # A delay of years: no request would leave, and a stop would wait for it too (the
+        # helper's own DOWNLOAD_DELAY=0 comes after).
+        ("AUTOTHROTTLE_START_DELAY=1e15", "AUTOTHROTTLE_START_DELAY must be at most 3600"),
     ],
 )
 def test_a_pace_setting_scrapy_cannot_use_stops_a_validation_at_start(
@@ -533,6 +536,14 @@ def test_a_pace_setting_scrapy_cannot_use_stops_a_validation_at_start(
     code, records, stderr = validate("https://e.com/a.xml", "-s", setting)
     assert (code, records) == (2, [])
     assert named in stderr
+
+
+def test_a_file_name_longer_than_the_system_takes_is_bad_usage() -> None:
+    code, records, stderr = validate("x" * 300 + ".xml")
+    assert (code, records) == (2, [])
+    assert "cannot read 'xxx" in stderr
+    assert "File name too long" in stderr
+    assert "Traceback" not in stderr
 
 
 def test_a_validation_neither_resumes_nor_leaves_an_audit_s_state(tmp_path: Path) -> None:

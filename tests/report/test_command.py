@@ -84,6 +84,10 @@ def test_csv_without_bom_into_a_new_directory(tmp_path: Path) -> None:
         ((SAMPLE, "--xlsx", "x.xlsx", "--bom"), "--bom applies to CSV"),
         ((SAMPLE, "--html", "x.html", "--max-rows", "many"), "invalid int value"),
         ((SAMPLE, "-o", "x.csv"), "unknown option -o (options: --csv DIR"),
+        # Names longer than the file system takes.
+        (("x" * 300, "--html", "x.html"), "File name too long"),
+        ((SAMPLE, "--html", "x" * 300 + ".html"), "cannot write " + "x" * 300),
+        ((SAMPLE, "--csv", "x" * 300), "cannot use the --csv directory"),
     ],
 )
 def test_bad_usage_exits_2(args: tuple[str | Path, ...], message: str) -> None:

@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 import pytest
+from scrapy.settings import Settings
 
-from sitemapaudit.config import AuditConfig, parse_bool
+from sitemapaudit.config import AuditConfig, check_scrapy_settings, parse_bool
 from sitemapaudit.defaults import SETTINGS
 from sitemapaudit.errors import ConfigError
 
@@ -52,6 +53,10 @@ def test_values_from_the_command_line_are_strings() -> None:
         # 0 would warn of every document (the validator refuses it, mid-audit).
         ("SITEMAPAUDIT_NEAR_LIMIT_FRACTION", 0),
         ("SITEMAPAUDIT_NEAR_LIMIT_FRACTION", "1.1"),
+        # Past what SQLite and Redis keep as integers (the history, the cluster's state).
+        ("SITEMAPAUDIT_HISTORY_KEEP_RUNS", 2**63),
+        ("SITEMAPAUDIT_RECHECK_NIGHTS", "9223372036854775808"),
+        ("SITEMAPAUDIT_WORKER_TIMEOUT", 1e17),
     ],
 )
 def test_a_bad_setting_fails_with_its_name(name: str, value: object) -> None:
@@ -71,6 +76,13 @@ def test_a_bad_setting_fails_with_its_name(name: str, value: object) -> None:
 def test_an_integer_setting_refuses_a_number_that_is_not_whole(name: str, value: object) -> None:
     with pytest.raises(ConfigError, match=f"^{name} must be a whole number, got "):
         AuditConfig.from_settings({name: value})
+
+
+def test_the_largest_values_that_can_be_kept_are_taken() -> None:
+    config = AuditConfig.from_settings(
+        {"SITEMAPAUDIT_HISTORY_KEEP_RUNS": 2**63 - 1, "SITEMAPAUDIT_WORKER_TIMEOUT": 1e12}
+    )
+    assert (config.history_keep_runs, config.worker_timeout) == (2**63 - 1, 1e12)
 
 
 def test_an_integer_setting_takes_a_whole_float_and_refuses_a_word_as_no_number() -> None:
@@ -156,3 +168,19 @@ def test_the_summary_names_every_setting_that_changes_findings(
     judged near_limit by another fraction would make findings depend on the worker."""
     config = AuditConfig.from_settings({setting: value})
     assert config.shaping_settings()[key] == shown
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("DOWNLOAD_DELAY", "1e15", "DOWNLOAD_DELAY must be at most 3600, got '1e15'"),
+        ("AUTOTHROTTLE_MAX_DELAY", 3601, "AUTOTHROTTLE_MAX_DELAY must be at most 3600"),
+        ("CONCURRENT_REQUESTS", 2**63, "CONCURRENT_REQUESTS must be at most 9,223,372,036"),
+    ],
+)
+def test_a_scrapy_pace_setting_past_what_can_work_is_refused(
+    name: str, value: object, message: str
+) -> None:
+    with pytest.raises(ConfigError, match=message):
+        check_scrapy_settings(Settings({name: value}))
+    check_scrapy_settings(Settings({"DOWNLOAD_DELAY": 3600, "AUTOTHROTTLE_MAX_DELAY": 60}))
