@@ -228,10 +228,19 @@ class HistoryPipeline:
         try:
             self._keep(history, run.history_run, item, run.read_runs)
         except STORE_FAILURES as exc:
-            note = run.history_failed(exc)
-            if isinstance(item, SummaryRecord) and note not in item.notes:
-                item.notes.append(note)  # (the summary was made before the failure)
+            self._failed(run, item, exc)
+        except Exception as exc:
+            # A bug of the history's own: its traceback goes to the log, and it costs the report
+            # nothing either (an error here would drop the record, the summary included).
+            logger.exception("history: a %s record could not be kept", type(item).__name__)
+            self._failed(run, item, exc)
         return item
+
+    @staticmethod
+    def _failed(run: Any, item: Any, exc: Exception) -> None:
+        note = run.history_failed(exc)
+        if isinstance(item, SummaryRecord) and note not in item.notes:
+            item.notes.append(note)  # (the summary was made before the failure)
 
     def _keep(
         self, history: HistoryStore, run_id: int, item: Any, read_runs: dict[str, int]

@@ -46,6 +46,13 @@ class FullDisk(BackgroundHistoryStore):
         raise sqlite3.OperationalError("database or disk is full")
 
 
+class BrokenPrune(BackgroundHistoryStore):
+    """A store with a bug of its own (not a storage failure) as the finished run is pruned."""
+
+    def prune_runs(self, origin: str, keep: int) -> list[int]:
+        raise OverflowError("Python int too large to convert to SQLite INTEGER")
+
+
 class FullDiskAtStart(BackgroundHistoryStore):
     """A store that opens (the command's check passed) but cannot begin the run: SQLite finds
     the disk full at its first write."""
@@ -280,3 +287,25 @@ def test_a_history_whose_first_write_fails_still_gives_the_report_and_exit_1(
     assert len(by_record(records, "url")) == 3
     assert records[-1]["complete"] is True
     assert any(NOTE in note for note in records[-1]["notes"])
+
+
+@deferred_f_from_coro_f
+async def test_a_bug_of_the_history_costs_the_report_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An error of the history's own code as it keeps the summary: the summary is still the
+    report's last line, says so, and the command exits with 1; the traceback is in the log."""
+    monkeypatch.setattr("sitemapaudit.crawl.run.BackgroundHistoryStore", BrokenPrune)
+    settings = {
+        "SITEMAPAUDIT_HISTORY_PATH": str(tmp_path / "history.sqlite3"),
+        "SITEMAPAUDIT_HISTORY_KEEP_RUNS": 3,
+    }
+    with site_of(3) as site, caplog.at_level(logging.ERROR):
+        records, crawler = await run_audit(site.base, tmp_path / "r.jsonl", settings=settings)
+    assert [r["record"] for r in records][-1] == "summary"
+    assert len(by_record(records, "url")) == 3
+    assert [note for note in records[-1]["notes"] if NOTE in note] != []
+    assert crawler.stats.get_value("sitemapaudit/history/failed") == 1
+    assert audit_failed(crawler.stats.get_stats())
+    traced = [r for r in caplog.records if r.exc_info is not None]
+    assert [r.getMessage() for r in traced] == ["history: a SummaryRecord record could not be kept"]
