@@ -474,6 +474,8 @@ def _valid_loc(loc: str) -> bool:
 def _valid_ip_literal(literal: str) -> bool:
     if literal[:1] in ("v", "V"):
         return re.fullmatch(r"[vV][0-9A-Fa-f]+\.[A-Za-z0-9\-._~!$&'()*+,;=:]+", literal) is not None
+    if "%" in literal:  # a zone ID (fe80::1%25eth0): neither RFC 3986 nor browsers take one
+        return False
     try:
         ipaddress.IPv6Address(literal)
     except ValueError:
@@ -527,7 +529,8 @@ def _scope_parts(url: str) -> tuple[tuple[str, str, int | None], str] | None:
     if port is not None and port == DEFAULT_PORTS.get(scheme):
         port = None
     try:
-        path = urlsplit(url.strip()).path
+        # (A backslash is a slash, as browsers read an http(s) URL: /a\..\b is /b.)
+        path = urlsplit(slashes_for_backslashes(url.strip())).path
     except ValueError:
         return None
     # (Characters a browser percent-encodes are their escapes: /café/ is /caf%C3%A9/.)

@@ -258,6 +258,8 @@ def test_valid_locs(loc: str) -> None:
         "https://example.com/\x00",
         "https://example.com/\x7f",
         "https://example.com/\u00a0",
+        # A zone ID: neither RFC 3986's IP-literal nor browsers take one.
+        "http://[fe80::1%25eth0]/zone",
         "https://example.com:99999/",
         "https://example.com:8a/",
         "https://example.com:-1/",
@@ -341,6 +343,10 @@ def test_loc_problems_never_raises_on_url_like_text(text: str) -> None:
         ("not a url", "https://ex.com/sitemap.xml", False),
         ("https://ex.com/x", "garbage", False),
         ("http://[::1/", "https://ex.com/sitemap.xml", False),
+        # A backslash is a slash, as browsers request the URL (and robots.txt reads it).
+        ("https://ex.com/a\\page", "https://ex.com/a/sitemap.xml", True),
+        ("https://ex.com/a/..\\escape", "https://ex.com/a/sitemap.xml", False),
+        ("https://ex.com/a/b\\..\\page", "https://ex.com/a/sitemap.xml", True),
     ],
 )
 def test_in_sitemap_scope(url: str, sitemap: str, expected: bool) -> None:

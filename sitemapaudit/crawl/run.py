@@ -1771,8 +1771,8 @@ def add_cycles(facts: SitemapFacts, children: list[str]) -> None:
 
 def _dotted(loc: str) -> bool:
     """Whether a loc may hold a ``.`` or ``..`` path segment (plain or escaped), which can
-    lead out of the directory it starts with."""
-    return "/." in loc or "%2e" in loc or "%2E" in loc
+    lead out of the directory it starts with (a backslash is a slash there)."""
+    return "/." in loc or "%2e" in loc or "%2E" in loc or "\\" in loc
 
 
 _BATCH = 500

@@ -3,12 +3,18 @@ Standard): for the request, for robots.txt and for comparison; the record keeps 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from scrapy.statscollectors import StatsCollector
+from scrapy.utils.test import get_crawler
 
+from sitemapaudit.config import AuditConfig
+from sitemapaudit.crawl.run import AuditRun
 from sitemapaudit.discovery.robots import robots_policy
-from sitemapaudit.urls import normalize_url, remove_dot_segments, request_url
+from sitemapaudit.urls import normalize_url, parse_origin, remove_dot_segments, request_url
 
 
 @pytest.mark.parametrize(
@@ -113,3 +119,26 @@ def test_a_backslash_in_the_path_is_a_slash_as_browsers_read_it(url: str, expect
 def test_robots_txt_rules_see_the_path_a_backslash_leads_to() -> None:
     policy = robots_policy(200, b"User-agent: *\nDisallow: /blocked\n", "http://h/robots.txt")
     assert not policy.can_fetch("http://h/ok\\..\\blocked\\page")
+
+
+@pytest.mark.parametrize(
+    ("loc", "rules"),
+    [
+        ("https://e.com/catalog/page", ()),
+        ("https://e.com/catalog\\page", ()),
+        # Starts with the sitemap's directory, written with backslashes that lead out of it.
+        ("https://e.com/catalog/x\\..\\..\\other", ("out_of_scope",)),
+        ("https://e.com/catalog/..\\other", ("out_of_scope",)),
+    ],
+)
+def test_the_scope_rule_reads_backslashes_as_slashes(
+    tmp_path: Path, loc: str, rules: tuple[str, ...]
+) -> None:
+    """As browsers request the URL and robots.txt reads it, also on the crawl's fast path for
+    locs that start with their sitemap's directory."""
+    config = AuditConfig.from_settings({"SITEMAPAUDIT_WORK_DIR": str(tmp_path / "work")})
+    run = AuditRun(parse_origin("https://e.com"), config, StatsCollector(get_crawler()))
+    try:
+        assert run._rules(loc, "https://e.com/catalog/sitemap.xml") == rules
+    finally:
+        run.close()
