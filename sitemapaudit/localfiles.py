@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from itertools import chain
 from pathlib import Path
 
+from sitemapaudit.checks.base import FILES_SITE
 from sitemapaudit.config import AuditConfig
 from sitemapaudit.crawl.intake import read_sitemap
 from sitemapaudit.crawl.tree import ChildProblems
@@ -18,7 +19,7 @@ from sitemapaudit.inventory import Inventory, NewEntry, lastmod_order
 from sitemapaudit.report.build import RecordBuilder
 from sitemapaudit.report.records import SitemapRecord, UrlRecord
 from sitemapaudit.sitemap.records import PROTOCOL_MAX_ENTRIES
-from sitemapaudit.urls import Origin, loc_problems, parse_origin
+from sitemapaudit.urls import Origin, loc_problems, parse_origin, url_origin
 from sitemapaudit.validation.hreflang import HreflangGraph
 
 # Distinct URLs of one file held in memory; past this many its listings go to an SQLite
@@ -141,6 +142,23 @@ class FileListings:
             self._work.cleanup()
 
 
+class FileSite:
+    """The site whose URLs the files given list: the origin of the first valid URL among them
+    (a sitemap lists the URLs of one host; the sitemaps of one site are given together). A
+    URL on another origin (host, or port; http and https are one site, as for an audit) is
+    ``off_host``."""
+
+    def __init__(self) -> None:
+        self.origin: Origin | None = None
+
+    def off_host(self, loc: str) -> bool:
+        """Whether a valid ``loc`` is on another site than the first one listed."""
+        if self.origin is None:
+            self.origin = url_origin(loc)
+            return False
+        return not self.origin.owns(loc)
+
+
 class FileAlternates:
     """The hreflang alternates of the files given, and the sites whose pages they list.
 
@@ -207,6 +225,7 @@ def validate_files(
     """
     listings = FileListings(MEMORY_URLS)
     alternates = FileAlternates()
+    site = FileSite()
     now = datetime.now(UTC)
     try:
         for path in paths:
@@ -217,8 +236,11 @@ def validate_files(
                 children=children,
                 listings=listings,
                 alternates=alternates,
+                site=site,
                 now=now,
             )
+        if site.origin is not None:
+            builder.ctx.extras[FILES_SITE] = site.origin.url
         listings.add_notes(alternates.not_reciprocal())
         url_record = builder.url_record
         for url_facts in listings.facts():
@@ -252,6 +274,7 @@ def _read_file(
     children: list[tuple[str, str, str | None]],
     listings: FileListings,
     alternates: FileAlternates,
+    site: FileSite,
     now: datetime,
 ) -> SitemapRecord:
     # One byte more than the limit, as a download stopped there has: the document goes on.
@@ -266,7 +289,10 @@ def _read_file(
 
     def rules(loc: str) -> tuple[str, ...]:
         alternates.note_listed(loc)
-        return tuple(loc_problems(loc, max_length=config.max_url_length))
+        problems = loc_problems(loc, max_length=config.max_url_length)
+        if "invalid_url" not in problems and site.off_host(loc):
+            problems.append("off_host")
+        return tuple(problems)
 
     facts = read_sitemap(
         body,

@@ -24,6 +24,9 @@ class Severity(StrEnum):
 ROBOTS_UNREADABLE = "robots_unreadable"
 """Key of :attr:`CheckContext.extras`: why every URL is ``robots_blocked`` when robots.txt could
 not be read (a 5xx, a 429, no answer), for their findings."""
+FILES_SITE = "files_site"
+"""Key of :attr:`CheckContext.extras`: the origin (``scheme://host[:port]``) that the local
+files given to ``scrapy validate`` list the URLs of, the first URL's, for ``off_host``."""
 
 
 @dataclass(slots=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sitemapaudit.checks.base import CheckContext, Severity, UrlCheck
+from sitemapaudit.checks.base import FILES_SITE, CheckContext, Severity, UrlCheck
 from sitemapaudit.facts import UrlFacts
 from sitemapaudit.urls import invalid_url_reason, scope_problem
 from sitemapaudit.words import count_noun
@@ -51,11 +51,21 @@ class UrlTooLong(RuleCheck):
 
 
 class UrlOffHost(RuleCheck):
-    """The URL is on another host than the audited one; not fetched."""
+    """The URL is on another host than the audited one; not fetched. Of local files given to
+    ``scrapy validate``: than the first URL they list (a sitemap lists one host's URLs)."""
 
     code = "off_host"
     severity = Severity.ERROR
     detail = "on another host than the audited one; not requested"
+
+    def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
+        site = ctx.extras.get(FILES_SITE)
+        if site is None or self.code not in facts.rules:
+            return super().run(facts, ctx)
+        return [
+            f"on another host than {site}, the first URL's: a sitemap lists the URLs of one "
+            "host (the site's)"
+        ]
 
 
 class OutOfScope(RuleCheck):

@@ -72,6 +72,34 @@ def test_a_url_listed_by_two_files_is_one_duplicate_record_naming_both(tmp_path:
     assert urls["https://e.com/c"].issues == []
 
 
+def test_a_url_on_another_host_than_the_first_listed_is_off_host(tmp_path: Path) -> None:
+    """A sitemap lists one host's URLs (sitemaps.org), and the files given are one site's:
+    a staging or www-less URL leaked by a generator fails the gate, as in an audit; http and
+    https, host case and a default port are the same site, as they are for an audit."""
+    _, urls = run(
+        tmp_path,
+        urlset(
+            entry("invalid"),
+            entry("https://www.e.com/a"),
+            entry("https://staging.e.com/b"),
+            entry("http://WWW.e.com:80/c"),
+        ),
+        urlset(entry("https://e.com/d"), entry("https://www.e.com:8443/f")),
+    )
+    assert {url: record.issues for url, record in urls.items()} == {
+        "invalid": ["invalid_url"],
+        "https://www.e.com/a": [],
+        "https://staging.e.com/b": ["off_host"],
+        "http://WWW.e.com:80/c": [],
+        "https://e.com/d": ["off_host"],
+        "https://www.e.com:8443/f": ["off_host"],
+    }
+    assert urls["https://e.com/d"].errors == [
+        "off_host: on another host than https://www.e.com, the first URL's: a sitemap lists the "
+        "URLs of one host (the site's)"
+    ]
+
+
 def test_hreflang_alternates_are_judged_across_the_files(tmp_path: Path) -> None:
     pair = {"en": "https://e.com/en", "fr": "https://e.com/fr"}
     _, urls = run(
