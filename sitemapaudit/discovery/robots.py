@@ -31,6 +31,19 @@ _PRODUCT_TOKEN_RE = re.compile(r"[A-Za-z_-]*")
 _OTHER_BREAKS_RE = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 # The name given to groups of other crawlers, which no product token contains.
 _OTHER_CRAWLERS = "~other~"
+# The key of a robots.txt line (before its colon, or its first blank without one), and the
+# keys Google reads as a rule or a group's start: any other line (Crawl-delay, Host, a
+# typo Google does not know) neither applies nor ends the group of the user-agent lines
+# before it (RFC 9309, 2.2.4; Google's parser), so it is left out of the rules.
+_KEY_RE = re.compile(r"^\ufeff?\s*([^:\s]+(?:[ ][^:\s]+)?)\s*(?::|\s)")
+_DISALLOW_TYPOS = frozenset({"dissallow", "dissalow", "disalow", "diasllow", "disallaw"})
+_FALLBACK_AGENTS = {
+    "googlebot-image": "googlebot",
+    "googlebot-video": "googlebot",
+    "googlebot-news": "googlebot",
+}
+"""Google's crawlers that obey the Googlebot group when no group names them (their
+user-agent tokens are their own and ``Googlebot``)."""
 
 
 def decode_robots(body: bytes) -> str:
@@ -151,8 +164,8 @@ def robots_policy(
     agent = _product_token(user_agent)
     parser: Protego | None
     try:
-        parser = Protego.parse(google_groups(text, agent))
-        delays = [parser.crawl_delay(agent or "*")]
+        parser = Protego.parse(google_groups(text, agent, rules_only=True))
+        delays = [Protego.parse(google_groups(text, agent)).crawl_delay(agent or "*")]
         if crawler_agent:
             delays.append(Protego.parse(text).crawl_delay(crawler_agent))
     except Exception:
@@ -178,7 +191,7 @@ def _product_token(user_agent: str) -> str:
     return match.group(0).lower() if match else ""
 
 
-def google_groups(text: str, agent: str) -> str:
+def google_groups(text: str, agent: str, *, rules_only: bool = False) -> str:
     """``text`` with its user-agent lines as Google reads them, for Protego to parse.
 
     Google matches a group when the product token of its user-agent value (``Googlebot/2.1``,
@@ -186,19 +199,52 @@ def google_groups(text: str, agent: str) -> str:
     aside, and reads ``* anything`` as the global group; Protego would also take a group whose
     value merely starts the crawler's name (``Google`` for ``Googlebot``). So each value is
     rewritten to ``agent`` (the crawler's product token), ``*``, or a name no crawler has.
+    Googlebot-Image, -Video and -News obey the Googlebot group when none names them.
     Lines break at CR and LF only, as Google breaks them.
+
+    ``rules_only``: lines other than user-agent, allow, disallow and sitemap lines are left
+    out, as Google leaves them out (a ``Crawl-delay`` between two user-agent lines does not
+    split their group), and keys Google reads by their start (``Disallowed``) are spelled as
+    Protego reads them.
     """
+    raw_lines = [_OTHER_BREAKS_RE.sub(" ", raw) for raw in _LINE_BREAK_RE.split(text)]
+    named = agent
+    fallback = _FALLBACK_AGENTS.get(agent)
+    if fallback is not None:
+        tokens = {_agent_token(m) for line in raw_lines if (m := _USER_AGENT_LINE_RE.match(line))}
+        if agent not in tokens and fallback in tokens:
+            named = fallback
     lines = []
-    for raw in _LINE_BREAK_RE.split(text):
-        line = _OTHER_BREAKS_RE.sub(" ", raw)
-        match = _USER_AGENT_LINE_RE.match(line)
+    for raw in raw_lines:
+        match = _USER_AGENT_LINE_RE.match(raw)
         if match is not None:
-            value = match.group("value").split("#", 1)[0].strip()
-            if value[:1] == "*" and (len(value) == 1 or value[1].isspace()):
-                name = "*"
-            else:
-                token = _product_token(value)
-                name = agent if token and token == agent else _OTHER_CRAWLERS
-            line = f"{match.group('key')}: {name}"
-        lines.append(line)
+            token = _agent_token(match)
+            name = token if token == "*" else agent if token and token == named else _OTHER_CRAWLERS
+            lines.append(f"{match.group('key')}: {name}")
+        else:
+            lines.append(_rule_line(raw) if rules_only else raw)
     return "\n".join(lines)
+
+
+def _agent_token(match: re.Match[str]) -> str:
+    """``*`` for the global group's user-agent line, else the product token of its value."""
+    value = match.group("value").split("#", 1)[0].strip()
+    if value[:1] == "*" and (len(value) == 1 or value[1].isspace()):
+        return "*"
+    return _product_token(value)
+
+
+def _rule_line(line: str) -> str:
+    """A line that is no user-agent line, as Google reads it: an allow, disallow or sitemap
+    line (its key spelled as Protego reads it), or nothing."""
+    match = _KEY_RE.match(line)
+    if match is None:
+        return ""
+    key = match.group(1).lower()
+    if key.startswith("disallow") or key in _DISALLOW_TYPOS:
+        return "disallow:" + line[match.end() :]
+    if key.startswith("allow"):
+        return "allow:" + line[match.end() :]
+    if _SITEMAP_RE.match(line):
+        return line
+    return ""

@@ -266,6 +266,62 @@ def test_rules_fall_back_to_the_star_group() -> None:
     assert policy.can_fetch("https://example.com/no-google/x")
 
 
+@pytest.mark.parametrize(
+    ("text", "user_agent", "blocked", "allowed"),
+    [
+        # A line Google does not read as a rule (Crawl-delay, an unknown key, Host) does not
+        # end the group of the user-agent lines around it: Googlebot is in the * group here.
+        (
+            "User-agent: Googlebot\nCrawl-delay: 10\n\nUser-agent: *\nDisallow: /\n",
+            "Googlebot",
+            "/page",
+            None,
+        ),
+        (
+            "User-agent: Googlebot\nInvalid-Unknown-Line: x\nUser-agent: *\nDisallow: /private/\n",
+            "Googlebot",
+            "/private/a",
+            "/public",
+        ),
+        (
+            "User-agent: Googlebot\nHost: e.com\nUser-agent: *\nDisallow: /p/\n",
+            "Googlebot",
+            "/p/a",
+            "/",
+        ),
+        # Google reads a key by its start: "Disallowed" is a disallow line.
+        ("User-agent: *\nDisallowed: /private/\n", "Googlebot", "/private/a", "/ok"),
+        # Googlebot-Image obeys the Googlebot group when no group names it...
+        (
+            "User-agent: Googlebot\nDisallow: /private/\n\nUser-agent: *\nDisallow:\n",
+            "Googlebot-Image",
+            "/private/a",
+            "/ok",
+        ),
+        # ... and its own group when one does.
+        (
+            "User-agent: Googlebot-Image\nDisallow: /img/\n\nUser-agent: Googlebot\n"
+            "Disallow: /private/\n",
+            "Googlebot-Image",
+            "/img/a",
+            "/private/a",
+        ),
+    ],
+)
+def test_groups_and_keys_as_google_reads_them(
+    text: str, user_agent: str, blocked: str, allowed: str | None
+) -> None:
+    policy = robots_policy(200, text.encode(), ROBOTS, user_agent=user_agent)
+    assert not policy.can_fetch("https://example.com" + blocked)
+    if allowed is not None:
+        assert policy.can_fetch("https://example.com" + allowed)
+
+
+def test_a_crawl_delay_still_counts_for_its_group() -> None:
+    text = b"User-agent: Googlebot\nCrawl-delay: 10\n\nUser-agent: *\nDisallow: /\n"
+    assert robots_policy(200, text, ROBOTS).crawl_delay == 10.0
+
+
 def test_no_crawl_delay() -> None:
     policy = robots_policy(200, b"User-agent: *\nDisallow: /x\n", ROBOTS)
     assert policy.crawl_delay is None
