@@ -150,11 +150,18 @@ class FileSite:
 
     def __init__(self) -> None:
         self.origin: Origin | None = None
+        # The first URL's ``scheme://authority/`` as written: most URLs start with it, and
+        # are on its site without being parsed.
+        self._prefix = ""
 
     def off_host(self, loc: str) -> bool:
         """Whether a valid ``loc`` is on another site than the first one listed."""
         if self.origin is None:
             self.origin = url_origin(loc)
+            end = loc.find("/", loc.find("//") + 2)
+            self._prefix = loc[: end + 1] if end != -1 else ""
+            return False
+        if self._prefix and loc.startswith(self._prefix):
             return False
         return not self.origin.owns(loc)
 
