@@ -231,7 +231,12 @@ def _check_video(video: etree._Element) -> Iterator[Problem]:
 def _page_of(video: etree._Element) -> str:
     """The ``<loc>`` of the entry a ``video:video`` is in (``""`` when it has none)."""
     entry = video.getparent()
-    return "" if entry is None else _text(entry.find(_child_tag(entry, "loc")))
+    return "" if entry is None else _loc_of(entry)
+
+
+def _loc_of(entry: etree._Element) -> str:
+    """An entry's ``<loc>`` text (``""`` when it has none)."""
+    return _text(entry.find(_child_tag(entry, "loc")))
 
 
 def _url_problem(name: str, value: str, element: etree._Element, note: str = "") -> Problem | None:
@@ -413,7 +418,7 @@ def _images(root: etree._Element, item_tag: str) -> Iterator[Problem]:
         if count > MAX_IMAGES_PER_URL:
             yield Problem(
                 "too_many_images",
-                f"<url> {_text(entry.find(_child_tag(entry, 'loc')))} has {count} image:image "
+                f"<url> {_loc_of(entry)} has {count} image:image "
                 f"elements; Google reads at most {MAX_IMAGES_PER_URL} per <url>",
                 source_line(entry),
             )
@@ -435,8 +440,7 @@ def _news(
             reported = parent
             yield Problem(
                 "news_too_many",
-                f"<url> {_text(parent.find(_child_tag(parent, 'loc')))} has more than one "
-                "news:news; Google reads one per <url>",
+                f"<url> {_loc_of(parent)} has more than one news:news; Google reads one per <url>",
                 source_line(news),
             )
         previous = parent
@@ -526,7 +530,7 @@ def _check_link(
 
 
 def _no_self(entry: etree._Element, hrefs: list[str]) -> Problem | None:
-    loc = _text(entry.find(_child_tag(entry, "loc")))
+    loc = _loc_of(entry)
     if not loc or loc in hrefs or normalize_url(loc) in {normalize_url(h) for h in hrefs}:
         return None
     count = len(hrefs)
@@ -562,7 +566,7 @@ def _conflict(entry: etree._Element, verdicts: dict[str, tuple[str, str] | None]
     parts = [_conflict_part(alternates) for alternates in conflicts[:_CONFLICTS_SHOWN]]
     if len(conflicts) > _CONFLICTS_SHOWN:
         parts.append(f"and {len(conflicts) - _CONFLICTS_SHOWN} more values")
-    loc = _text(entry.find(_child_tag(entry, "loc")))
+    loc = _loc_of(entry)
     return Problem(
         "hreflang_conflict",
         f"<url> {loc} lists several URLs for one hreflang value: {', '.join(parts)}; each "
