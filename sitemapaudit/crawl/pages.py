@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from sitemapaudit.crawl.redirects import RedirectState
 from sitemapaudit.facts import FetchOutcome
 from sitemapaudit.page import XML_PAGE_TYPES, media_type, page_facts
 from sitemapaudit.page.coding import (
@@ -108,6 +109,19 @@ def _decoded_head(body: bytes, coding: str, *, whole: bool, xml: bool) -> tuple[
     except CodingError as exc:
         return b"".join(parts), corrupt_data(coding, exc)
     return b"".join(parts), None
+
+
+def redirect_outcome(state: RedirectState) -> FetchOutcome:
+    """A listed URL's outcome so far: the redirects of its request."""
+    # Each hop keeps its Location: the checks tell a loop from a chain past the hop limit by
+    # the last one (the report's chain has only the url and status of each hop).
+    return FetchOutcome(
+        redirect_chain=[dict(hop) for hop in state.chain],
+        redirect_loop=state.loop,
+        redirect_stopped=state.stopped,
+        redirect_broken=state.broken,
+        redirect_blocked=state.blocked_target,
+    )
 
 
 def outcome_from_response(

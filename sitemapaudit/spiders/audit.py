@@ -15,28 +15,37 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
-from scrapy.exceptions import DontCloseSpider, DownloadCancelledError, ResponseDataLossError
+from scrapy.exceptions import DontCloseSpider
 from scrapy.http import Headers, Response
 from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
 from scrapy.statscollectors import StatsCollector
 from scrapy.utils.defer import deferred_from_coro
 from twisted.python.failure import Failure
-from w3lib.url import safe_url_string
 
 from sitemapaudit.arguments import check_fail_on, parse_arguments
 from sitemapaudit.config import AuditConfig, parse_bool
-from sitemapaudit.crawl.pages import PageQueue, PendingPage
+from sitemapaudit.crawl.pages import PageQueue, PendingPage, redirect_outcome
 from sitemapaudit.crawl.redirects import (
     REDIRECT_STATUSES,
     Hosts,
     RedirectState,
     next_hop,
-    sitemap_loop,
 )
-from sitemapaudit.crawl.run import AuditRun, PageAction, sitemap_hosts_hint
+from sitemapaudit.crawl.responses import (
+    conflicting_locations,
+    decoded_body,
+    failure_reason,
+    link_text,
+    location,
+    partial_homepage_sitemaps,
+    response_headers,
+    sitemap_validators,
+)
+from sitemapaudit.crawl.run import AuditRun, PageAction
 from sitemapaudit.crawl.tree import SitemapRef
+from sitemapaudit.crawl.unfollowed import homepage_unread, redirect_problems
 from sitemapaudit.discovery.homepage import HOMEPAGE_READ_LIMIT, homepage_sitemaps
-from sitemapaudit.facts import FetchOutcome, SitemapFacts, UrlFactsBatch
+from sitemapaudit.facts import SitemapFacts, UrlFactsBatch
 from sitemapaudit.headonly import META_KEY as HEAD_ONLY_META
 from sitemapaudit.middlewares import META_KEY as RETRY_AFTER_META
 from sitemapaudit.page.coding import (
@@ -44,14 +53,12 @@ from sitemapaudit.page.coding import (
     declares_gzip,
     decode_capped,
     gzip_alone,
-    undo_coding,
 )
 from sitemapaudit.readlimit import META_KEY as READ_LIMIT_META
 from sitemapaudit.readlimit import OWN_LIMIT_KEY as OWN_READ_LIMIT
-from sitemapaudit.readlimit import PARTIAL_KEY, PartialBody
+from sitemapaudit.readlimit import PARTIAL_KEY
 from sitemapaudit.report.records import SummaryRecord
-from sitemapaudit.sitemap.records import Problem
-from sitemapaudit.urls import request_url, slashes_for_backslashes
+from sitemapaudit.urls import request_url
 from sitemapaudit.words import count_noun
 
 if TYPE_CHECKING:
@@ -521,7 +528,7 @@ class AuditSpider(Spider):
         state: RedirectState = response.meta["redirects"]
         body, undecodable = response.body, None
         if 200 <= response.status < 300:
-            body, undecodable = _decoded(response, self.config.robots_max_bytes + 1)
+            body, undecodable = decoded_body(response, self.config.robots_max_bytes + 1)
         refs, skipped = self.run.robots_received(
             None if undecodable else response.status,
             body,
@@ -539,7 +546,7 @@ class AuditSpider(Spider):
     @_until_redis_lost
     def robots_failed(self, failure: Failure) -> Iterator[Any]:
         refs, skipped = self.run.robots_received(
-            None, b"", self.origin.url + "/robots.txt", error=_reason(failure)
+            None, b"", self.origin.url + "/robots.txt", error=failure_reason(failure)
         )
         refs, homepage = self._after_robots(refs)
         yield from self._live(skipped)
@@ -553,13 +560,13 @@ class AuditSpider(Spider):
         if (hop := self._hop(response)) is not None:
             yield hop
             return
-        links = [_link_text(v) for v in response.headers.getlist("Link")]
+        links = [link_text(v) for v in response.headers.getlist("Link")]
         state: RedirectState = response.meta["redirects"]
-        unread = _homepage_unread(response.status, state, self.config.max_redirects)
+        unread = homepage_unread(response.status, state, self.config.max_redirects)
         found: list[tuple[str, str]] = []
         # (The body of a 404 or 410 is an error page: not the homepage, naming nothing.)
         if unread is None and 200 <= response.status < 300:
-            body, unread = _decoded(response, HOMEPAGE_READ_LIMIT)
+            body, unread = decoded_body(response, HOMEPAGE_READ_LIMIT)
             if unread is None:
                 found = homepage_sitemaps(body, response.url, links)
         refs, skipped = self.run.homepage_received(found, moved_to=state.other_host, unread=unread)
@@ -568,11 +575,11 @@ class AuditSpider(Spider):
 
     @_until_redis_lost
     def homepage_failed(self, failure: Failure) -> Iterator[Any]:
-        error = _reason(failure)
+        error = failure_reason(failure)
         found = None
         request: Request | None = getattr(failure, "request", None)
         if request is not None and (partial := request.meta.get(PARTIAL_KEY)) is not None:
-            found = _partial_homepage_sitemaps(partial, request.url)
+            found = partial_homepage_sitemaps(partial, request.url)
         refs, skipped = self.run.homepage_received(
             found or [], error=error, partial=found is not None
         )
@@ -632,7 +639,7 @@ class AuditSpider(Spider):
     def _sitemap_not_modified(
         self, response: Response, ref: SitemapRef, previous_run: int
     ) -> Iterator[Any]:
-        if not self.run.keep_not_modified(ref.url, *_validators(response), previous_run):
+        if not self.run.keep_not_modified(ref.url, *sitemap_validators(response), previous_run):
             # The previous run's entries cannot stand for the body: read it again, without
             # validators.
             yield self._sitemap_request(ref)
@@ -645,7 +652,7 @@ class AuditSpider(Spider):
     def _sitemap_failed(
         self, response: Response, ref: SitemapRef, redirects: RedirectState
     ) -> Iterator[Any]:
-        problems = _redirect_problems(redirects, self.config.max_redirects)
+        problems = redirect_problems(redirects, self.config.max_redirects)
         yield from self._present(
             self.run.sitemap_failed(
                 ref,
@@ -657,7 +664,7 @@ class AuditSpider(Spider):
         yield from self._sitemaps([])  # a common path that was not there gave its place back
 
     def _sitemap_read(self, response: Response, ref: SitemapRef) -> Iterator[Any]:
-        encodings = _headers(response).get("content-encoding")
+        encodings = response_headers(response).get("content-encoding")
         body, undecodable = self._sitemap_body(response, body_coding(encodings))
         if undecodable is not None:
             yield from self._present(
@@ -675,7 +682,7 @@ class AuditSpider(Spider):
             gzip_undone=body is not response.body and declares_gzip(encodings),
         )
         self.run.remember_validators(
-            ref.url, *_validators(response), None if facts is None else facts.rejudge_after
+            ref.url, *sitemap_validators(response), None if facts is None else facts.rejudge_after
         )
         yield from self._present(self.run.reportable(facts))
         yield from self._live(self.run.take_skipped_children())
@@ -715,7 +722,7 @@ class AuditSpider(Spider):
             facts, ref = self.run.redirect_ended(ref, redirects, request.url, waiting)
             yield from self._present(facts)
         if ref is not None:
-            yield from self._present(self.run.sitemap_failed(ref, error=_reason(failure)))
+            yield from self._present(self.run.sitemap_failed(ref, error=failure_reason(failure)))
         yield from self._sitemaps([])
 
     # -- pages ----------------------------------------------------------------------------------
@@ -730,14 +737,14 @@ class AuditSpider(Spider):
         target = self._next_target(response, page=True)
         if target is not None:
             return [self._page_request(url_id, target, state, meta["blocked"])]
-        outcome = _outcome(state)
+        outcome = redirect_outcome(state)
         outcome.retry_after = meta.get(RETRY_AFTER_META)
         page = PendingPage(
             url_id=url_id,
             blocked=meta["blocked"],
             url=response.url,
             status=response.status,
-            headers=_headers(response),
+            headers=response_headers(response),
             body=response.body,
             outcome=outcome,
             stopped="download_stopped" in response.flags,
@@ -785,8 +792,8 @@ class AuditSpider(Spider):
             self._count("sitemapaudit/pages/after_close", 1)
             return []
         request = failure.request  # type: ignore[attr-defined]
-        outcome = _outcome(request.meta["redirects"])
-        outcome.error = _reason(failure)
+        outcome = redirect_outcome(request.meta["redirects"])
+        outcome.error = failure_reason(failure)
         outcome.final_url = request.url
         return self._emit(
             self.run.fetch_finished(request.meta["url_id"], outcome, request.meta["blocked"])
@@ -1090,12 +1097,12 @@ class AuditSpider(Spider):
             response.meta["redirects"],
             url=response.url,
             status=status,
-            location=_location(response) if status in REDIRECT_STATUSES else None,
+            location=location(response) if status in REDIRECT_STATUSES else None,
             origin=self.origin if hosts is None else hosts,
             max_redirects=self.config.max_redirects if max_redirects is None else max_redirects,
             allowed=None if robots is None else robots.can_fetch,
             follow_blocked=self.config.fetch_blocked,
-            conflicting=_conflicting_locations(response) if status in REDIRECT_STATUSES else (),
+            conflicting=conflicting_locations(response) if status in REDIRECT_STATUSES else (),
         )
 
     def _hop(
@@ -1230,133 +1237,6 @@ def _drop_reserved(path: Path) -> None:
         logger.debug("the empty report %s could not be removed: %s", path, exc)
 
 
-def _header(response: Response, name: str) -> str | None:
-    value = response.headers.get(name)
-    return value.decode("latin-1") if value else None
-
-
-def _location(response: Response) -> str | None:
-    """A redirect's Location as a browser reads it: UTF-8 (bytes that are not are kept as
-    percent-escapes), a backslash before the query a slash, with spaces and other characters
-    a URL cannot hold percent-encoded."""
-    value = response.headers.get("Location")
-    if not value or not value.strip():
-        return None
-    try:
-        # (Latin-1 there and back keeps every byte for safe_url_string to read as UTF-8.)
-        location = slashes_for_backslashes(value.strip().decode("latin-1")).encode("latin-1")
-        return safe_url_string(location)
-    except ValueError:  # not even a URL to encode: reported as not usable
-        return value.decode("latin-1")
-
-
-def _link_text(value: bytes) -> str:
-    """A ``Link`` header value as its URLs are read, as a ``Location`` is: UTF-8 (a value that
-    is not UTF-8 is read as Latin-1, byte for byte)."""
-    try:
-        return value.decode("utf-8")
-    except UnicodeDecodeError:
-        return value.decode("latin-1")
-
-
-def _latin1(value: bytes) -> str:
-    return value.decode("latin-1")
-
-
-def _conflicting_locations(response: Response) -> tuple[str, ...]:
-    """The distinct values of a response's Location headers when it has several that differ
-    (browsers refuse such a redirect: Chrome's ERR_RESPONSE_HEADERS_MULTIPLE_LOCATION), else
-    ``()``."""
-    values = response.headers.getlist("Location")
-    if len(values) < 2:
-        return ()
-    distinct = dict.fromkeys(value.strip().decode("latin-1") for value in values)
-    return tuple(distinct) if len(distinct) > 1 else ()
-
-
-def _validators(response: Response) -> tuple[str | None, str | None]:
-    """A sitemap response's ``ETag`` and ``Last-Modified``. A 304 need not repeat them: then
-    the ones the conditional request sent are still those of the content."""
-    etag, last_modified = _header(response, "ETag"), _header(response, "Last-Modified")
-    if response.status == 304 and response.request is not None:
-        sent = response.request.headers
-        if etag is None and (value := sent.get("If-None-Match")):
-            etag = value.decode("latin-1")
-        if last_modified is None and (value := sent.get("If-Modified-Since")):
-            last_modified = value.decode("latin-1")
-    return etag, last_modified
-
-
-def _homepage_unread(status: int, state: RedirectState, max_redirects: int) -> str | None:
-    """Why the homepage's answer cannot be read for sitemap links (an error status other
-    than 404 and 410, a redirect chain that ends nowhere), or ``None``. A redirect to another
-    host has a note of its own (see ``AuditRun.homepage_received``)."""
-    if state.loop:
-        return (
-            f"it redirects in a loop or more than {max_redirects} times, given up after "
-            f"{count_noun(len(state.chain), 'hop')}"
-        )
-    if state.other_host is not None:
-        return None
-    if state.broken is not None:
-        return f"HTTP {status}, a redirect that cannot be followed: {state.broken}"
-    if state.stopped:
-        return f"HTTP {status}, a redirect not followed: {state.stopped}"
-    if status >= 300 and status not in _HOMEPAGE_MISSING:
-        return f"HTTP {status}"
-    return None
-
-
-# A homepage that is not there names no sitemap, as a robots.txt that is not there has no rules
-# (a host that only keeps sitemaps, a CDN, may well have none).
-_HOMEPAGE_MISSING = frozenset({404, 410})
-
-
-def _partial_homepage_sitemaps(partial: PartialBody, url: str) -> list[tuple[str, str]] | None:
-    """The sitemaps named in what arrived of a homepage whose download failed part way, or
-    ``None`` when no byte of its body arrived. (Its status is unknown: Scrapy tells the
-    headers of an answer, not its status, before the answer is complete.)"""
-    if not partial.chunks:
-        return None
-    links = [_link_text(v) for v in partial.headers.getlist("Link")]
-    encodings = [v.decode("latin-1") for v in partial.headers.getlist("Content-Encoding")]
-    body, undecodable = undo_coding(partial.body, encodings, HOMEPAGE_READ_LIMIT, whole=False)
-    try:
-        return homepage_sitemaps(b"" if undecodable else body, url, links)
-    except ValueError:  # a gzip body cut short
-        return [] if not links else homepage_sitemaps(b"", url, links)
-
-
-def _decoded(response: Response, limit: int) -> tuple[bytes, str | None]:
-    """The body of robots.txt or of the homepage as its Content-Encoding says (as pages and
-    sitemaps are read), up to ``limit`` bytes, or why it cannot be read."""
-    return undo_coding(
-        response.body,
-        _headers(response).get("content-encoding"),
-        limit,
-        whole="download_stopped" not in response.flags,
-    )
-
-
-def _redirect_problems(state: RedirectState, max_redirects: int) -> list[Problem]:
-    """What an unfollowed redirect of a sitemap means, as findings on the sitemap."""
-    if state.loop:
-        return [sitemap_loop(state.chain, max_redirects)]
-    if state.other_host is not None:
-        return [
-            Problem(
-                "off_host",
-                f"redirects to another host, {state.stopped} "
-                f"{sitemap_hosts_hint(state.other_host)}",
-            )
-        ]
-    if state.broken is not None:
-        return [Problem("redirect_broken", f"redirect not followed: {state.broken}")]
-    if state.stopped:
-        return [Problem("invalid_url", f"redirect {state.stopped}")]
-    return []
-
-
 class _CrawlerStats:
     """The crawler's stats collector, looked up when used. It exists once the crawl starts:
     what is counted before, as the spider is made (a history whose first write fails), is
@@ -1384,83 +1264,3 @@ class _CrawlerStats:
         early, self._early = self._early, []
         for key, count, start in early:
             self.inc_value(key, count, start)
-
-
-class _Headers(Mapping[str, list[str]]):
-    """A response's headers by lowercase name, decoded as latin-1 when first looked up (the
-    checks read a handful of the headers of every page, not all of them, some twice)."""
-
-    def __init__(self, headers: Headers) -> None:
-        self._headers = headers
-        self._decoded: dict[str, list[str]] = {}
-
-    def __getitem__(self, name: str) -> list[str]:
-        values: list[str] | None = self.get(name)
-        if values is None:
-            raise KeyError(name)
-        return values
-
-    def get(self, name: str, default: Any = None) -> Any:  # no KeyError for a missing header
-        values = self._decoded.get(name)
-        if values is None:
-            raw = self._headers.getlist(name)
-            decode = _link_text if name == "link" else _latin1
-            values = self._decoded[name] = [decode(v) for v in raw]
-        return values or default
-
-    def __iter__(self) -> Iterator[str]:
-        return (key.decode("latin-1").lower() for key in self._headers)
-
-    def __len__(self) -> int:
-        return len(self._headers)
-
-
-def _headers(response: Response) -> Mapping[str, list[str]]:
-    return _Headers(response.headers)
-
-
-def _outcome(state: RedirectState) -> FetchOutcome:
-    # Each hop keeps its Location: the checks tell a loop from a chain past the hop limit by
-    # the last one (the report's chain has only the url and status of each hop).
-    return FetchOutcome(
-        redirect_chain=[dict(hop) for hop in state.chain],
-        redirect_loop=state.loop,
-        redirect_stopped=state.stopped,
-        redirect_broken=state.broken,
-        redirect_blocked=state.blocked_target,
-    )
-
-
-_DATA_LOSS = "the response ended before its announced Content-Length or its last chunk (data loss)"
-
-
-def _reason(failure: Failure) -> str:
-    """A short, readable reason: Twisted wraps connection failures in a list of failures."""
-    value: BaseException | None = failure.value
-    assert value is not None
-    # Scrapy re-raises Twisted's failures as DownloadFailedError(str(...)) from the original;
-    # its own reasons (data loss, a cancelled download) say more than the Twisted one below.
-    while (cause := value.__cause__) is not None:
-        if isinstance(value, ResponseDataLossError):
-            return f"{type(value).__name__}: {_DATA_LOSS}"
-        if isinstance(value, DownloadCancelledError) and str(value).strip():
-            break
-        value = cause
-    if isinstance(value, ResponseDataLossError):
-        return f"{type(value).__name__}: {_DATA_LOSS}"
-    reasons = getattr(value, "reasons", None)
-    if reasons and isinstance(reasons[0], Failure) and reasons[0].value is not None:
-        value = reasons[0].value
-    name = type(value).__name__
-    if type(value).__module__.startswith("OpenSSL"):
-        return _tls_reason(value)
-    text = str(value).strip()
-    return f"{name}: {text}" if text else name
-
-
-def _tls_reason(value: BaseException) -> str:
-    """pyOpenSSL's errors carry a list of (library, function, reason) tuples."""
-    details = value.args[0] if value.args else None
-    reasons = [str(d[-1]) for d in details if d] if isinstance(details, list) else []
-    text = "; ".join(r for r in reasons if r) or str(value).strip()
-    return f"TLS error: {text}" if text else "TLS error"

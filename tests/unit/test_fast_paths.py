@@ -20,12 +20,12 @@ from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.defer import Deferred
 
 from sitemapaudit.crawl.pages import now_iso
+from sitemapaudit.crawl.responses import ResponseHeaders
 from sitemapaudit.crawl.run import AuditRun
 from sitemapaudit.facts import FetchOutcome
 from sitemapaudit.inventory import DONE, EMITTED, NEW, Inventory, NewEntry
 from sitemapaudit.page.dates import parse_http_date
 from sitemapaudit.page.head import _sniff_encoding, decode_html, parse_head
-from sitemapaudit.spiders.audit import _Headers
 
 
 def test_outcome_to_json_is_asdict() -> None:
@@ -128,7 +128,7 @@ def test_decode_shortcut_gives_what_incremental_decoding_gives(
 
 
 def test_lazy_headers_read_like_a_dict() -> None:
-    headers = _Headers(Headers({"Content-Type": "text/html", "X-Robots-Tag": ["a", "b"]}))
+    headers = ResponseHeaders(Headers({"Content-Type": "text/html", "X-Robots-Tag": ["a", "b"]}))
     assert headers.get("content-type") == ["text/html"]
     assert headers.get("x-robots-tag") == ["a", "b"]
     assert headers.get("link") is None

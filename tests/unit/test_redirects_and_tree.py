@@ -6,9 +6,11 @@ import pytest
 from scrapy.http import Response
 
 from sitemapaudit.crawl.redirects import RedirectState, next_hop, sitemap_loop
+from sitemapaudit.crawl.responses import conflicting_locations
+from sitemapaudit.crawl.responses import location as read_location
 from sitemapaudit.crawl.run import sitemap_hosts_hint
 from sitemapaudit.crawl.tree import ChildProblems, Decision, SitemapTree
-from sitemapaudit.spiders.audit import _conflicting_locations, _location, _redirect_problems
+from sitemapaudit.crawl.unfollowed import redirect_problems
 from sitemapaudit.urls import SitemapHosts, parse_origin
 
 ORIGIN = parse_origin("https://e.com")
@@ -228,7 +230,7 @@ def test_the_off_host_hint_names_the_sitemap_hosts_value_that_works(url: str, va
 def test_a_sitemap_redirected_to_another_port_names_that_port_in_the_hint() -> None:
     state = RedirectState()
     assert hop(state, "https://e.com/sitemap.xml", 301, "https://e.com:8443/s.xml") is None
-    [problem] = _redirect_problems(state, 3)
+    [problem] = redirect_problems(state, 3)
     assert problem.code == "off_host"
     assert problem.message.endswith(
         "(if the site keeps its sitemaps there, add e.com:8443 to SITEMAPAUDIT_SITEMAP_HOSTS)"
@@ -265,7 +267,7 @@ def test_a_location_is_read_as_browsers_read_it(location: bytes, expected: str) 
     """A backslash before the query is a slash in an http(s) URL (the URL Standard), not a
     character to percent-encode."""
     response = Response("https://e.com/a", status=301, headers={"Location": location})
-    assert _location(response) == expected
+    assert read_location(response) == expected
 
 
 def test_several_different_locations_are_a_broken_redirect() -> None:
@@ -289,9 +291,9 @@ def test_several_different_locations_are_a_broken_redirect() -> None:
         "to follow"
     )
     headers = [("Location", b"/b"), ("Location", b"/c")]
-    assert _conflicting_locations(Response("https://e.com/a", status=301, headers=headers)) == (
+    assert conflicting_locations(Response("https://e.com/a", status=301, headers=headers)) == (
         "/b",
         "/c",
     )
     same = [("Location", b"/b"), ("Location", b" /b")]
-    assert _conflicting_locations(Response("https://e.com/a", status=301, headers=same)) == ()
+    assert conflicting_locations(Response("https://e.com/a", status=301, headers=same)) == ()
