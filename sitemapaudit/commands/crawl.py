@@ -23,7 +23,7 @@ from sitemapaudit.crawl.run import configured_work_dir
 from sitemapaudit.errors import ConfigError
 from sitemapaudit.history.store import check_history_path
 from sitemapaudit.inventory import audit_identity, check_resumable
-from sitemapaudit.spiders.audit import default_report_dir
+from sitemapaudit.report.paths import default_report_dir
 
 
 class Command(ScrapyCrawlCommand):

@@ -31,12 +31,13 @@ from sitemapaudit.checks.base import Severity
 from sitemapaudit.commands.crawl import audit_failed, resolve_ipv6_literals
 from sitemapaudit.commands.refusal import path_refused, refusing_in_one_line
 from sitemapaudit.config import AuditConfig, check_robotstxt_obey, check_scrapy_settings
+from sitemapaudit.crawl.collector import GC_THRESHOLDS
 from sitemapaudit.errors import ConfigError
 from sitemapaudit.localfiles import validate_files
 from sitemapaudit.report.build import RecordBuilder
 from sitemapaudit.report.jsonlines import unrequested_line
 from sitemapaudit.report.records import SitemapRecord, UrlRecord, UrlRecordBatch
-from sitemapaudit.spiders.audit import GC_THRESHOLDS, AuditSpider
+from sitemapaudit.spiders.audit import AuditSpider
 from sitemapaudit.urls import loc_problems, parse_origin
 
 # Lines are written in batches of this many records (and whenever a file or crawl is done).

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import gc
 import logging
-import os
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping
 from datetime import UTC, datetime
@@ -18,12 +16,12 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider
 from scrapy.http import Headers, Response
 from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
-from scrapy.statscollectors import StatsCollector
 from scrapy.utils.defer import deferred_from_coro
 from twisted.python.failure import Failure
 
 from sitemapaudit.arguments import check_fail_on, parse_arguments
 from sitemapaudit.config import AuditConfig, parse_bool
+from sitemapaudit.crawl.collector import tune_collector
 from sitemapaudit.crawl.pages import PageQueue, PendingPage, redirect_outcome
 from sitemapaudit.crawl.redirects import (
     REDIRECT_STATUSES,
@@ -42,6 +40,7 @@ from sitemapaudit.crawl.responses import (
     sitemap_validators,
 )
 from sitemapaudit.crawl.run import AuditRun, PageAction
+from sitemapaudit.crawl.stats import CrawlerStats
 from sitemapaudit.crawl.tree import SitemapRef
 from sitemapaudit.crawl.unfollowed import homepage_unread, redirect_problems
 from sitemapaudit.discovery.homepage import HOMEPAGE_READ_LIMIT, homepage_sitemaps
@@ -57,6 +56,7 @@ from sitemapaudit.page.coding import (
 from sitemapaudit.readlimit import META_KEY as READ_LIMIT_META
 from sitemapaudit.readlimit import OWN_LIMIT_KEY as OWN_READ_LIMIT
 from sitemapaudit.readlimit import PARTIAL_KEY
+from sitemapaudit.report.paths import default_report_dir, drop_reserved, reserve_report
 from sitemapaudit.report.records import SummaryRecord
 from sitemapaudit.urls import request_url
 from sitemapaudit.words import count_noun
@@ -230,7 +230,7 @@ class AuditSpider(Spider):
             spider.run = spider.shared = SharedAuditRun(
                 spider.origin,
                 config,
-                _CrawlerStats(crawler),
+                CrawlerStats(crawler),
                 SharedAudit(connect(config.distributed), spider.origin.url, identity=identity),
                 sitemap_args=spider.sitemap_args,
                 listed_by=spider.listed_by,
@@ -240,7 +240,7 @@ class AuditSpider(Spider):
             spider.run = AuditRun(
                 spider.origin,
                 config,
-                _CrawlerStats(crawler),
+                CrawlerStats(crawler),
                 sitemap_args=spider.sitemap_args,
                 listed_by=spider.listed_by,
                 jobdir=crawler.settings.get("JOBDIR") or None,
@@ -254,7 +254,7 @@ class AuditSpider(Spider):
 
     # -- start: discovery first, then the inventory drained as the downloader has room ---------
     async def start(self) -> AsyncIterator[Any]:
-        _tune_collector()
+        tune_collector()
         if self.shared is not None:
             async for item in self._start_shared(self.shared):
                 yield item
@@ -969,7 +969,7 @@ class AuditSpider(Spider):
         self.run.close(finished=reason == "finished" and self.completed)
         report = self.crawler.settings.get("SITEMAPAUDIT_DEFAULT_REPORT")
         if report and self.shared is not None and not self.shared.writer:
-            _drop_reserved(Path(report % {"report_name": self.report_name}))
+            drop_reserved(Path(report % {"report_name": self.report_name}))
         if stopped:
             # Stopped (Ctrl-C, SIGTERM, a CLOSESPIDER limit, Redis lost) before the cluster
             # was done: no worker may be left to write the report.
@@ -1119,15 +1119,6 @@ class AuditSpider(Spider):
 # (RFC 9309 asks for at least five).
 ROBOTS_MAX_REDIRECTS = 5
 
-_TUNED: list[bool] = []
-
-# The cyclic garbage collector's thresholds during an audit (Python's defaults: 700, 10, 10).
-# An audit makes and drops a few dozen objects per URL, millions in all, none of them in
-# reference cycles that need collecting soon; a collection every 20,000 allocations instead of
-# every 700 cut the CPU time of a 10,000-page audit by about 3 % and of a 200,000-URL inventory
-# by about 7 %, with the same peak memory (a bare Scrapy spider gained nothing measurable).
-GC_THRESHOLDS = (20_000, 20, 20)
-
 
 def _why_unrecorded(for_sitemaps: int, for_batch: int) -> str:
     """Why the records of pages requested before a stop were not written: they waited for
@@ -1173,94 +1164,13 @@ def _item_finished(scraper: Any, processing: asyncio.Future[None]) -> None:
     _closing_check(scraper)
 
 
-def _tune_collector() -> None:
-    """Everything loaded before the first crawl of the process (Scrapy, lxml, the schemas,
-    settings) lives as long as the process: keep it out of the cyclic garbage collector's full
-    passes, which otherwise walk all of it again and again while millions of short-lived
-    objects come and go, and collect less often (``GC_THRESHOLDS``). Once per process, so that
-    the garbage of earlier crawls in the same process (tests) is not frozen along."""
-    if not _TUNED:
-        _TUNED.append(True)
-        gc.freeze()
-        gc.set_threshold(*GC_THRESHOLDS)
-
-
-def default_report_dir(settings: BaseSettings) -> str:
-    """The directory of the default report, or ``""`` when the audit writes none.
-
-    The report goes to ``SITEMAPAUDIT_REPORT_DIR`` when no feed is given (``-o``, ``-O``,
-    ``FEEDS``), and also beside the feeds given when that setting is itself given on the
-    command line (``-s``): scrapyd passes settings that way (``-d setting=``), and when its
-    ``items_dir`` is set it gives every job a ``FEEDS`` setting of its own, which would
-    otherwise take the report from the directory asked for."""
-    report_dir = str(settings.get("SITEMAPAUDIT_REPORT_DIR", "reports") or "")
-    given = (settings.getpriority("SITEMAPAUDIT_REPORT_DIR") or 0) >= SETTINGS_PRIORITIES["cmdline"]
-    if settings.getdict("FEEDS") and not given:
-        return ""
-    return report_dir
-
-
 def default_report_params(params: dict[str, Any], spider: Spider) -> dict[str, Any]:
     """The URI parameters of the default report (``FEEDS`` ``uri_params``), called as the feed
     opens: its file is created here, under a name no other report has (see
-    :func:`_reserve_report`). Every worker of a distributed audit reserves one too, as any of
-    them may come to write the report; one that does not removes it as it closes."""
+    :func:`~sitemapaudit.report.paths.reserve_report`). Every worker of a distributed audit
+    reserves one too, as any of them may come to write the report; one that does not removes
+    it as it closes."""
     template = spider.crawler.settings.get("SITEMAPAUDIT_DEFAULT_REPORT")
     if isinstance(spider, AuditSpider) and template:
-        spider.report_name = _reserve_report(template, spider.report_name)
+        spider.report_name = reserve_report(template, spider.report_name)
     return {**params, "report_name": getattr(spider, "report_name", params.get("report_name"))}
-
-
-def _reserve_report(template: str, name: str) -> str:
-    """Create the default report file empty, under ``name`` or ``name-2``, ``name-3``...: two
-    audits of one site started in the same second (cron), or two workers of a distributed
-    audit, each get a file of their own (created exclusively: two processes choosing at once
-    cannot both take one name)."""
-    for number in range(1, 1000):
-        candidate = name if number == 1 else f"{name}-{number}"
-        path = Path(template % {"report_name": candidate})
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
-        except FileExistsError:
-            continue
-        return candidate
-    return name
-
-
-def _drop_reserved(path: Path) -> None:
-    """Remove the default report a distributed worker reserved but did not write."""
-    try:
-        if path.stat().st_size == 0:
-            path.unlink()
-    except OSError as exc:
-        logger.debug("the empty report %s could not be removed: %s", path, exc)
-
-
-class _CrawlerStats:
-    """The crawler's stats collector, looked up when used. It exists once the crawl starts:
-    what is counted before, as the spider is made (a history whose first write fails), is
-    added to it when the spider opens."""
-
-    def __init__(self, crawler: Crawler) -> None:
-        self._crawler = crawler
-        self._early: list[tuple[str, int, int]] = []
-        crawler.signals.connect(self._opened, signal=signals.spider_opened)
-
-    def inc_value(self, key: str, count: int = 1, start: int = 0) -> None:
-        stats = self._stats()
-        if stats is None:
-            self._early.append((key, count, start))
-        else:
-            stats.inc_value(key, count, start)
-
-    def _stats(self) -> StatsCollector | None:
-        try:
-            return self._crawler.stats
-        except RuntimeError:  # (Scrapy's "not set yet")
-            return None
-
-    def _opened(self) -> None:
-        early, self._early = self._early, []
-        for key, count, start in early:
-            self.inc_value(key, count, start)

@@ -17,7 +17,7 @@ import scrapy
 from sitemapaudit.commands.crawl import check_appends, check_report_paths
 from sitemapaudit.errors import ConfigError
 from sitemapaudit.inventory import Inventory, audit_identity
-from sitemapaudit.spiders.audit import _reserve_report
+from sitemapaudit.report.paths import reserve_report
 from tests.support.golden_site import XML, url, urlset
 from tests.support.server import Page, TestSite
 
@@ -284,7 +284,7 @@ def test_the_unthrottled_preset_is_applied_and_cmdline_settings_still_win() -> N
 
 def test_a_default_report_name_is_never_shared(tmp_path: Path) -> None:
     template = str(tmp_path / "reports" / "%(report_name)s.jsonl")
-    names = [_reserve_report(template, "e.com-20261123T010000Z") for _ in range(3)]
+    names = [reserve_report(template, "e.com-20261123T010000Z") for _ in range(3)]
     assert names == [
         "e.com-20261123T010000Z",
         "e.com-20261123T010000Z-2",

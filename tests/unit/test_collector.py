@@ -18,18 +18,18 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 
 from sitemapaudit import settings as project_settings
 from sitemapaudit.commands import validate as validate_command
-from sitemapaudit.spiders.audit import GC_THRESHOLDS
+from sitemapaudit.crawl.collector import GC_THRESHOLDS
 from tests.support.crawl import run_audit
 from tests.support.golden_site import page, url, urlset
 from tests.support.server import TestSite
 
 _CODE = """
 import gc, json
-from sitemapaudit.spiders import audit
+from sitemapaudit.crawl.collector import tune_collector
 before = gc.get_threshold()
-audit._tune_collector()
+tune_collector()
 frozen = gc.get_freeze_count()
-audit._tune_collector()
+tune_collector()
 print(json.dumps([before, gc.get_threshold(), frozen > 0, gc.get_freeze_count() == frozen]))
 """
 
