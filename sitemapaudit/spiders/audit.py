@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
@@ -22,6 +21,8 @@ from twisted.python.failure import Failure
 from sitemapaudit.arguments import check_fail_on, parse_arguments
 from sitemapaudit.config import AuditConfig, parse_bool
 from sitemapaudit.crawl.collector import tune_collector
+from sitemapaudit.crawl.itemproc import RecordSender
+from sitemapaudit.crawl.pacing import more_actions, paced_backlog
 from sitemapaudit.crawl.pages import PageQueue, PendingPage, redirect_outcome
 from sitemapaudit.crawl.redirects import (
     REDIRECT_STATUSES,
@@ -69,10 +70,6 @@ logger = logging.getLogger(__name__)
 SUMMARY_URL = "data:,summary"
 # How a worker of a distributed audit stops when Redis cannot be reached (its finish reason).
 REDIS_LOST = "redis_lost"
-# Page requests made at a time (see AuditSpider._more_actions).
-REQUEST_BATCH = 16
-# Requests left waiting in a paced host's downloader slot (see _paced_backlog).
-PACED_BACKLOG = 2
 
 # SITEMAPAUDIT_DISTRIBUTED: scrapy-redis's shared queue and duplicate filter, kept until the
 # report is written (the worker that writes it removes the audit's keys); only that worker
@@ -132,6 +129,7 @@ class AuditSpider(Spider):
     # distributed modules, and Redis's client with them, load only then.)
     shared: SharedAuditRun | None = None
     pages: PageQueue
+    records: RecordSender
     draining = False
     """Whether ``start()`` hands out URLs: while it does, it also reads the waiting pages."""
     closed = False
@@ -172,8 +170,6 @@ class AuditSpider(Spider):
         # The first error of the audit's own code (a bug), for the summary of the stopped audit.
         self.first_error: str | None = None
         self.item_errors = 0
-        # URL records not sent because the crawl was closing (see _closing_scraper).
-        self.unsent_urls = 0
         # Why nothing could be audited: no request got an HTTP answer (see on_idle).
         self.unreachable: str | None = None
 
@@ -216,6 +212,7 @@ class AuditSpider(Spider):
             config = config.with_fetch_urls(spider.fetch_urls_arg)
         spider.config = config
         spider.pages = PageQueue(config.robots_user_agent)
+        spider.records = RecordSender(crawler)
         if config.distributed:
             from sitemapaudit.distributed.run import SharedAuditRun  # noqa: PLC0415
             from sitemapaudit.distributed.state import (  # noqa: PLC0415
@@ -262,7 +259,7 @@ class AuditSpider(Spider):
         for request in self.recovery_requests(["robots"], []):
             yield request
         for facts in self.run.resumed_sitemap_facts():
-            await self._process(facts)
+            await self.records.process(facts)
         for ref in self.run.resumed_refs:
             yield self._sitemap_request(ref)
         for request in self.recovery_requests(["arguments", "homepage"], []):
@@ -281,7 +278,7 @@ class AuditSpider(Spider):
                 yield item
             if run.writer and run.lost is None:
                 for record in self._summary_items():
-                    await self._process(record)
+                    await self.records.process(record)
                 run.finish()
         except Exception as exc:
             if not self.redis_lost(exc):
@@ -347,20 +344,23 @@ class AuditSpider(Spider):
                 engine = self.crawler.engine
                 action = (
                     None
-                    if engine is None or engine.needs_backout() or self._paced_backlog(engine)
+                    if engine is None
+                    or engine.needs_backout()
+                    or paced_backlog(engine, self._paced_by_crawl_delay())
                     else self.run.next_action()
                 )
                 if action is None:
                     await self._pause()
                 elif isinstance(action, PageAction):
-                    actions, other = self._more_actions(action, engine)
+                    crawl_delay = self._paced_by_crawl_delay()
+                    actions, other = more_actions(self.run, action, engine, crawl_delay)
                     requests = [self._first_request(a) for a in actions]
                     if other is not None:
-                        await self._process(other)
+                        await self.records.process(other)
                     for request in requests:
                         yield request
                 else:
-                    await self._process(action)
+                    await self.records.process(action)
         except Exception as exc:  # a bug: Scrapy logs it; the audit stops, its report incomplete
             if not self.redis_lost(exc):
                 self._stop_on_error(exc, None, "start_error")
@@ -373,48 +373,15 @@ class AuditSpider(Spider):
         await self._read_waiting()
         # Return only once the scraper is through with its items, so that the engine sees the
         # crawl idle as soon as start() ends. (Records sent from here are through the
-        # pipelines already: _process() waits for them, no item signal handler is needed.)
-        while self._scraper_busy():
+        # pipelines already: process() waits for them, no item signal handler is needed.)
+        while self.records.scraper_busy():
             await self.run.wait(0.01)
 
-    def _paced(self, engine: Any) -> bool:
-        """Whether requests leave a host's downloader slot one per delay: robots.txt's
-        Crawl-delay, the base ``DOWNLOAD_DELAY`` or AutoThrottle's (each slot's ``delay``).
-        Scrapy sends one request of such a slot per delay, whatever its concurrency."""
-        return self._paced_by_crawl_delay() or any(
-            slot.delay > 0 for slot in engine.downloader.slots.values()
-        )
-
-    def _paced_backlog(self, engine: Any) -> bool:
-        """Whether a paced host's downloader slot already holds ``PACED_BACKLOG`` requests
-        waiting for their turn. More would not go out any sooner (one leaves per delay), but a
-        stop (Ctrl-C) would still send every one of them, one per delay, before the audit
-        closes: the downloader takes as many as its concurrency. An unpaced slot sends its
-        queue as fast as the host answers, so it is not held back."""
-        crawl_delay = self._paced_by_crawl_delay()
-        return any(
-            len(slot.queue) >= PACED_BACKLOG and (crawl_delay or slot.delay > 0)
-            for slot in engine.downloader.slots.values()
-        )
-
     def _paced_by_crawl_delay(self) -> bool:
-        """(Before the host's slot has the Crawl-delay: see CrawlDelayMiddleware.)"""
+        """Whether robots.txt's Crawl-delay paces the requests (before the host's slot has the
+        Crawl-delay: see CrawlDelayMiddleware)."""
         robots = self.run.robots
         return robots is not None and bool(robots.crawl_delay) and self.config.honor_crawl_delay
-
-    def _more_actions(self, first: PageAction, engine: Any) -> tuple[list[PageAction], Any]:
-        """``first`` and the URLs handed out right after it, up to ``REQUEST_BATCH`` of them
-        (one when requests are paced: see ``_paced_backlog``), and the first other action met
-        on the way, if any. Their requests are made one after another, as pages are read (see
-        ``PageQueue``); the engine takes them as it has room."""
-        actions = [first]
-        batch = 1 if self._paced(engine) else REQUEST_BATCH
-        while len(actions) < batch:
-            action = self.run.next_action()
-            if not isinstance(action, PageAction):
-                return actions, action
-            actions.append(action)
-        return actions, None
 
     async def _pause(self) -> None:
         """Wait for something to change; read the waiting pages once they are due."""
@@ -429,37 +396,7 @@ class AuditSpider(Spider):
     async def _read_waiting(self) -> None:
         """Read the waiting pages from start() and send their records on."""
         for item in self._read_pages():
-            await self._process(item)
-
-    def _scraper_busy(self) -> bool:
-        """Whether the scraper still holds items (its counters are updated after the item
-        signals, so the signals alone cannot tell). Without that attribute, the engine's own
-        heartbeat notices the end a few seconds later."""
-        slot = getattr(getattr(self.crawler.engine, "scraper", None), "slot", None)
-        return slot is not None and not slot.is_idle()
-
-    async def _process(self, item: Any) -> None:
-        """Send a record straight to the item pipelines. Yielding it from start() would cost a
-        round of the engine's loop per record, which dominates an inventory of millions."""
-        engine = self.crawler.engine
-        assert engine is not None
-        scraper = engine.scraper
-        if self._closing_scraper(scraper, item):
-            return
-        # Shielded: a stop (Ctrl-C) cancels start(), and a cancel that came while Scrapy sends
-        # the item signals (from tasks of their own) would take them along: records counted
-        # and kept in the history would never reach the report. The item goes on to the
-        # feeds, and the close waits for it (the scraper counts it as in progress, from now
-        # on: counted only once its task runs, a close that came first would write the
-        # summary before it).
-        processing = asyncio.ensure_future(_counted_itemproc(scraper, item))
-        try:
-            await asyncio.shield(processing)
-        except asyncio.CancelledError:
-            processing.add_done_callback(lambda done: _item_finished(scraper, done))
-            raise
-        finally:
-            _closing_check(scraper)
+            await self.records.process(item)
 
     # -- errors of the audit's own code: the audit stops, its report marked incomplete ---------
     def on_spider_error(self, failure: Failure, response: Any, **kwargs: Any) -> None:
@@ -811,24 +748,9 @@ class AuditSpider(Spider):
         again at its next heartbeat, seconds later)."""
         if facts is None:
             return []
-        scraper = getattr(self.crawler.engine, "scraper", None)
-        send = getattr(scraper, "_start_itemproc_nowait", None)
-        if send is None or not self.draining:  # another Scrapy, or the last pages
-            return [facts]
-        if not self._closing_scraper(scraper, facts):
-            send(facts)
-        return []
-
-    def _closing_scraper(self, scraper: Any, item: Any) -> bool:
-        """Whether the crawl is closing and its item pipelines may have closed, the summary
-        written: a record sent now would come after it, so it is not sent (it counts among
-        the records the stop left unwritten)."""
-        slot = getattr(scraper, "slot", None)
-        if slot is None or getattr(slot, "closing", None) is None:
-            return False
-        if isinstance(item, UrlFactsBatch):
-            self.unsent_urls += len(item.facts)
-        return True
+        if self.draining and self.records.send_nowait(facts):  # (not the last pages)
+            return []
+        return [facts]
 
     # -- the summary, last ------------------------------------------------------------------
     def on_idle(self) -> None:
@@ -884,7 +806,7 @@ class AuditSpider(Spider):
         # Pages requested before the stop whose records were not out yet: none is left out
         # silently. Pages received but not read yet wait for their batch too.
         for_sitemaps, for_batch = self.run.unrecorded()
-        for_batch += len(self.pages) + self.unsent_urls
+        for_batch += len(self.pages) + self.records.unsent_urls
         unrecorded = for_sitemaps + for_batch
         self._count("sitemapaudit/pages/unrecorded", unrecorded)
         more = (
@@ -893,7 +815,7 @@ class AuditSpider(Spider):
             if unrecorded
             else ""
         )
-        written = self.run.totals.urls_emitted - self.unsent_urls
+        written = self.run.totals.urls_emitted - self.records.unsent_urls
         summary.notes.append(
             f"the audit stopped before it was complete: {written:,} of "
             f"the {urls:,} URLs found so far have a record in this report{more}{kept}"
@@ -1133,35 +1055,6 @@ def _why_unrecorded(for_sitemaps: int, for_batch: int) -> str:
         f"{for_sitemaps:,} waited for every sitemap to be read, as a URL's record names all "
         f"that list it, and {for_batch:,} for the rest of their batch, as {batch}"
     )
-
-
-def _counted_itemproc(scraper: Any, item: Any) -> Coroutine[Any, Any, None]:
-    """``scraper.start_itemproc_async(item)``, the item counted as in progress at once (as
-    Scrapy's own ``_start_itemproc_nowait`` counts it), not once its task first runs."""
-    slot = scraper.slot
-    slot.itemproc_size += 1
-
-    async def process() -> None:
-        slot.itemproc_size -= 1  # (start_itemproc_async counts it from here)
-        await scraper.start_itemproc_async(item, response=None)
-
-    return process()
-
-
-def _closing_check(scraper: Any) -> None:
-    """Let a closing engine see its scraper's last item done. The engine is closing (Ctrl-C, a
-    stop), which cancels start(): Scrapy looks for its scraper's last item only after the items
-    of responses, so without this look the close would wait for ever."""
-    slot = scraper.slot
-    if slot is not None and slot.closing is not None and not slot.closing.called:
-        scraper._check_if_closing()
-
-
-def _item_finished(scraper: Any, processing: asyncio.Future[None]) -> None:
-    """An item that start() stopped waiting for (a stop) is through the pipelines and feeds."""
-    if not processing.cancelled() and (exc := processing.exception()) is not None:
-        logger.error("an item failed after the audit was stopped", exc_info=exc)
-    _closing_check(scraper)
 
 
 def default_report_params(params: dict[str, Any], spider: Spider) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from sitemapaudit.spiders.audit import _counted_itemproc
+from sitemapaudit.crawl.itemproc import counted_itemproc
 
 
 class _Slot:
@@ -28,7 +28,7 @@ class _Scraper:
 
 def test_a_record_counts_as_in_progress_before_its_task_runs() -> None:
     scraper = _Scraper()
-    processing = _counted_itemproc(scraper, {"record": "url"})
+    processing = counted_itemproc(scraper, {"record": "url"})
     # Not idle in the gap before the task's first step (where a close looks).
     assert scraper.slot.itemproc_size == 1
     with pytest.raises(StopIteration):  # (run by hand: the fake pipelines never wait)
