@@ -42,6 +42,7 @@ from sitemapaudit.crawl.responses import (
 )
 from sitemapaudit.crawl.run import AuditRun, PageAction
 from sitemapaudit.crawl.stats import CrawlerStats
+from sitemapaudit.crawl.summary import stopped_summary, stopped_worker_summary, summary_record
 from sitemapaudit.crawl.tree import SitemapRef
 from sitemapaudit.crawl.unfollowed import homepage_unread, redirect_problems
 from sitemapaudit.discovery.homepage import HOMEPAGE_READ_LIMIT, homepage_sitemaps
@@ -795,88 +796,31 @@ class AuditSpider(Spider):
         if not self.summary_wanted:
             return None
         if self.shared is not None:
-            return self._unfinished_shared_summary(self.shared)
-        summary = self._summary(None)
-        summary.complete = False
-        kept = "; the history keeps this run as unfinished" if self.config.history_path else ""
-        if self.unreachable is not None:
-            summary.notes.append(self.unreachable + kept)
-            return summary
-        urls, _ = self.run.inventory.totals()
-        # Pages requested before the stop whose records were not out yet: none is left out
-        # silently. Pages received but not read yet wait for their batch too.
-        for_sitemaps, for_batch = self.run.unrecorded()
-        for_batch += len(self.pages) + self.records.unsent_urls
-        unrecorded = for_sitemaps + for_batch
-        self._count("sitemapaudit/pages/unrecorded", unrecorded)
-        more = (
-            f" ({unrecorded:,} more were requested, but the audit stopped before their records "
-            f"were written: {_why_unrecorded(for_sitemaps, for_batch)})"
-            if unrecorded
-            else ""
+            # (None for a worker that was not writing the report, or lost Redis, whose state
+            # the summary is made of.)
+            if not self.shared.writer or self.shared.lost is not None:
+                return None
+            return stopped_worker_summary(self._summary(None), self.shared)
+        return stopped_summary(
+            self._summary(None),
+            self.run,
+            history=bool(self.config.history_path),
+            unreachable=self.unreachable,
+            waiting_pages=len(self.pages),
+            unsent_urls=self.records.unsent_urls,
+            first_error=self.first_error,
+            stats=self.crawler.stats,
         )
-        written = self.run.totals.urls_emitted - self.records.unsent_urls
-        summary.notes.append(
-            f"the audit stopped before it was complete: {written:,} of "
-            f"the {urls:,} URLs found so far have a record in this report{more}{kept}"
-        )
-        if self.first_error is not None:
-            summary.notes.append(
-                f"it stopped on an error of sitemapaudit itself ({self.first_error}); the "
-                "traceback is in the log"
-            )
-        return summary
-
-    def _unfinished_shared_summary(self, run: SharedAuditRun) -> SummaryRecord | None:
-        """The summary of a distributed worker that stopped while writing the report (``None``
-        for one that was not writing it, or lost Redis, whose state the summary is made of)."""
-        if not run.writer or run.lost is not None:
-            return None
-        summary = self._summary(None)
-        summary.complete = False
-        urls = run.shared_inventory.url_count()
-        summary.notes.append(
-            f"this worker stopped while writing the report of the distributed audit: "
-            f"{run.totals.urls_emitted:,} of its {urls:,} URLs have a record in this report; "
-            "another worker may finish the audit and write the complete report"
-        )
-        return summary
-
-    def _report_notes(self) -> list[str]:
-        """A note for the outputs that can still be written, when another could not be."""
-        stats = self.crawler.stats
-        if stats is None or not stats.get_value("sitemapaudit/report/failed"):
-            return []
-        lost = int(stats.get_value("sitemapaudit/report/records_lost", 0))
-        return [
-            f"an output of this report could not be written ({count_noun(lost, 'record')} lost "
-            "so far; see the log): the command exits with status 1"
-        ]
 
     def _summary(self, previous: int | None) -> SummaryRecord:
-        robots = self.run.robots
-        return SummaryRecord(
+        return summary_record(
+            self.run,
+            self.config,
             origin=self.origin.url,
-            started_at=(
-                self.run.first_started_at or self.started_at.strftime("%Y-%m-%dT%H:%M:%SZ")
-            ),
-            resumed_at=list(self.run.resumed_at),
-            sitemaps_found=len(self.run.tree),
-            robots_txt={
-                "outcome": robots.outcome if robots else "unknown",
-                "status": robots.status if robots else None,
-                "sitemaps": len(robots.sitemaps) if robots else 0,
-                "crawl_delay": robots.crawl_delay if robots else None,
-            },
-            notes=[*self.run.notes(), *self._report_notes()],
-            settings={
-                **self.config.shaping_settings(),
-                # With the hosts of -a sitemap= URLs, whose sitemaps were fetched as theirs.
-                "sitemap_hosts": [origin.url for origin in self.run.sitemap_hosts()],
-            },
-            fail_on={"policy": self.fail_on.policy, "failed": False},
-            changes={"previous_run": previous, "counts": {}},
-            incremental=self.run.incremental_summary(),
+            started_at=self.started_at,
+            fail_on=self.fail_on.policy,
+            stats=self.crawler.stats,
+            previous=previous,
         )
 
     def on_closed(self, reason: str) -> None:
@@ -1040,21 +984,6 @@ class AuditSpider(Spider):
 # Redirects of robots.txt followed: Google follows five, then treats robots.txt as not found
 # (RFC 9309 asks for at least five).
 ROBOTS_MAX_REDIRECTS = 5
-
-
-def _why_unrecorded(for_sitemaps: int, for_batch: int) -> str:
-    """Why the records of pages requested before a stop were not written: they waited for
-    every sitemap to be read, or for the rest of their batch, or some of each."""
-    sitemaps = "a URL's record waits until every sitemap is read"
-    batch = "records are written a batch of pages at a time"
-    if not for_batch:
-        return sitemaps
-    if not for_sitemaps:
-        return batch
-    return (
-        f"{for_sitemaps:,} waited for every sitemap to be read, as a URL's record names all "
-        f"that list it, and {for_batch:,} for the rest of their batch, as {batch}"
-    )
 
 
 def default_report_params(params: dict[str, Any], spider: Spider) -> dict[str, Any]:

@@ -12,9 +12,9 @@ import pytest
 from sitemapaudit.config import AuditConfig
 from sitemapaudit.crawl import run as run_module
 from sitemapaudit.crawl.run import AuditRun, PageAction
+from sitemapaudit.crawl.summary import why_unrecorded
 from sitemapaudit.crawl.tree import SitemapRef
 from sitemapaudit.facts import FetchOutcome
-from sitemapaudit.spiders.audit import _why_unrecorded
 from sitemapaudit.urls import parse_origin
 
 ORIGIN = "https://e.com"
@@ -92,9 +92,9 @@ def test_pages_waiting_for_their_batch_once_every_sitemap_is_read(
 
 
 def test_the_note_says_why_the_records_waited() -> None:
-    assert _why_unrecorded(3, 0) == "a URL's record waits until every sitemap is read"
-    assert _why_unrecorded(0, 2) == "records are written a batch of pages at a time"
-    assert _why_unrecorded(3, 2) == (
+    assert why_unrecorded(3, 0) == "a URL's record waits until every sitemap is read"
+    assert why_unrecorded(0, 2) == "records are written a batch of pages at a time"
+    assert why_unrecorded(3, 2) == (
         "3 waited for every sitemap to be read, as a URL's record names all that list it, "
         "and 2 for the rest of their batch, as records are written a batch of pages at a time"
     )
