@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider
-from scrapy.http import Headers, Response
+from scrapy.http import Response
 from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
 from scrapy.utils.defer import deferred_from_coro
 from twisted.python.failure import Failure
@@ -29,6 +29,13 @@ from sitemapaudit.crawl.redirects import (
     Hosts,
     RedirectState,
     next_hop,
+)
+from sitemapaudit.crawl.requests import (
+    homepage_request,
+    page_request,
+    robots_request,
+    sitemap_hop,
+    sitemap_request,
 )
 from sitemapaudit.crawl.responses import (
     conflicting_locations,
@@ -47,7 +54,6 @@ from sitemapaudit.crawl.tree import SitemapRef
 from sitemapaudit.crawl.unfollowed import homepage_unread, redirect_problems
 from sitemapaudit.discovery.homepage import HOMEPAGE_READ_LIMIT, homepage_sitemaps
 from sitemapaudit.facts import SitemapFacts, UrlFactsBatch
-from sitemapaudit.headonly import META_KEY as HEAD_ONLY_META
 from sitemapaudit.middlewares import META_KEY as RETRY_AFTER_META
 from sitemapaudit.page.coding import (
     body_coding,
@@ -55,8 +61,6 @@ from sitemapaudit.page.coding import (
     decode_capped,
     gzip_alone,
 )
-from sitemapaudit.readlimit import META_KEY as READ_LIMIT_META
-from sitemapaudit.readlimit import OWN_LIMIT_KEY as OWN_READ_LIMIT
 from sitemapaudit.readlimit import PARTIAL_KEY
 from sitemapaudit.report.paths import default_report_dir, drop_reserved, reserve_report
 from sitemapaudit.report.records import SummaryRecord
@@ -288,17 +292,9 @@ class AuditSpider(Spider):
     def recovery_requests(self, discovery: list[str], refs: list[SitemapRef]) -> Iterator[Request]:
         """Discovery requests (``robots``, ``arguments``, ``homepage``) and sitemap requests."""
         if "robots" in discovery:
-            robots = self._get(
-                self.origin.url + "/robots.txt", self.parse_robots, self.robots_failed, priority=100
+            yield robots_request(
+                self.origin.url, self.config.robots_max_bytes, self.parse_robots, self.robots_failed
             )
-            # Read what is parsed of it (and a byte more, to know it was cut), not more.
-            robots.meta[READ_LIMIT_META] = 0
-            robots.meta[OWN_READ_LIMIT] = (
-                self.config.robots_max_bytes,
-                "sitemapaudit/robots/stopped_at_read_limit",
-            )
-            robots.meta["download_maxsize"] = 0
-            yield robots
         if self.sitemap_args and "arguments" in discovery:
             refs = [*refs, *self.run.argument_refs()]
         elif not self.sitemap_args and "homepage" in discovery:
@@ -313,19 +309,7 @@ class AuditSpider(Spider):
             yield self._sitemap_request(ref)
 
     def _homepage_request(self) -> Request:
-        homepage = self._get(
-            self.origin.url + "/", self.parse_homepage, self.homepage_failed, priority=90
-        )
-        # Read up to what is parsed of it (a page that never ends does not hold the audit).
-        homepage.meta[READ_LIMIT_META] = 0
-        homepage.meta[OWN_READ_LIMIT] = (
-            HOMEPAGE_READ_LIMIT,
-            "sitemapaudit/homepage/stopped_at_read_limit",
-        )
-        homepage.meta["download_maxsize"] = 0
-        # What arrived of it is read if the download fails part way (a timeout).
-        homepage.meta[PARTIAL_KEY] = None
-        return homepage
+        return homepage_request(self.origin.url, self.parse_homepage, self.homepage_failed)
 
     def _after_robots(self, refs: list[SitemapRef]) -> tuple[list[SitemapRef], Request | None]:
         """The homepage that waited for robots.txt: its request, or, when robots.txt
@@ -876,53 +860,15 @@ class AuditSpider(Spider):
         return [] if self.shared is not None else facts
 
     # -- requests -------------------------------------------------------------------------------
-    def _get(
-        self,
-        url: str,
-        callback: Callable[[Response], Iterator[Any]],
-        errback: Callable[[Failure], Iterator[Any]],
-        *,
-        priority: int = 0,
-    ) -> Request:
-        return Request(
-            request_url(url),
-            callback=callback,
-            errback=errback,
-            priority=priority,
-            dont_filter=True,
-            meta={"dont_redirect": True, "redirects": RedirectState()},
-        )
-
     def _sitemap_request(self, ref: SitemapRef) -> Request:
         headers, previous_run = self.run.conditional_headers(ref.url)
-        return Request(
-            request_url(ref.url),
-            callback=self.parse_sitemap,
-            errback=self.sitemap_failed,
-            priority=50 - ref.depth,
-            dont_filter=True,
-            headers=headers,
-            meta={
-                "dont_redirect": True,
-                "sitemap_ref": ref,
-                "redirects": RedirectState(),
-                "previous_run": previous_run,
-                # Read up to SITEMAPAUDIT_SITEMAP_READ_LIMIT (SitemapReadLimit stops it there)
-                # and report it, rather than let Scrapy cancel it on its announced size.
-                READ_LIMIT_META: 0,
-                "download_maxsize": 0,
-            },
+        return sitemap_request(
+            ref, headers, previous_run, callback=self.parse_sitemap, errback=self.sitemap_failed
         )
 
     def _sitemap_hop(self, hop: Request) -> Request:
-        """The next hop of a sitemap's redirects, with the validators of its own URL: where the
-        redirects end is a sitemap of its own (see :meth:`AuditRun.redirect_ended`)."""
-        headers = Headers(hop.headers)
-        for name in ("If-None-Match", "If-Modified-Since"):
-            headers.pop(name, None)
         validators, previous_run = self.run.conditional_headers(hop.url)
-        headers.update(validators)
-        return hop.replace(headers=headers, meta={**hop.meta, "previous_run": previous_run})
+        return sitemap_hop(hop, validators, previous_run)
 
     def _first_request(self, action: PageAction) -> Request:
         request = self._page_request(action.url_id, action.url, RedirectState(), action.blocked)
@@ -932,18 +878,8 @@ class AuditSpider(Spider):
         return request
 
     def _page_request(self, url_id: int, url: str, state: RedirectState, blocked: bool) -> Request:
-        return Request(
-            request_url(url),
-            callback=self.parse_page,
-            errback=self.page_failed,
-            dont_filter=True,
-            meta={
-                "dont_redirect": True,
-                "url_id": url_id,
-                "blocked": blocked,
-                "redirects": state,
-                HEAD_ONLY_META: True,
-            },
+        return page_request(
+            url_id, url, state, blocked, callback=self.parse_page, errback=self.page_failed
         )
 
     def _next_target(
