@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import functools
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self
 
 from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
@@ -53,6 +52,7 @@ from sitemapaudit.crawl.summary import stopped_summary, stopped_worker_summary, 
 from sitemapaudit.crawl.tree import SitemapRef
 from sitemapaudit.crawl.unfollowed import homepage_unread, redirect_problems
 from sitemapaudit.discovery.homepage import HOMEPAGE_READ_LIMIT, homepage_sitemaps
+from sitemapaudit.distributed.guard import until_redis_lost
 from sitemapaudit.facts import SitemapFacts, UrlFactsBatch
 from sitemapaudit.middlewares import META_KEY as RETRY_AFTER_META
 from sitemapaudit.page.coding import (
@@ -94,34 +94,6 @@ UNTHROTTLED: dict[str, Any] = {
     "CONCURRENT_REQUESTS_PER_DOMAIN": 64,
     "SITEMAPAUDIT_HONOR_CRAWL_DELAY": False,
 }
-
-
-_Callback = TypeVar("_Callback", bound=Callable[..., Any])
-
-
-def _until_redis_lost(callback: _Callback) -> _Callback:
-    """A request callback or errback of the spider. In a distributed audit, its Redis lost
-    while it runs stops the worker (see ``AuditSpider.redis_lost``) instead of being a
-    spider error, and once Redis is lost it does nothing: a response that still arrives is
-    not read (nor is a request failed for it, by the cluster's pace, taken for the site's
-    failure), and its URL is requested again by the workers that go on with the audit."""
-
-    @functools.wraps(callback)
-    def guarded(self: AuditSpider, result: Any) -> Any:
-        shared = self.shared
-        if shared is None:
-            return callback(self, result)
-        if shared.lost is not None:
-            return []
-        try:
-            # (All of it now: a generator's Redis errors would come after this returned.)
-            return list(callback(self, result))
-        except Exception as exc:
-            if not self.redis_lost(exc):
-                raise
-            return []
-
-    return cast(_Callback, guarded)
 
 
 class AuditSpider(Spider):
@@ -439,7 +411,7 @@ class AuditSpider(Spider):
             deferred_from_coro(engine.close_spider_async(reason=reason))
 
     # -- discovery ------------------------------------------------------------------------------
-    @_until_redis_lost
+    @until_redis_lost
     def parse_robots(self, response: Response) -> Iterator[Any]:
         if (hop := self._hop(response, max_redirects=ROBOTS_MAX_REDIRECTS)) is not None:
             yield hop
@@ -465,7 +437,7 @@ class AuditSpider(Spider):
         if homepage is not None:
             yield homepage
 
-    @_until_redis_lost
+    @until_redis_lost
     def robots_failed(self, failure: Failure) -> Iterator[Any]:
         refs, skipped = self.run.robots_received(
             None, b"", self.origin.url + "/robots.txt", error=failure_reason(failure)
@@ -476,7 +448,7 @@ class AuditSpider(Spider):
         if homepage is not None:
             yield homepage
 
-    @_until_redis_lost
+    @until_redis_lost
     def parse_homepage(self, response: Response) -> Iterator[Any]:
         response.meta[PARTIAL_KEY] = None  # (the whole answer came)
         if (hop := self._hop(response)) is not None:
@@ -495,7 +467,7 @@ class AuditSpider(Spider):
         yield from self._live(skipped)
         yield from self._sitemaps(refs)
 
-    @_until_redis_lost
+    @until_redis_lost
     def homepage_failed(self, failure: Failure) -> Iterator[Any]:
         error = failure_reason(failure)
         found = None
@@ -518,7 +490,7 @@ class AuditSpider(Spider):
             yield self._sitemap_request(ref)
 
     # -- sitemaps -------------------------------------------------------------------------------
-    @_until_redis_lost
+    @until_redis_lost
     def parse_sitemap(self, response: Response) -> Iterator[Any]:
         ref: SitemapRef = response.meta["sitemap_ref"]
         redirects: RedirectState = response.meta["redirects"]
@@ -633,7 +605,7 @@ class AuditSpider(Spider):
             "search engines cannot read it either"
         )
 
-    @_until_redis_lost
+    @until_redis_lost
     def sitemap_failed(self, failure: Failure) -> Iterator[Any]:
         request = failure.request  # type: ignore[attr-defined]
         ref: SitemapRef | None = request.meta["sitemap_ref"]
@@ -651,7 +623,7 @@ class AuditSpider(Spider):
     # The page callbacks return lists, not generators: for every response of a generator
     # callback Scrapy re-reads the callback's source to warn about ``return`` values (its cache
     # is keyed by the bound method, a new object per request), which costs more than the page.
-    @_until_redis_lost
+    @until_redis_lost
     def parse_page(self, response: Response) -> list[Any]:
         meta = response.meta
         state: RedirectState = meta["redirects"]
@@ -708,7 +680,7 @@ class AuditSpider(Spider):
             spider=self,
         )
 
-    @_until_redis_lost
+    @until_redis_lost
     def page_failed(self, failure: Failure) -> list[Any]:
         if self.closed:
             self._count("sitemapaudit/pages/after_close", 1)
