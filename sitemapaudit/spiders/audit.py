@@ -19,6 +19,7 @@ from twisted.python.failure import Failure
 
 from sitemapaudit.arguments import check_fail_on, parse_arguments
 from sitemapaudit.config import AuditConfig, parse_bool
+from sitemapaudit.crawl import closing
 from sitemapaudit.crawl.collector import tune_collector
 from sitemapaudit.crawl.itemproc import RecordSender
 from sitemapaudit.crawl.pacing import more_actions, paced_backlog
@@ -65,7 +66,6 @@ from sitemapaudit.readlimit import PARTIAL_KEY
 from sitemapaudit.report.paths import default_report_dir, drop_reserved, reserve_report
 from sitemapaudit.report.records import SummaryRecord
 from sitemapaudit.urls import request_url
-from sitemapaudit.words import count_noun
 
 if TYPE_CHECKING:
     from sitemapaudit.distributed.run import SharedAuditRun
@@ -793,35 +793,12 @@ class AuditSpider(Spider):
         if report and self.shared is not None and not self.shared.writer:
             drop_reserved(Path(report % {"report_name": self.report_name}))
         if stopped:
-            # Stopped (Ctrl-C, SIGTERM, a CLOSESPIDER limit, Redis lost) before the cluster
-            # was done: no worker may be left to write the report.
-            self.logger.warning(
-                "This worker stopped (%s) before the distributed audit was complete", reason
-            )
-            print(
-                f"sitemapaudit: this worker stopped ({reason}) before the distributed audit was "
-                "complete; start workers again with the same command to go on"
-                + (
-                    " (a Redis that restarted without the audit's state starts a new audit)"
-                    if reason == "redis_lost"
-                    else ""
-                )
-            )
+            closing.worker_stopped(self.logger, reason)
         elif self.shared is not None and not self.shared.writer:
-            self.logger.info("Another worker of the distributed audit writes the report")
-            print("sitemapaudit: another worker of this distributed audit writes the report")
+            closing.another_worker_writes(self.logger)
         elif report:
             path = Path(report % {"report_name": self.report_name}).resolve()
-            stats = self.crawler.stats
-            if stats is not None and stats.get_value("sitemapaudit/report/failed"):
-                lost = stats.get_value("sitemapaudit/report/records_lost", 0)
-                print(
-                    f"sitemapaudit: {count_noun(lost, 'record')} could not be written to the "
-                    f"report {path}, which is incomplete (see the log)"
-                )
-            else:
-                self.logger.info("Report written to %s", path)
-                print(f"sitemapaudit: report written to {path}")
+            closing.report_written(self.logger, path, self.crawler.stats)
 
     def _present(self, facts: SitemapFacts | None) -> list[SitemapFacts]:
         return self._live([] if facts is None else [facts])
