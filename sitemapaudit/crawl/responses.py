@@ -12,7 +12,7 @@ from twisted.python.failure import Failure
 from w3lib.url import safe_url_string
 
 from sitemapaudit.discovery.homepage import HOMEPAGE_READ_LIMIT, homepage_sitemaps
-from sitemapaudit.page.coding import undo_coding
+from sitemapaudit.page.coding import decode_capped, gzip_alone, undo_coding
 from sitemapaudit.readlimit import PartialBody
 from sitemapaudit.urls import slashes_for_backslashes
 
@@ -97,6 +97,30 @@ def decoded_body(response: Response, limit: int) -> tuple[bytes, str | None]:
         response_headers(response).get("content-encoding"),
         limit,
         whole="download_stopped" not in response.flags,
+    )
+
+
+def sitemap_body(response: Response, coding: str | None, limit: int) -> tuple[bytes, str | None]:
+    """A sitemap's body with a ``Content-Encoding`` other than gzip alone undone, as
+    pages are decoded (gzip alone is read by its bytes: see ``BodyStream``), up to a byte
+    past the sitemap read limit (``limit``), so that a decompression bomb costs no more and a
+    larger document is still ``too_large``; or why it cannot be decoded: a coding the audit
+    cannot decode or corrupt data, a ``fetch_failed`` naming the coding, as it is for a
+    page (search engines cannot read such a body either; the data may be no gzip at all,
+    so it is not ``gzip_invalid``)."""
+    if coding is None or gzip_alone(coding):
+        return response.body, None
+    body, why = decode_capped(
+        response.body,
+        coding,
+        limit + 1,
+        whole="download_stopped" not in response.flags,
+    )
+    if why is None:
+        return body, None
+    return body, (
+        f"the sitemap cannot be read as its Content-Encoding: {coding} says ({why}): "
+        "search engines cannot read it either"
     )
 
 

@@ -45,6 +45,7 @@ from sitemapaudit.crawl.responses import (
     location,
     partial_homepage_sitemaps,
     response_headers,
+    sitemap_body,
     sitemap_validators,
 )
 from sitemapaudit.crawl.run import AuditRun, PageAction
@@ -59,8 +60,6 @@ from sitemapaudit.middlewares import META_KEY as RETRY_AFTER_META
 from sitemapaudit.page.coding import (
     body_coding,
     declares_gzip,
-    decode_capped,
-    gzip_alone,
 )
 from sitemapaudit.readlimit import PARTIAL_KEY
 from sitemapaudit.report.paths import default_report_dir, drop_reserved, reserve_report
@@ -559,7 +558,9 @@ class AuditSpider(Spider):
 
     def _sitemap_read(self, response: Response, ref: SitemapRef) -> Iterator[Any]:
         encodings = response_headers(response).get("content-encoding")
-        body, undecodable = self._sitemap_body(response, body_coding(encodings))
+        body, undecodable = sitemap_body(
+            response, body_coding(encodings), self.config.sitemap_read_limit
+        )
         if undecodable is not None:
             yield from self._present(
                 self.run.sitemap_failed(ref, status=response.status, error=undecodable)
@@ -581,29 +582,6 @@ class AuditSpider(Spider):
         yield from self._present(self.run.reportable(facts))
         yield from self._live(self.run.take_skipped_children())
         yield from self._sitemaps(children)
-
-    def _sitemap_body(self, response: Response, coding: str | None) -> tuple[bytes, str | None]:
-        """A sitemap's body with a ``Content-Encoding`` other than gzip alone undone, as
-        pages are decoded (gzip alone is read by its bytes: see ``BodyStream``), up to a byte
-        past the sitemap read limit, so that a decompression bomb costs no more and a larger
-        document is still ``too_large``; or why it cannot be decoded: a coding the audit
-        cannot decode or corrupt data, a ``fetch_failed`` naming the coding, as it is for a
-        page (search engines cannot read such a body either; the data may be no gzip at all,
-        so it is not ``gzip_invalid``)."""
-        if coding is None or gzip_alone(coding):
-            return response.body, None
-        body, why = decode_capped(
-            response.body,
-            coding,
-            self.config.sitemap_read_limit + 1,
-            whole="download_stopped" not in response.flags,
-        )
-        if why is None:
-            return body, None
-        return body, (
-            f"the sitemap cannot be read as its Content-Encoding: {coding} says ({why}): "
-            "search engines cannot read it either"
-        )
 
     @until_redis_lost
     def sitemap_failed(self, failure: Failure) -> Iterator[Any]:
