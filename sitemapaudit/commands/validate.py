@@ -223,8 +223,9 @@ class Command(ScrapyCommand):
         self._gone = True
         self._pending.clear()
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        if self._crawlers:
-            # As Ctrl-C does, once the item that found the pipe closed is through.
+        if any(crawler.crawling for crawler in self._crawlers):
+            # As Ctrl-C does, once the item that found the pipe closed is through. (Records
+            # of a finished crawl that the last write did not take stop nothing.)
             asyncio.get_running_loop().call_soon(self._stop_crawls)
 
     def _stop_crawls(self) -> None:

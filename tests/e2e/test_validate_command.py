@@ -471,6 +471,24 @@ def test_a_reader_that_goes_away_during_a_crawl_ends_it_quietly() -> None:
     assert b"ERROR" not in stderr
 
 
+def test_a_reader_that_goes_away_before_the_last_records_of_a_crawl_ends_it_quietly() -> None:
+    """The crawl is over when the last write finds the pipe closed (1,001 URLs: one batch of
+    records goes out during the crawl, the rest after it): nothing is left to stop."""
+    site = TestSite(
+        {
+            "/s.xml": Page(
+                body=urlset(*(url(f"{{base}}/p{i}") for i in range(1001))), content_type=XML
+            )
+        }
+    )
+    with site:
+        returncode, stderr = read_a_little(
+            "validate", f"{site.base}/s.xml", "-s", "SITEMAPAUDIT_UNTHROTTLED=true"
+        )
+    assert returncode == 1
+    assert b"Traceback" not in stderr, stderr.decode(errors="replace")
+
+
 def test_a_reader_that_goes_away_during_a_crawl_of_an_index_gets_no_warning() -> None:
     """``scrapy validate URL | head -1``: validate writes no report, so the crawl it stops
     says nothing of an audit stopped before it was complete (nor of anything else)."""
