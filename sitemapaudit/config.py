@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from collections.abc import Callable, Mapping
@@ -183,6 +184,21 @@ def check_scrapy_settings(settings: BaseSettings) -> None:
             raise ConfigError(
                 f"{name} must be True or False (1/0), got {settings.get(name)!r}"
             ) from None
+
+
+def check_setting_names(settings: BaseSettings) -> None:
+    """Refuse a ``SITEMAPAUDIT_*`` setting the audit does not have (a misspelt name would
+    otherwise leave the default in force without a word), naming it and the nearest name."""
+    for name in settings:
+        if name.startswith("SITEMAPAUDIT_") and name not in SETTINGS:
+            prefix = len("SITEMAPAUDIT_")
+            near = difflib.get_close_matches(name[prefix:], [n[prefix:] for n in SETTINGS], n=1)
+            hint = (
+                f": did you mean SITEMAPAUDIT_{near[0]}?"
+                if near
+                else " (the README lists every setting)"
+            )
+            raise ConfigError(f"unknown setting {name}{hint}")
 
 
 def check_robotstxt_obey(settings: BaseSettings) -> None:

@@ -18,7 +18,12 @@ from scrapy.utils.misc import load_object
 from sitemapaudit.arguments import check_fail_on, parse_arguments
 from sitemapaudit.checks.registry import enabled_checks
 from sitemapaudit.commands.refusal import refusing_in_one_line
-from sitemapaudit.config import AuditConfig, check_robotstxt_obey, check_scrapy_settings
+from sitemapaudit.config import (
+    AuditConfig,
+    check_robotstxt_obey,
+    check_scrapy_settings,
+    check_setting_names,
+)
 from sitemapaudit.crawl.run import configured_work_dir
 from sitemapaudit.errors import ConfigError
 from sitemapaudit.history.store import check_history_path
@@ -38,6 +43,7 @@ class Command(ScrapyCrawlCommand):
         try:
             arguments = parse_arguments(**opts.spargs)
             assert self.settings is not None
+            check_setting_names(self.settings)
             config = AuditConfig.from_settings(self.settings)
             check_robotstxt_obey(self.settings)
             check_scrapy_settings(self.settings)

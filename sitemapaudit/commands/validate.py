@@ -30,7 +30,12 @@ from scrapy.utils.defer import deferred_from_coro
 from sitemapaudit.checks.base import Severity
 from sitemapaudit.commands.crawl import audit_failed, resolve_ipv6_literals
 from sitemapaudit.commands.refusal import path_refused, refusing_in_one_line
-from sitemapaudit.config import AuditConfig, check_robotstxt_obey, check_scrapy_settings
+from sitemapaudit.config import (
+    AuditConfig,
+    check_robotstxt_obey,
+    check_scrapy_settings,
+    check_setting_names,
+)
 from sitemapaudit.crawl.collector import GC_THRESHOLDS
 from sitemapaudit.errors import ConfigError
 from sitemapaudit.localfiles import validate_files
@@ -199,6 +204,7 @@ class Command(ScrapyCommand):
         setting is a usage error."""
         assert self.settings is not None
         try:
+            check_setting_names(self.settings)
             check_robotstxt_obey(self.settings)
             check_scrapy_settings(self.settings)
             config = AuditConfig.from_settings(self.settings).with_fetch_urls(False)

@@ -127,6 +127,7 @@ def test_bad_arguments_fail_before_any_request(tmp_path: Path) -> None:
         )
         missing = crawl(cwd=tmp_path)
         no_sitemap = crawl("-a", f"domain={site.base}", "-a", "sitemap=,,", cwd=tmp_path)
+        misspelt = crawl("-a", f"domain={site.base}", "-s", "SITEMAPAUDIT_HEADONLY=0", cwd=tmp_path)
         assert site.hits == {}
     assert bad_domain.returncode == 2
     assert "domain" in bad_domain.stderr
@@ -138,6 +139,8 @@ def test_bad_arguments_fail_before_any_request(tmp_path: Path) -> None:
     assert "domain argument is required" in missing.stderr
     assert no_sitemap.returncode == 2
     assert "invalid value for sitemap: it names no URL (',,')" in no_sitemap.stderr
+    assert misspelt.returncode == 2
+    assert "unknown setting SITEMAPAUDIT_HEADONLY: did you mean" in misspelt.stderr
 
 
 @pytest.mark.parametrize(

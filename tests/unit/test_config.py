@@ -3,7 +3,12 @@ from __future__ import annotations
 import pytest
 from scrapy.settings import Settings
 
-from sitemapaudit.config import AuditConfig, check_scrapy_settings, parse_bool
+from sitemapaudit.config import (
+    AuditConfig,
+    check_scrapy_settings,
+    check_setting_names,
+    parse_bool,
+)
 from sitemapaudit.defaults import SETTINGS
 from sitemapaudit.errors import ConfigError
 
@@ -184,3 +189,29 @@ def test_a_scrapy_pace_setting_past_what_can_work_is_refused(
     with pytest.raises(ConfigError, match=message):
         check_scrapy_settings(Settings({name: value}))
     check_scrapy_settings(Settings({"DOWNLOAD_DELAY": 3600, "AUTOTHROTTLE_MAX_DELAY": 60}))
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        (
+            "SITEMAPAUDIT_HEADONLY",
+            "unknown setting SITEMAPAUDIT_HEADONLY: did you mean SITEMAPAUDIT_HEAD_ONLY?",
+        ),
+        (
+            "SITEMAPAUDIT_UNTHROTLED",
+            "unknown setting SITEMAPAUDIT_UNTHROTLED: did you mean SITEMAPAUDIT_UNTHROTTLED?",
+        ),
+        ("SITEMAPAUDIT_FOO", "unknown setting SITEMAPAUDIT_FOO (the README lists every setting)"),
+    ],
+)
+def test_an_unknown_sitemapaudit_setting_is_refused_with_the_nearest_name(
+    name: str, message: str
+) -> None:
+    with pytest.raises(ConfigError) as info:
+        check_setting_names(Settings({name: "1"}))
+    assert str(info.value) == message
+
+
+def test_every_setting_of_the_audit_and_of_other_tools_is_known() -> None:
+    check_setting_names(Settings({**{name: spec[0] for name, spec in SETTINGS.items()}, "FOO": 1}))
