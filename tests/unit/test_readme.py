@@ -25,12 +25,13 @@ def test_every_finding_code_is_documented_with_its_severity() -> None:
     assert documented == coded
 
 
-def test_every_setting_is_documented_with_type_and_default() -> None:
-    documented = {row[0].strip("`"): (row[1], row[2]) for row in _table("settings")}
+def test_every_setting_is_documented_with_type_default_and_meaning() -> None:
+    documented = {row[0].strip("`"): (row[1], row[2], row[3]) for row in _table("settings")}
     assert set(documented) == set(SETTINGS)
-    for name, (default, kind, _meaning) in SETTINGS.items():
-        doc_kind, doc_default = documented[name]
+    for name, (default, kind, meaning) in SETTINGS.items():
+        doc_kind, doc_default, doc_meaning = documented[name]
         assert doc_kind == kind, name
+        assert doc_meaning == meaning, name
         if isinstance(default, list):
             assert re.findall(r"`([^`]+)`", doc_default) == default, name
         else:
