@@ -100,7 +100,7 @@ def stopped_summary(
     written = run.totals.urls_emitted - unsent_urls
     summary.notes.append(
         f"the audit stopped before it was complete: {written:,} of "
-        f"the {urls:,} URLs found so far have a record in this report{more}{kept}"
+        f"the {urls:,} URLs found so far have a record{more}{kept}"
     )
     if first_error is not None:
         summary.notes.append(

@@ -155,7 +155,10 @@ def _check_comparable(store: HistoryStore, *operands: tuple[Operand, int]) -> No
             elif info is None or info.finished_at is None:
                 why = "the run never finished (the audit stopped early, or is still running)"
             else:
-                why = "the run has no summary (it was stored from a report without one)"
+                why = (
+                    "the run has no summary (the audit was forced to stop before it wrote "
+                    "one, as by a second Ctrl-C, or it was stored from a report without one)"
+                )
             raise UsageError(
                 f"{operand.text}: {why}; only complete audits can be compared", print_help=False
             )

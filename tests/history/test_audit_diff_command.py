@@ -240,7 +240,10 @@ def names(tmp_path: Path, history: Path, reports: tuple[Path, Path]) -> dict[str
         (["{old}", "{tmp}/cut.jsonl"], "{tmp}/cut.jsonl: no summary record"),
         (["{tmp}/stopped.jsonl", "{new}"], 'summary says "complete": false'),
         (["{old}", "{tmp}/other.jsonl"], "the runs audit different sites"),
-        (["--db", "{db}", "run:1", "run:3"], "run:1: the run has no summary (it was stored"),
+        (
+            ["--db", "{db}", "run:1", "run:3"],
+            "run:1: the run has no summary (the audit was forced to stop",
+        ),
         (["--db", "{db}", "run:1", f"run:{2**63}"], "no run has so large an id"),
         (["{old}", "{tmp}/" + "x" * 300], "File name too long"),
         (["--db", "{tmp}/" + "x" * 300, "run:1", "run:2"], "cannot use the history database"),
