@@ -105,8 +105,8 @@ class Redirect(UrlCheck):
 
 
 class RedirectBroken(UrlCheck):
-    """The URL answers with a redirect nobody can follow: no Location header, or a Location
-    that is not an http(s) URL."""
+    """The URL answers with a redirect nobody can follow: no Location header or an empty
+    one, a Location that is not an http(s) URL, or several different ones."""
 
     code = "redirect_broken"
     severity = Severity.ERROR

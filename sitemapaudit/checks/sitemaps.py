@@ -145,8 +145,8 @@ class SitemapRedirect(ProblemCheck):
 
 
 class SitemapRedirectBroken(ProblemCheck):
-    """The sitemap answers with a redirect nobody can follow: no Location header, or a
-    Location that is not an http(s) URL."""
+    """The sitemap answers with a redirect nobody can follow: no Location header or
+    an empty one, a Location that is not an http(s) URL, or several different ones."""
 
     code = "redirect_broken"
     severity = Severity.ERROR

@@ -69,8 +69,9 @@ def next_hop(
         return None
     if not location or not location.strip():
         state.chain.append({"url": url, "status": status, "location": None})
-        state.broken = f"the {status} answer has no Location header"
-        state.stopped = "not followed: it has no Location header"
+        header = "no Location header" if location is None else "an empty Location header"
+        state.broken = f"the {status} answer has {header}"
+        state.stopped = f"not followed: it has {header}"
         return None
     try:
         target = urljoin(url, location.strip())

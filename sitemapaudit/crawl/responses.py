@@ -25,10 +25,12 @@ def header(response: Response, name: str) -> str | None:
 def location(response: Response) -> str | None:
     """A redirect's Location as a browser reads it: UTF-8 (bytes that are not are kept as
     percent-escapes), a backslash before the query a slash, with spaces and other characters
-    a URL cannot hold percent-encoded."""
+    a URL cannot hold percent-encoded; ``""`` for an empty one, ``None`` for none."""
     value = response.headers.get("Location")
-    if not value or not value.strip():
+    if value is None:
         return None
+    if not value.strip():
+        return ""
     try:
         # (Latin-1 there and back keeps every byte for safe_url_string to read as UTF-8.)
         encoded = slashes_for_backslashes(value.strip().decode("latin-1")).encode("latin-1")

@@ -83,10 +83,15 @@ def test_other_hosts_and_schemes_are_not_followed() -> None:
 
 
 def test_a_redirect_without_location_is_broken() -> None:
-    for location in (None, "", "  "):
+    for location, header in (
+        (None, "no Location header"),
+        ("", "an empty Location header"),
+        ("  ", "an empty Location header"),
+    ):
         state = RedirectState()
         assert hop(state, "https://e.com/a", 301, location) is None
-        assert state.broken == "the 301 answer has no Location header"
+        assert state.broken == f"the 301 answer has {header}"
+        assert state.stopped == f"not followed: it has {header}"
         assert state.chain == [{"url": "https://e.com/a", "status": 301, "location": None}]
     state = RedirectState()
     assert hop(state, "https://e.com/a", 200, None) is None
@@ -268,6 +273,12 @@ def test_a_location_is_read_as_browsers_read_it(location: bytes, expected: str) 
     character to percent-encode."""
     response = Response("https://e.com/a", status=301, headers={"Location": location})
     assert read_location(response) == expected
+
+
+def test_an_empty_location_is_told_from_a_missing_one() -> None:
+    empty = Response("https://e.com/a", status=301, headers={"Location": b" "})
+    assert read_location(empty) == ""
+    assert read_location(Response("https://e.com/a", status=301)) is None
 
 
 def test_several_different_locations_are_a_broken_redirect() -> None:
