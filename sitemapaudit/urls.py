@@ -39,6 +39,7 @@ _URL_EDGE_JUNK = "".join(chr(c) for c in range(0x21))
 _PLAIN_ABSOLUTE_RE = re.compile(r"https?://[A-Za-z0-9][!-:<-Z\\^-~]*")
 # The authority of a URL with one: what lies between "://" and the path, query or fragment.
 _AUTHORITY_RE = re.compile(r"[^:/?#]*://([^/?#\\]*)")
+_SPECIAL = ("http://", "https://")
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,11 +301,15 @@ def request_url(url: str) -> str:
     """``url`` as a browser requests it: with an IPv4 address written another way
     (``http://127.1/``, ``http://127.0.0.1./``) in dotted decimal (``http://127.0.0.1/``), and
     the ``.`` and ``..`` segments of its path removed (:func:`remove_dot_segments`). Any other
-    URL is returned unchanged (a name keeps its trailing dot)."""
+    URL is returned unchanged (a name keeps its trailing dot). An http(s) URL without a path
+    (``http://e.com``, ``http://e.com?q``) gets the ``/`` browsers request."""
     url = remove_dot_segments(url)
     authority = _AUTHORITY_RE.match(url)
     if authority is None:
         return url
+    end = authority.end()
+    if (end == len(url) or url[end] in "?#") and url[: authority.start(1)].lower() in _SPECIAL:
+        url = f"{url[:end]}/{url[end:]}"
     host = authority.group(1).rpartition("@")[2].partition(":")[0]
     if host.isascii() and (not _ends_in_number(host) or _ipv4_host(host) == host):
         return url

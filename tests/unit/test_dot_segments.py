@@ -57,7 +57,6 @@ def test_dot_segments_are_removed_as_the_url_standard_removes_them(url: str, exp
     "url",
     [
         "http://h/",
-        "http://h",
         "http://h/a/b",
         "http://h/.well-known/x",
         "http://h/a/...",
@@ -73,6 +72,26 @@ def test_dot_segments_are_removed_as_the_url_standard_removes_them(url: str, exp
 def test_urls_without_dot_segments_are_kept_as_written(url: str) -> None:
     assert remove_dot_segments(url) is url
     assert request_url(url) == url
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("http://h", "http://h/"),
+        ("https://h:8080", "https://h:8080/"),
+        ("HTTP://h?q=1", "HTTP://h/?q=1"),
+        ("http://h#f", "http://h/#f"),
+        ("http://127.1", "http://127.0.0.1/"),
+        ("http://h/", "http://h/"),
+    ],
+)
+def test_a_url_without_a_path_is_requested_with_the_slash_browsers_send(
+    url: str, expected: str
+) -> None:
+    """As the URL Standard serializes it: ``final_url`` and the redirect chain show the URL
+    that was requested, the same whether the sitemap or a Location wrote the slash or not."""
+    assert remove_dot_segments("http://h") == "http://h"
+    assert request_url(url) == expected
 
 
 def test_the_host_and_the_path_are_both_resolved() -> None:
