@@ -21,6 +21,9 @@ from sitemapaudit.page.dates import parse_http_date
 
 logger = logging.getLogger(__name__)
 
+# How often a Retry-After wait looks whether the audit is being stopped (seconds).
+_STOP_CHECK_S = 0.25
+
 META_KEY = "sitemapaudit_retry_after_refused"
 """Request meta of a 429/503 answer not retried because its Retry-After asked for a longer
 wait than SITEMAPAUDIT_RETRY_AFTER_MAX: ``{"value": the header, "seconds": the wait}``."""
@@ -54,6 +57,7 @@ class RetryAfterMiddleware(RetryMiddleware):
         self.max_wait = config.retry_after_max
         self.distributed = config.distributed
         self._cluster: Any = None  # the cluster's pace (HostPace), once a wait is asked for
+        self._held: set[Any] = set()  # the downloader slots' keys of the hosts held
 
     def process_response(  # type: ignore[override]
         self, request: Request, response: Response
@@ -76,8 +80,40 @@ class RetryAfterMiddleware(RetryMiddleware):
         if wait:
             self._stat("sitemapaudit/retry_after/honoured")
             self._hold_host(request, wait)
-            return _after(wait, retry)
+            return self._after(wait, retry)
         return retry
+
+    async def _after(self, seconds: float, request: Request) -> Request:
+        """``request`` once ``seconds`` are over, or at once when the audit is stopped
+        (Ctrl-C, SIGTERM): the scheduler sends nothing more then, and a stop that waited out
+        a hold of minutes would look hung and be killed before its summary."""
+        end = time.monotonic() + seconds
+        while (left := end - time.monotonic()) > 0:
+            if self._stopping():
+                self._release_holds()
+                break
+            await asyncio.sleep(min(left, _STOP_CHECK_S))
+        return request
+
+    def _stopping(self) -> bool:
+        engine = self.crawler.engine
+        return engine is not None and not engine.running
+
+    def _release_holds(self) -> None:
+        """Let the held hosts' downloader slots send what they queued before the hold (at
+        most the backlog a stop sends anyway), so that the engine can close now."""
+        engine = self.crawler.engine
+        if engine is None:
+            return
+        downloader = engine.downloader
+        now = time.monotonic()
+        for key in self._held:
+            slot = downloader.slots.get(key)
+            if slot is not None and slot.lastseen > now:
+                slot.lastseen = now - slot.delay
+                slot.close()  # (its timer until the hold's end)
+                downloader._process_queue(slot)  # (Scrapy has no public call for it)
+        self._held.clear()
 
     def _hold_host(self, request: Request, wait: float) -> None:
         """Keep the downloader slot of ``request`` from sending anything for ``wait`` seconds:
@@ -86,9 +122,11 @@ class RetryAfterMiddleware(RetryMiddleware):
         if engine is None:
             return
         downloader = engine.downloader
-        slot = downloader.slots.get(downloader.get_slot_key(request))
+        key = downloader.get_slot_key(request)
+        slot = downloader.slots.get(key)
         if slot is not None and slot.delay > 0:
             slot.lastseen = max(slot.lastseen, time.monotonic() + wait)
+            self._held.add(key)
             self._stat("sitemapaudit/retry_after/host_held")
             if self.distributed:
                 self._hold_cluster(request, wait)
@@ -115,11 +153,6 @@ class RetryAfterMiddleware(RetryMiddleware):
     def _stat(self, key: str) -> None:
         if self.crawler.stats is not None:
             self.crawler.stats.inc_value(key)
-
-
-async def _after(seconds: float, request: Request) -> Request:
-    await asyncio.sleep(seconds)
-    return request
 
 
 class CrawlDelayMiddleware:

@@ -238,3 +238,44 @@ async def test_records_through_the_pipelines_when_a_stop_comes_reach_the_report(
     # The batch the stop met was counted and kept in the history: it is in the report too.
     assert summary["urls_listed"] == len(by_record(records, "url")) == 40
     assert crawler.stats.get_value("item_scraped_count") == len(records)
+
+
+def test_ctrl_c_during_a_retry_after_wait_stops_without_waiting_it_out(tmp_path: Path) -> None:
+    """A host that answers 429 with ``Retry-After: 120`` is held for two minutes: a Ctrl-C
+    meanwhile ends the audit at once (the retry is not sent), with its summary."""
+    report = tmp_path / "report.jsonl"
+    routes: dict[str, object] = {
+        "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+        "/s.xml": Page(
+            body=urlset(url("{base}/busy"), *(url(f"{{base}}/p/{i}") for i in range(10))),
+            content_type=XML,
+        ),
+        "/busy": Page(status=429, headers=[("Retry-After", "120")]),
+    }
+    routes.update(dict.fromkeys((f"/p/{i}" for i in range(10)), Page(body="<html></html>")))
+    with TestSite(routes) as site:  # type: ignore[arg-type]
+        audit = start_audit_process(
+            site.base,
+            report,
+            DOWNLOAD_DELAY=0.05,  # (a host is held through its pace: with a delay)
+            CONCURRENT_REQUESTS_PER_DOMAIN=1,
+            SITEMAPAUDIT_HISTORY_PATH="",
+        )
+        deadline = time.monotonic() + 60
+        while not site.hits.get("/busy"):
+            assert time.monotonic() < deadline, "the audit never requested /busy"
+            time.sleep(0.05)
+        time.sleep(0.5)
+        os.kill(audit.pid, signal.SIGINT)
+        stopped = time.monotonic()
+        _, stderr = audit.communicate(timeout=150)
+        waited = time.monotonic() - stopped
+    assert waited < 60, f"the stop waited {waited:.0f} s for the Retry-After hold"
+    assert audit.returncode == 1, stderr.decode()[-2000:]
+    records = [json.loads(line) for line in report.read_text().splitlines()]
+    assert records[-1]["record"] == "summary"
+    assert records[-1]["complete"] is False
+    assert site.hits["/busy"] == 1
+    assert any("more were requested" in note for note in records[-1]["notes"])
+    assert f"{site.base}/busy" not in [r["url"] for r in by_record(records, "url")]
+    assert "Traceback" not in stderr.decode()
