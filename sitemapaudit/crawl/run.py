@@ -7,24 +7,25 @@ Python (no Scrapy), so the decisions are testable without a crawler.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import enum
 import logging
 import re
 import shutil
 import tempfile
 import time
-import zlib
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from sitemapaudit.config import AuditConfig
+from sitemapaudit.crawl.counts import RunTotals, Stats
+from sitemapaudit.crawl.held import HeldIndexes
 from sitemapaudit.crawl.intake import CHILD_FORMAT, AlternateSink, read_sitemap
 from sitemapaudit.crawl.redirects import RedirectState, sitemap_redirect
+from sitemapaudit.crawl.run_history import IncrementalPolicy, RunHistory
 from sitemapaudit.crawl.tree import (
     SITEMAP_URL_MAX_LENGTH,
     ChildProblems,
@@ -43,7 +44,6 @@ from sitemapaudit.facts import (
     UrlFactsBatch,
 )
 from sitemapaudit.history.background import BackgroundHistoryStore
-from sitemapaudit.history.diff import diff_runs, unread_note
 from sitemapaudit.history.store import REJUDGE_UNKNOWN, STORE_FAILURES, HistoryStore
 from sitemapaudit.inventory import Inventory, Listing, NewEntry, audit_identity
 from sitemapaudit.sitemap.records import Problem, SitemapKind
@@ -101,10 +101,6 @@ _CARRIED_NOTE = re.compile(
 )
 
 
-class Stats(Protocol):
-    def inc_value(self, key: str, count: int = 1, start: int = 0) -> None: ...
-
-
 @dataclass(slots=True)
 class Discovery:
     """Where sitemaps are looked for, and whether the common paths are still needed."""
@@ -143,21 +139,9 @@ class PageAction:
     retry: bool = False
 
 
-@dataclass(slots=True)
-class RunTotals:
-    sitemaps: int = 0
-    urls_fetched: int = 0
-    urls_emitted: int = 0
-    rechecked: int = 0
-    carried_over: int = 0
-    notes: list[str] = field(default_factory=list)
-
-
 class AuditRun:
     """The bookkeeping of one audit."""
 
-    _held: dict[str, _HeldIndex]
-    _released: list[SitemapFacts]
     # Targets of followed sitemap redirects whose answers have not come, each with the sitemap
     # listed there meanwhile that waits for that answer, if any (see hop_requested).
     _hops: dict[str, SitemapRef | None]
@@ -216,9 +200,8 @@ class AuditRun:
         self._scopes: dict[str, str] = {}
         self._skipped_children: list[SitemapFacts] = []
         # Indexes whose records wait for the first answers of the children they had fetched (a
-        # child that redirects back to the index, or above it, is a loop: see _late_cycle),
-        # and the records of those whose children all answered, to send.
-        self._held, self._released, self._hops = {}, [], {}
+        # child that redirects back to the index, or above it, is a loop: see _late_cycle).
+        self.held, self._hops = HeldIndexes(self.inventory), {}
         # Sitemaps that answered 304: the run that read the body each stands for, which the
         # history keeps with the sitemap's result (see SitemapFacts.read_run).
         self.read_runs: dict[str, int] = {}
@@ -228,15 +211,10 @@ class AuditRun:
         self.first_started_at, self.resumed_at = self._start_times(now)
         self.hreflang: AlternateSink = self._make_hreflang()
         self._final = False
-        self.history: HistoryStore | None = None
-        self.history_run = 0
-        # Why the history failed during the run, if it did (see history_failed).
-        self.history_error: str | None = None
+        self.run_history = RunHistory(origin.url, config, stats, self.totals)
         if config.history_path:
             self._begin_history(BackgroundHistoryStore, config.history_path, now)
-        self._incremental_base = self._previous_run() if config.incremental else None
-        # The rotating sample of the incremental policy: this run's share of every URL.
-        self.share = self._rotation_share() if config.incremental else 0
+        self.incremental = IncrementalPolicy(self.run_history, config, self.totals)
         self.resumed_refs: list[SitemapRef] = []
         if self.resumed:
             self._resume()
@@ -466,89 +444,35 @@ class AuditRun:
             )
         return self._handed_out
 
+    # -- the history -------------------------------------------------------------------------
+    @property
+    def history(self) -> HistoryStore | None:
+        """The history store (``None`` without one, or once it failed)."""
+        return self.run_history.store
+
+    @property
+    def history_run(self) -> int:
+        """This run's id in the history."""
+        return self.run_history.run
+
+    @property
+    def history_error(self) -> str | None:
+        """Why the history failed during the run, if it did (see history_failed)."""
+        return self.run_history.error
+
     def _begin_history(self, store: Callable[[str], HistoryStore], path: str, now: str) -> None:
-        """Open the history at ``path`` and begin this run in it. The command checked that the
-        file opens, but its first write can still fail (a disk that is nearly full): that
-        costs the report nothing either, as a failure later in the run does."""
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self.history = store(path)
-        except STORE_FAILURES as exc:
-            self.history_failed(exc, path)
-            return
-        try:
-            self.history_run = self.history.begin_run(self.origin.url, self.first_started_at or now)
-        except STORE_FAILURES as exc:
-            self.history_failed(exc)
-
-    def _previous_run(self) -> int | None:
-        """The run the incremental policy compares with: the previous finished run of the
-        origin, if the history has one."""
-        if self.history is None:
-            return None
-        try:
-            return self.history.previous_run(self.origin.url, self.history_run)
-        except STORE_FAILURES as exc:
-            self.history_failed(exc)
-            return None
-
-    def _rotation_share(self) -> int:
-        """The share of the URLs the incremental policy requests whatever their last result:
-        the one after the previous run's, so that ``recheck_nights`` consecutive finished runs
-        of the origin request every URL however far apart they are (several a day, weekdays
-        only, weekly). A run that did not finish (interrupted, or its history failed) is no
-        previous run, so the next one takes its share again; after a run that took none (a
-        full audit, or the origin's first), the rotation starts with the first share."""
-        base = self._incremental_base
-        if base is None or self.history is None:
-            return 0
-        try:
-            summary = self.history.summary(base) or {}
-        except STORE_FAILURES as exc:
-            self.history_failed(exc)
-            return 0
-        incremental = summary.get("incremental")
-        share = incremental.get("share") if isinstance(incremental, dict) else None
-        if type(share) is not int or share < 0:
-            return 0
-        return (share + 1) % self.config.recheck_nights
+        """Open the history at ``path`` and begin this run in it (see
+        :meth:`RunHistory.begin`)."""
+        self.run_history.begin(store, path, self.first_started_at or now)
 
     def incremental_summary(self) -> dict[str, Any]:
         """The summary's ``incremental`` field: ``{}`` unless the incremental policy is on."""
-        if not self.config.incremental:
-            return {}
-        return {
-            "recheck_nights": self.config.recheck_nights,
-            "share": self.share,
-            "rechecked": self.totals.rechecked,
-            "carried_over": self.totals.carried_over,
-        }
+        return self.incremental.summary()
 
     def history_failed(self, exc: Exception, path: str | None = None) -> str:
-        """The history cannot be written or read any more (a full disk, a writer process that
-        died), or could not be opened as the run began (at ``path``): the audit goes on
-        without it, and its report stays complete. The run stays unfinished in the history, if
-        it was begun there; the summary's notes, an error in the log and
-        ``sitemapaudit/history/failed`` say so, once (and the command exits with 1). Returns
-        the note."""
-        history, self.history = self.history, None
-        if path is None:
-            path = history.path if history is not None else self.config.history_path
-        note = (
-            f"the history {path} failed and the audit went on without it ({exc}): this run is "
-            "not kept there as finished (the next audit is compared with an earlier run), and "
-            "changes since the previous run may be missing from this report"
-        )
-        if self.history_error is not None:
-            return note
-        self.history_error = str(exc)
-        logger.error("history %s failed, the audit goes on without it: %s", path, exc)
-        self.stats.inc_value("sitemapaudit/history/failed")
-        self.totals.notes.append(note)
-        if history is not None:
-            with contextlib.suppress(*STORE_FAILURES):
-                history.close()
-        return note
+        """The history failed: the audit goes on without it (see :meth:`RunHistory.failed`).
+        Returns the note."""
+        return self.run_history.failed(exc, path)
 
     # -- discovery -------------------------------------------------------------------------
     def argument_refs(self) -> list[SitemapRef]:
@@ -1439,54 +1363,28 @@ class AuditRun:
         self._sitemaps_outstanding -= 1
         self.totals.sitemaps += 1
         if ref.found_via == "index" and ref.parent is not None:
-            self._answered(ref.parent, ref.url)
+            self.held.answered(ref.parent, ref.url)
         self.wake()
 
     # -- records of indexes that wait for their children's first answers -------------------
     def _hold(self, facts: SitemapFacts, children: list[SitemapRef]) -> None:
-        """Keep the record of an index until each child it had fetched answered (or was
-        given up): a child may redirect back to it, a loop found only then."""
-        if children:
-            waiting = {normalize_url(child.url) for child in children}
-            self._held[normalize_url(facts.url)] = _HeldIndex(facts, waiting)
+        """Keep the record of an index until each child it had fetched answered (see
+        :meth:`HeldIndexes.hold`)."""
+        self.held.hold(facts, children)
 
     def reportable(self, facts: SitemapFacts | None) -> SitemapFacts | None:
         """``facts`` to send now, or ``None`` when the record waits (see :meth:`_hold`)."""
-        if facts is None or normalize_url(facts.url) in self._held:
-            return None
-        return facts
-
-    def _answered(self, index: str, child: str) -> None:
-        held = self._held.get(normalize_url(index))
-        if held is None:
-            return
-        held.waiting.discard(normalize_url(child))
-        if not held.waiting:
-            self._released.append(self._release_held(normalize_url(index)))
+        return self.held.reportable(facts)
 
     def _late_cycle(self, index: str, child: str) -> None:
-        """``index`` lists ``child``, which redirects back to it or to an index above it: an
-        ``index_cycle`` of the index, whose record waits for it (see :meth:`_hold`)."""
-        held = self._held.get(normalize_url(index))
-        if held is not None:
-            held.cycles.append(child)
-        else:  # (an index reported before a resume)
-            logger.info("index %s lists %s, which redirects back to it: a loop", index, child)
-
-    def _release_held(self, key: str) -> SitemapFacts:
-        held = self._held.pop(key)
-        if held.cycles:
-            add_cycles(held.facts, held.cycles)
-            self.inventory.sitemap_done(held.facts.url, asdict(held.facts))
-        return held.facts
+        """``index`` lists ``child``, which redirects back to it or to an index above it (see
+        :meth:`HeldIndexes.late_cycle`)."""
+        self.held.late_cycle(index, child)
 
     def take_released(self, *, all_held: bool = False) -> list[SitemapFacts]:
         """The records of indexes whose children all answered; ``all_held``: every record
         still waiting too (the audit is over, or stopped)."""
-        if all_held:
-            self._released.extend(self._release_held(key) for key in list(self._held))
-        released, self._released = self._released, []
-        return released
+        return self.held.take_released(all_held=all_held)
 
     def _rules_of(self, sitemap_url: str, final_url: str) -> Callable[[str], tuple[str, ...]]:
         """The URL rules of the locs of a sitemap. A sitemap read where another redirects
@@ -1539,7 +1437,7 @@ class AuditRun:
             url_id, url, rules, lastmod = self._queue.popleft()
             blocked, request = self._verdict(url, rules)
             if request:
-                carried = self._carried_over(url, lastmod) if not blocked else None
+                carried = self.incremental.carried_over(url, lastmod) if not blocked else None
                 if carried is not None:
                     self._settle(url_id, {"blocked": False, "outcome": carried}, settled, final)
                     continue
@@ -1578,47 +1476,6 @@ class AuditRun:
             settled.append((url_id, stored))
         else:
             self.inventory.finish(url_id, stored)
-
-    def _carried_over(self, url: str, lastmod: str | None) -> dict[str, Any] | None:
-        """Under the incremental policy, the previous result of a URL that need not be
-        checked again in this run; ``None`` when it must be requested."""
-        if not self.config.incremental or self.history is None:
-            return None
-        nights = self.config.recheck_nights
-        if zlib.crc32(url.encode()) % nights == self.share:
-            self.totals.rechecked += 1
-            return None
-        base = self._incremental_base
-        history = self.history
-        try:
-            before = None if base is None else history.url_result(base, url)
-            # The rotation alone misses a URL when the runs before took no share or another
-            # recheck_nights: a result checked that many runs ago is not carried again.
-            stale = (
-                before is None
-                or before["issues"]
-                or not before["fetched"]
-                or before["lastmod"] != lastmod
-                or history.check_age(self.origin.url, url, before["run_id"], nights) >= nights
-            )
-        except STORE_FAILURES as exc:
-            self.history_failed(exc)
-            stale = True
-        if stale:
-            self.totals.rechecked += 1
-            return None
-        assert before is not None
-        self.totals.carried_over += 1
-        return FetchOutcome(
-            fetched=True,
-            status=before["status"],
-            final_url=before["final_url"],
-            last_modified=before["last_modified"],
-            noindex=list(before["noindex"]),
-            canonical=before["canonical"],
-            checked_at=before["checked_at"],
-            carried_over=True,
-        ).to_json()
 
     def fetch_finished(
         self, url_id: int, outcome: FetchOutcome, blocked: bool
@@ -1666,33 +1523,7 @@ class AuditRun:
 
     def changes(self) -> tuple[int | None, Iterator[dict[str, Any]]]:
         """The previous run of this origin, and the diff records against it."""
-        if self.history is None:
-            return None, iter(())
-        try:
-            previous = self.history.previous_run(self.origin.url, self.history_run)
-        except STORE_FAILURES as exc:
-            self.history_failed(exc)
-            return None, iter(())
-        if previous is None:
-            return None, iter(())
-        try:
-            note = unread_note(self.history, previous, self.history_run)
-        except STORE_FAILURES as exc:
-            self.history_failed(exc)
-            return None, iter(())
-        if note is not None:
-            self.totals.notes.append(note)
-        changes = diff_runs(
-            self.history, previous, self.history_run, unchecked=self.config.disabled_checks
-        )
-        return previous, self._unless_failing(changes)
-
-    def _unless_failing(self, records: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-        """``records`` read from the history, until it fails."""
-        try:
-            yield from records
-        except STORE_FAILURES as exc:
-            self.history_failed(exc)
+        return self.run_history.changes()
 
     def progress(self) -> dict[str, int]:
         """Counts for the progress line."""
@@ -1742,31 +1573,6 @@ class AuditRun:
         missing = [url_id for url_id, listing in zip(url_ids, found, strict=True) if not listing]
         read = {listing.url_id: listing for listing in self.inventory.listings(missing)}
         return [listing or read[url_id] for url_id, listing in zip(url_ids, found, strict=True)]
-
-
-@dataclass(slots=True)
-class _HeldIndex:
-    """The record of an index, waiting for the first answers of ``waiting`` (normalized)."""
-
-    facts: SitemapFacts
-    waiting: set[str]
-    # The children that redirect back to it or to an index above it.
-    cycles: list[str] = field(default_factory=list)
-
-
-def add_cycles(facts: SitemapFacts, children: list[str]) -> None:
-    """Add to an index's ``index_cycle`` the children that redirect back to it (or above it),
-    found once they answered."""
-    for position, problem in enumerate(facts.problems):
-        if problem.code == "index_cycle":
-            facts.problems[position] = Problem(
-                "index_cycle", f"{problem.message}, {', '.join(children)}"
-            )
-            return
-    cycle = ChildProblems()
-    for child in children:
-        cycle.add("index_cycle", child)
-    facts.problems.extend(cycle.problems())
 
 
 def _dotted(loc: str) -> bool:

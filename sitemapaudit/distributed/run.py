@@ -21,14 +21,10 @@ from typing import Any
 import redis
 
 from sitemapaudit.config import AuditConfig
+from sitemapaudit.crawl.counts import Stats
+from sitemapaudit.crawl.held import add_cycles
 from sitemapaudit.crawl.intake import AlternateSink
-from sitemapaudit.crawl.run import (
-    AuditRun,
-    PageAction,
-    Stats,
-    add_cycles,
-    sitemap_facts_from_json,
-)
+from sitemapaudit.crawl.run import AuditRun, PageAction, sitemap_facts_from_json
 from sitemapaudit.crawl.tree import SITEMAP_URL_MAX_LENGTH, Decision, SitemapRef, SitemapTree
 from sitemapaudit.distributed.inventory import SharedInventory
 from sitemapaudit.distributed.state import SharedAudit
