@@ -19,7 +19,7 @@ from sitemapaudit.arguments import check_fail_on, parse_arguments
 from sitemapaudit.checks.registry import enabled_checks
 from sitemapaudit.commands.refusal import refusing_in_one_line
 from sitemapaudit.config import AuditConfig, check_robotstxt_obey, check_scrapy_settings
-from sitemapaudit.crawl.run import configured_work_dir
+from sitemapaudit.crawl.workdir import configured_work_dir
 from sitemapaudit.errors import ConfigError
 from sitemapaudit.history.store import check_history_path
 from sitemapaudit.inventory import audit_identity, check_resumable

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import shutil
-import tempfile
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
@@ -23,7 +22,8 @@ from sitemapaudit.crawl.conditional import ConditionalRequests, carried_over
 from sitemapaudit.crawl.counts import RunTotals, Stats
 from sitemapaudit.crawl.held import HeldIndexes
 from sitemapaudit.crawl.intake import CHILD_FORMAT, AlternateSink, read_sitemap
-from sitemapaudit.crawl.redirects import RedirectState, sitemap_redirect
+from sitemapaudit.crawl.redirects import HopWaits, RedirectState, sitemap_redirect
+from sitemapaudit.crawl.rules import NOT_FETCHABLE, UrlRules
 from sitemapaudit.crawl.run_history import IncrementalPolicy, RunHistory
 from sitemapaudit.crawl.tree import (
     SITEMAP_URL_MAX_LENGTH,
@@ -31,8 +31,11 @@ from sitemapaudit.crawl.tree import (
     Decision,
     SitemapRef,
     SitemapTree,
+    off_host_sitemap,
+    sitemap_hosts_hint,
     why_invalid,
 )
+from sitemapaudit.crawl.workdir import configured_work_dir, work_dir
 from sitemapaudit.discovery.robots import RobotsPolicy, robots_policy
 from sitemapaudit.facts import (
     NOT_REQUESTED,
@@ -41,6 +44,7 @@ from sitemapaudit.facts import (
     SitemapFacts,
     UrlFacts,
     UrlFactsBatch,
+    sitemap_facts_from_json,
 )
 from sitemapaudit.history.background import BackgroundHistoryStore
 from sitemapaudit.history.store import STORE_FAILURES, HistoryStore
@@ -48,9 +52,6 @@ from sitemapaudit.inventory import Inventory, Listing, NewEntry, audit_identity
 from sitemapaudit.sitemap.records import Problem, SitemapKind
 from sitemapaudit.urls import (
     Origin,
-    in_sitemap_scope,
-    loc_problems,
-    normalize_url,
     origin_of,
     url_origin,
 )
@@ -58,31 +59,12 @@ from sitemapaudit.validation import HreflangGraph
 from sitemapaudit.validation.freshness import NewestLastmod, index_lastmod_problems
 from sitemapaudit.words import count_noun
 
+# (The spider imports sitemap_hosts_hint from here.)
+__all__ = ["AuditRun", "PageAction", "sitemap_hosts_hint"]
+
 logger = logging.getLogger(__name__)
 
 INDEX_KINDS = {SitemapKind.SITEMAPINDEX.value}
-
-
-def sitemap_hosts_hint(url: str) -> str:
-    """What to do about a sitemap on another host, or redirected there: the value of
-    SITEMAPAUDIT_SITEMAP_HOSTS that lets it be fetched, with its port when it is not the
-    scheme's default (a bare host stands for the default ports only)."""
-    origin = url_origin(url)
-    if origin is None:
-        value = "that host"
-    else:
-        host = f"[{origin.host}]" if ":" in origin.host else origin.host
-        value = host if origin.port is None else f"{host}:{origin.port}"
-    return f"(if the site keeps its sitemaps there, add {value} to SITEMAPAUDIT_SITEMAP_HOSTS)"
-
-
-def off_host_sitemap(url: str) -> str:
-    """The ``off_host`` message of a listed sitemap on another host."""
-    return f"on another host, not fetched {sitemap_hosts_hint(url)}"
-
-
-# URL-rule codes that keep a listed URL from being requested at all.
-NOT_FETCHABLE = frozenset({"invalid_url", "url_too_long", "off_host"})
 
 
 @dataclass(slots=True)
@@ -126,9 +108,6 @@ class PageAction:
 class AuditRun:
     """The bookkeeping of one audit."""
 
-    # Targets of followed sitemap redirects whose answers have not come, each with the sitemap
-    # listed there meanwhile that waits for that answer, if any (see hop_requested).
-    _hops: dict[str, SitemapRef | None]
     # When every sitemap was read (set once they are).
     sitemaps_read_at: datetime | None = None
 
@@ -165,7 +144,7 @@ class AuditRun:
         self._discovery_notes: dict[str, list[str]] = {"robots.txt": [], "the homepage": []}
         self.robots: RobotsPolicy | None = None
         self.totals = RunTotals()
-        self._work_dir, self._own_work_dir = _work_dir(configured_work_dir(config, jobdir))
+        self._work_dir, self._own_work_dir = work_dir(configured_work_dir(config, jobdir))
         self.inventory: Inventory = self._make_inventory()
         if self.inventory.finished():
             self.inventory = self._start_afresh(self.inventory)
@@ -181,11 +160,13 @@ class AuditRun:
         # Listings of URLs handed out once the listings were final, read with their batch.
         self._listings: dict[int, Listing] = {}
         self._notes = False
-        self._scopes: dict[str, str] = {}
+        self.url_rules = UrlRules(origin, config.max_url_length)
         self._skipped_children: list[SitemapFacts] = []
         # Indexes whose records wait for the first answers of the children they had fetched (a
         # child that redirects back to the index, or above it, is a loop: see _late_cycle).
-        self.held, self._hops = HeldIndexes(self.inventory), {}
+        self.held = HeldIndexes(self.inventory)
+        # Sitemaps that wait for the answer of a followed redirect (see hop_requested).
+        self.hops = HopWaits(stats)
         # Sitemaps that answered 304: the run that read the body each stands for, which the
         # history keeps with the sitemap's result (see SitemapFacts.read_run).
         self.read_runs: dict[str, int] = {}
@@ -757,30 +738,17 @@ class AuditRun:
 
     # -- sitemaps --------------------------------------------------------------------------
     def hop_requested(self, target: str) -> None:
-        """A sitemap's redirect is followed to ``target``: a sitemap an index lists there
-        meanwhile waits for that answer instead of being requested again (see
-        :meth:`unparked`)."""
-        self._hops.setdefault(normalize_url(target), None)
+        """A sitemap's redirect is followed to ``target`` (see :meth:`HopWaits.requested`)."""
+        self.hops.requested(target)
 
     def unparked(self, refs: list[SitemapRef]) -> list[SitemapRef]:
-        """The sitemaps of ``refs`` to request now: not one that a redirect being followed
-        is about to fetch, which waits for that answer (:meth:`hop_answered`)."""
-        if not self._hops:
-            return refs
-        now: list[SitemapRef] = []
-        for ref in refs:
-            key = normalize_url(ref.url)
-            if key in self._hops and self._hops[key] is None:
-                self._hops[key] = ref
-                self.stats.inc_value("sitemapaudit/sitemaps/waited_for_redirect")
-            else:
-                now.append(ref)
-        return now
+        """The sitemaps of ``refs`` to request now (see :meth:`HopWaits.unparked`)."""
+        return self.hops.unparked(refs)
 
     def hop_answered(self, url: str) -> SitemapRef | None:
-        """The answer (or failure) of a followed redirect's request to ``url`` has come: the
-        sitemap listed there that waited for it, if any."""
-        return self._hops.pop(normalize_url(url), None) if self._hops else None
+        """The sitemap that waited for the answer of a followed redirect's request to ``url``,
+        if any (see :meth:`HopWaits.answered`)."""
+        return self.hops.answered(url)
 
     def redirect_known(self, ref: SitemapRef, target: str) -> bool:
         """Whether a redirect of the sitemap ``ref`` leads to ``target``, a sitemap known to this
@@ -956,7 +924,7 @@ class AuditRun:
                 status=status,
             ),
             inventory=self.inventory,
-            rules=self._rules_of(ref.url, ref.moved_from or url or ref.url),
+            rules=self.url_rules.of_sitemap(ref.url, ref.moved_from or url or ref.url),
             on_child=lambda loc, lastmod: self._child(
                 ref, loc, children, child_refs, skipped, lastmod=lastmod
             ),
@@ -1066,7 +1034,7 @@ class AuditRun:
                         url_count += 1
                         if newest is not None and lastmod is not None:
                             newest.add(lastmod, fmt)
-                        yield NewEntry(loc, lastmod, fmt, self._rules(loc, ref.url))
+                        yield NewEntry(loc, lastmod, fmt, self.url_rules.codes(loc, ref.url))
             except STORE_FAILURES as exc:
                 failures.append(exc)
 
@@ -1208,38 +1176,6 @@ class AuditRun:
         """The records of indexes whose children all answered; ``all_held``: every record
         still waiting too (the audit is over, or stopped)."""
         return self.held.take_released(all_held=all_held)
-
-    def _rules_of(self, sitemap_url: str, final_url: str) -> Callable[[str], tuple[str, ...]]:
-        """The URL rules of the locs of a sitemap. A sitemap read where another redirects
-        lives at both URLs: a loc in the directory of either is in scope."""
-        if final_url == sitemap_url:
-            return lambda loc: self._rules(loc, sitemap_url)
-
-        def rules(loc: str) -> tuple[str, ...]:
-            codes = self._rules(loc, sitemap_url)
-            return self._rules(loc, final_url) if codes == ("out_of_scope",) else codes
-
-        return rules
-
-    def _rules(self, loc: str, sitemap_url: str) -> tuple[str, ...]:
-        codes = loc_problems(loc, max_length=self.config.max_url_length)
-        if codes:
-            return tuple(codes)
-        # Most locs start with their (on-origin) sitemap's directory, character for
-        # character: on the origin and in scope without parsing them. A sitemap on another of
-        # the site's sitemap hosts (a cross-submit) has no scope on the origin ("").
-        scope = self._scopes.get(sitemap_url)
-        if scope is None:
-            scope = self._scopes[sitemap_url] = (
-                sitemap_url[: sitemap_url.rfind("/") + 1] if self.origin.owns(sitemap_url) else ""
-            )
-        if "://" in scope and loc.startswith(scope) and "?" not in scope and not _dotted(loc):
-            return ()
-        if not self.origin.owns(loc):
-            return ("off_host",)
-        if scope and not in_sitemap_scope(loc, sitemap_url):
-            return ("out_of_scope",)
-        return ()
 
     # -- pages -----------------------------------------------------------------------------
     def next_action(self) -> PageAction | UrlFactsBatch | SitemapFacts | None:
@@ -1398,12 +1334,6 @@ class AuditRun:
         return [listing or read[url_id] for url_id, listing in zip(url_ids, found, strict=True)]
 
 
-def _dotted(loc: str) -> bool:
-    """Whether a loc may hold a ``.`` or ``..`` path segment (plain or escaped), which can
-    lead out of the directory it starts with (a backslash is a slash there)."""
-    return "/." in loc or "%2e" in loc or "%2E" in loc or "\\" in loc
-
-
 _BATCH = 500
 _PAGE_BATCH = 64
 # As the inventory's _EMIT_SECONDS: the pages a crash can make a resumed audit request again.
@@ -1416,26 +1346,8 @@ def _release(waiter: asyncio.Future[None]) -> None:
         waiter.set_result(None)
 
 
-def sitemap_facts_from_json(data: dict[str, Any]) -> SitemapFacts:
-    problems = [Problem(**problem) for problem in data.pop("problems", [])]
-    return SitemapFacts(**data, problems=problems)
-
-
 def _skipped(url: str, via: str, parent: str | None, code: str, message: str) -> SitemapFacts:
     return SitemapFacts(url=url, found_via=via, parent=parent, problems=[Problem(code, message)])
-
-
-def configured_work_dir(config: AuditConfig, jobdir: str | None) -> str:
-    """Where the audit keeps its inventory: SITEMAPAUDIT_WORK_DIR, else JOBDIR/sitemapaudit
-    (a resumable audit); empty for a temporary directory."""
-    return config.work_dir or (str(Path(jobdir) / "sitemapaudit") if jobdir else "")
-
-
-def _work_dir(configured: str) -> tuple[str, bool]:
-    if configured:
-        Path(configured).mkdir(parents=True, exist_ok=True)
-        return configured, False
-    return tempfile.mkdtemp(prefix="sitemapaudit-"), True
 
 
 _OBEY = "search engines that obey robots.txt do not fetch it"

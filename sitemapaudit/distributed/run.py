@@ -24,11 +24,17 @@ from sitemapaudit.config import AuditConfig
 from sitemapaudit.crawl.counts import Stats
 from sitemapaudit.crawl.held import add_cycles
 from sitemapaudit.crawl.intake import AlternateSink
-from sitemapaudit.crawl.run import AuditRun, PageAction, sitemap_facts_from_json
+from sitemapaudit.crawl.run import AuditRun, PageAction
 from sitemapaudit.crawl.tree import SITEMAP_URL_MAX_LENGTH, Decision, SitemapRef, SitemapTree
 from sitemapaudit.distributed.inventory import SharedInventory
 from sitemapaudit.distributed.state import SharedAudit
-from sitemapaudit.facts import NOT_REQUESTED_JSON, FetchOutcome, SitemapFacts, UrlFactsBatch
+from sitemapaudit.facts import (
+    NOT_REQUESTED_JSON,
+    FetchOutcome,
+    SitemapFacts,
+    UrlFactsBatch,
+    sitemap_facts_from_json,
+)
 from sitemapaudit.history.store import HistoryStore
 from sitemapaudit.inventory import Inventory
 from sitemapaudit.urls import Origin, loc_problems, normalize_url
