@@ -9,10 +9,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import shutil
-import time
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -20,10 +19,17 @@ from typing import Any
 from sitemapaudit.config import AuditConfig
 from sitemapaudit.crawl.conditional import ConditionalRequests, carried_over
 from sitemapaudit.crawl.counts import RunTotals, Stats
+from sitemapaudit.crawl.discovery import (
+    Discovery,
+    DiscoveryNotes,
+    every_url_blocked,
+    sitemap_blocked,
+)
+from sitemapaudit.crawl.dispatch import PageAction, PageDispatch
 from sitemapaudit.crawl.held import HeldIndexes
 from sitemapaudit.crawl.intake import CHILD_FORMAT, AlternateSink, read_sitemap
 from sitemapaudit.crawl.redirects import HopWaits, RedirectState, sitemap_redirect
-from sitemapaudit.crawl.rules import NOT_FETCHABLE, UrlRules
+from sitemapaudit.crawl.rules import UrlRules
 from sitemapaudit.crawl.run_history import IncrementalPolicy, RunHistory
 from sitemapaudit.crawl.tree import (
     SITEMAP_URL_MAX_LENGTH,
@@ -38,21 +44,17 @@ from sitemapaudit.crawl.tree import (
 from sitemapaudit.crawl.workdir import configured_work_dir, work_dir
 from sitemapaudit.discovery.robots import RobotsPolicy, robots_policy
 from sitemapaudit.facts import (
-    NOT_REQUESTED,
-    NOT_REQUESTED_JSON,
     FetchOutcome,
     SitemapFacts,
-    UrlFacts,
     UrlFactsBatch,
     sitemap_facts_from_json,
 )
 from sitemapaudit.history.background import BackgroundHistoryStore
 from sitemapaudit.history.store import STORE_FAILURES, HistoryStore
-from sitemapaudit.inventory import Inventory, Listing, NewEntry, audit_identity
+from sitemapaudit.inventory import Inventory, NewEntry, audit_identity
 from sitemapaudit.sitemap.records import Problem, SitemapKind
 from sitemapaudit.urls import (
     Origin,
-    origin_of,
     url_origin,
 )
 from sitemapaudit.validation import HreflangGraph
@@ -65,44 +67,6 @@ __all__ = ["AuditRun", "PageAction", "sitemap_hosts_hint"]
 logger = logging.getLogger(__name__)
 
 INDEX_KINDS = {SitemapKind.SITEMAPINDEX.value}
-
-
-@dataclass(slots=True)
-class Discovery:
-    """Where sitemaps are looked for, and whether the common paths are still needed."""
-
-    robots_done: bool = False
-    homepage_done: bool = False
-    found: int = 0
-    common_paths_tried: bool = False
-    # Whether the homepage waits for robots.txt's answer to be requested (homepage_due).
-    homepage_waits: bool = False
-    # Why the homepage's sitemap links are unknown (not read, or could not be), if they are.
-    homepage_unread: str | None = None
-    # robots.txt's sitemaps while the homepage it let through is requested: registered with
-    # the homepage's, so that no index is read before both sources have named theirs (a
-    # sitemap the homepage names and an index lists is found via the homepage, not by
-    # whichever answer came first).
-    robots_held: list[tuple[str, str]] = field(default_factory=list)
-
-    def needs_common_paths(self) -> bool:
-        return (
-            self.robots_done
-            and self.homepage_done
-            and self.found == 0
-            and not self.common_paths_tried
-        )
-
-
-@dataclass(slots=True)
-class PageAction:
-    """A listed URL to request (``blocked``: robots.txt disallows it; ``retry``: it was handed
-    out before by a worker that is gone)."""
-
-    url_id: int
-    url: str
-    blocked: bool = False
-    retry: bool = False
 
 
 class AuditRun:
@@ -131,17 +95,9 @@ class AuditRun:
         self.listed_by = dict(listed_by or {})
         self.tree = self._make_tree()
         self.discovery = Discovery(homepage_done=bool(self.sitemap_args))
-        # Sitemaps the homepage named before robots.txt was read: registered after robots.txt's
-        # own, so a sitemap both name is found via robots.txt whichever answer came first.
-        self._homepage_held: list[tuple[str, str]] = []
         # Common paths not tried yet: the sitemap cap held them back (common_path_refs).
         self.waiting_guesses: deque[str] = deque()
-        # Whether the argument sitemaps wait for robots.txt (see argument_refs).
-        self._arguments_held = False
-        # Why robots.txt or the homepage got no HTTP answer (see unreachable).
-        self._failures: dict[str, str] = {}
-        # Notes on robots.txt, then on the homepage: in this order whichever answered first.
-        self._discovery_notes: dict[str, list[str]] = {"robots.txt": [], "the homepage": []}
+        self.discovery_notes = DiscoveryNotes(origin, config, stats)
         self.robots: RobotsPolicy | None = None
         self.totals = RunTotals()
         self._work_dir, self._own_work_dir = work_dir(configured_work_dir(config, jobdir))
@@ -150,16 +106,6 @@ class AuditRun:
             self.inventory = self._start_afresh(self.inventory)
         self._sitemaps_outstanding = 0
         self._waiter: asyncio.Future[None] | None = None
-        self._queue: deque[tuple[int, str, tuple[str, ...], str | None]] = deque()
-        self._ready: deque[PageAction | UrlFactsBatch] = deque()
-        # Outcomes of fetched pages whose records go out together (see fetch_finished).
-        self._fetched: list[tuple[int, dict[str, Any]]] = []
-        self._fetched_since = 0.0
-        # See _all_handed_out(); once it is true, a page's record goes out at once.
-        self._handed_out = False
-        # Listings of URLs handed out once the listings were final, read with their batch.
-        self._listings: dict[int, Listing] = {}
-        self._notes = False
         self.url_rules = UrlRules(origin, config.max_url_length)
         self._skipped_children: list[SitemapFacts] = []
         # Indexes whose records wait for the first answers of the children they had fetched (a
@@ -181,6 +127,7 @@ class AuditRun:
             self._begin_history(BackgroundHistoryStore, config.history_path, now)
         self.incremental = IncrementalPolicy(self.run_history, config, self.totals)
         self.conditional = ConditionalRequests(self.run_history, config, stats, self.audit_time)
+        self.pages = PageDispatch(self.inventory, config, stats, self.totals, self.incremental)
         self.resumed_refs: list[SitemapRef] = []
         if self.resumed:
             self._resume()
@@ -296,16 +243,11 @@ class AuditRun:
             and self.origin.owns(facts.url)
             and not robots.can_fetch(facts.url)
         ):
-            facts.problems.append(Problem("robots_blocked", self._sitemap_blocked(robots)))
+            message = sitemap_blocked(robots, self.config.robots_user_agent)
+            facts.problems.append(Problem("robots_blocked", message))
         self._note_read_run(facts)
         self.inventory.sitemap_done(facts.url, asdict(facts))
         return facts
-
-    def _sitemap_blocked(self, robots: RobotsPolicy) -> str:
-        """Why robots.txt disallows a sitemap, for its ``robots_blocked`` finding."""
-        if robots.outcome != "disallow_all":
-            return f"robots.txt disallows it for {self.config.robots_user_agent}: {_OBEY}"
-        return f"{_unreadable(robots)} every URL is disallowed, this sitemap included: {_OBEY}"
 
     def robots_unreadable(self) -> str | None:
         """Why every URL is ``robots_blocked`` when robots.txt could not be read (no rule
@@ -314,7 +256,7 @@ class AuditRun:
         robots = self.robots
         if robots is None or robots.outcome != "disallow_all":
             return None
-        return f"{_unreadable(robots)} every URL is disallowed: {_OBEY}"
+        return every_url_blocked(robots)
 
     def close(self, *, finished: bool = False) -> None:
         """End the run; ``finished``: its report is complete, and a run with the same work
@@ -387,28 +329,23 @@ class AuditRun:
             count_noun(listings, "listing"),
             count_noun(urls, "distinct URL"),
         )
-        self._notes = count > 0
+        self.pages.hreflang_notes = count > 0
         if count:
             self.stats.inc_value("sitemapaudit/hreflang/not_reciprocal", count)
 
     def start_done(self) -> bool:
         """Nothing is left for ``start()`` to hand out or send: every URL is dispatched or
         emitted (the records of pages still being fetched are sent by their callbacks)."""
-        return self._all_handed_out() and not self._fetched
+        return self._all_handed_out() and not self.pages.unsent()
 
     def _all_handed_out(self) -> bool:
         """Every URL is dispatched or emitted. Once true it stays true: the listings are
         final, so no URL is added, and a fetched page's outcome does not go back to the
         inventory."""
-        if not self._handed_out:
-            self._handed_out = (
-                self.listings_final
-                and not self._queue
-                and not self._ready
-                and not self.inventory.has_new()
-                and not self.inventory.has_done()
-            )
-        return self._handed_out
+        pages = self.pages
+        if not pages.handed_out:
+            pages.handed_out = self.listings_final and pages.idle()
+        return pages.handed_out
 
     # -- the history -------------------------------------------------------------------------
     @property
@@ -448,7 +385,7 @@ class AuditRun:
         if self.resumed:
             return []
         if self.robots is None:
-            self._arguments_held = True
+            self.discovery.arguments_held = True
             return []
         return self._candidates([(url, "argument") for url in self.sitemap_args])[0]
 
@@ -469,47 +406,9 @@ class AuditRun:
         self.robots = self.evaluate_robots(status, body, url)
         self.discovery.robots_done = True
         self.stats.inc_value(f"sitemapaudit/robots/{self.robots.outcome}")
-        if error is not None:
-            self._failures["robots.txt"] = error
-        if moved_to is not None:
-            self._note(
-                "robots.txt",
-                f"robots.txt of {self.origin.url} redirects to {moved_to}, on another host, "
-                "which the audit does not request: it counts as not found, so no robots.txt "
-                "rules apply and it names no sitemap",
-                stat="discovery/robots_other_host",
-            )
-        if gave_up is not None:
-            self._note(
-                "robots.txt",
-                f"robots.txt of {self.origin.url} redirects in a loop or more than 5 times "
-                f"(given up after {gave_up} hops): as Google does, it counts as not found, so no "
-                "robots.txt rules apply and it names no sitemap",
-                stat="discovery/robots_redirects_given_up",
-            )
-        if self.robots.html_page:
-            self._note(
-                "robots.txt",
-                f"robots.txt of {self.origin.url} answered with an HTML page, not a robots.txt "
-                "(a soft 404?): search engines find no rules or Sitemap lines in it, so every "
-                "URL is allowed",
-                stat="discovery/robots_html",
-            )
-        delay = self.robots.crawl_delay
-        if delay and self.config.honor_crawl_delay and delay > self.config.max_crawl_delay:
-            self._note(
-                "robots.txt",
-                f"robots.txt asks for a Crawl-delay of {delay:g} s; requests were spaced by "
-                f"SITEMAPAUDIT_MAX_CRAWL_DELAY, {self.config.max_crawl_delay:g} s",
-                stat="robots/crawl_delay_capped",
-            )
-        if self.robots.outcome == "disallow_all":
-            why = f"status {status}" if error is None else error
-            self._note(
-                "robots.txt",
-                f"robots.txt could not be read ({why}); "
-                f"{_disallow_all_basis(status)}, every URL is treated as disallowed",
-            )
+        self.discovery_notes.robots_read(
+            self.robots, status, moved_to=moved_to, gave_up=gave_up, error=error
+        )
         logger.info(
             "robots.txt: %s, %s named",
             self.robots.outcome,
@@ -517,11 +416,11 @@ class AuditRun:
         )
         self.wake()
         if self.sitemap_args:
-            if not self._arguments_held:
+            if not self.discovery.arguments_held:
                 return [], []
-            self._arguments_held = False
+            self.discovery.arguments_held = False
             return self._candidates([(url, "argument") for url in self.sitemap_args])
-        held, self._homepage_held = self._homepage_held, []
+        held, self.discovery.homepage_held = self.discovery.homepage_held, []
         found = [*((s, "robots.txt") for s in self.robots.sitemaps), *held]
         if found and self._hold_robots_sitemaps(found):
             return [], []
@@ -554,40 +453,11 @@ class AuditRun:
         loop; ``error`` by default); ``partial``: ``found`` comes from what arrived of it
         before ``error``; ``blocked``: it was not requested, as robots.txt disallows it."""
         self.discovery.homepage_done = True
-        if error is not None:
-            self._failures["the homepage"] = error
-        if blocked:
-            self.discovery.homepage_unread = "was not read because robots.txt disallows it"
-            self._note(
-                "the homepage",
-                "the homepage was not read because robots.txt disallows it; its sitemap links "
-                "are unknown",
-                stat="discovery/homepage_blocked",
-            )
-        elif partial and error is not None:
-            self._note(
-                "the homepage",
-                f"the homepage was read only in part ({error}): only the sitemap links in "
-                "what arrived of it are known",
-                stat="discovery/homepage_partial",
-            )
-        elif (unread := unread or error) is not None:
-            self.discovery.homepage_unread = "could not be read"
-            self._note(
-                "the homepage",
-                f"the homepage could not be read ({unread}), so its sitemap links are unknown",
-                stat="discovery/homepage_unread",
-            )
-        if moved_to is not None:
-            self.discovery.homepage_unread = "redirects to another host"
-            self._note(
-                "the homepage",
-                f"the homepage of {self.origin.url} redirects to {moved_to}, on another host: "
-                f"this audit covers {self.origin.url} only, and sitemaps and URLs on that host "
-                "are reported as off_host; to audit that site, run it with "
-                f"-a domain={origin_of(moved_to)}",
-                stat="discovery/homepage_other_host",
-            )
+        why = self.discovery_notes.homepage_read(
+            moved_to=moved_to, error=error, unread=unread, partial=partial, blocked=blocked
+        )
+        if why is not None:
+            self.discovery.homepage_unread = why
         self.wake()
         if self._hold_homepage_sitemaps(found):
             return [], []
@@ -641,30 +511,7 @@ class AuditRun:
         """The note of an audit in which no request got an HTTP answer (``answers`` is the
         number of responses): the site could not be reached, and nothing was audited; else
         ``None``."""
-        if answers:
-            return None
-        why = "; ".join(
-            f"{what}: {self._failures[what]}"
-            for what in ("robots.txt", "the homepage")
-            if what in self._failures
-        )
-        note = (
-            f"the site could not be reached: no request to {self.origin.url} got an HTTP "
-            f"answer{f' ({why})' if why else ''}, so nothing was audited"
-        )
-        # A bare host means https; the site may only speak plain HTTP (a TLS error, or no
-        # server on the https port). Not after a DNS failure: the host itself is unknown.
-        if self.origin.scheme == "https" and "DNSLookupError" not in why:
-            plain = Origin("http", self.origin.host, self.origin.port).url
-            note += f"; if the site is served over plain HTTP, run with -a domain={plain}"
-        return note
-
-    def _note(self, source: str, note: str, *, stat: str | None = None) -> None:
-        """A remark on robots.txt or the homepage for the summary, the log and the stats."""
-        self._discovery_notes[source].append(note)
-        if stat is not None:
-            self.stats.inc_value(f"sitemapaudit/{stat}")
-        logger.warning("%s", note)
+        return self.discovery_notes.unreachable(answers)
 
     def _hold_robots_sitemaps(self, found: list[tuple[str, str]]) -> bool:
         """Keep robots.txt's sitemaps (``found``) until the homepage has answered
@@ -682,7 +529,7 @@ class AuditRun:
         when it is read already: they are registered now."""
         if self.discovery.robots_done:
             return False
-        self._homepage_held.extend(found)
+        self.discovery.homepage_held.extend(found)
         return True
 
     def common_path_refs(self) -> list[SitemapRef]:
@@ -1180,61 +1027,15 @@ class AuditRun:
     # -- pages -----------------------------------------------------------------------------
     def next_action(self) -> PageAction | UrlFactsBatch | SitemapFacts | None:
         """The next URL to request, or finished URLs' facts to emit, or ``None`` for now."""
-        if self._ready:
-            return self._ready.popleft()
-        if self._fetched and self._fetched_waited(time.monotonic()):
-            return self._fetched_batch()
+        pages = self.pages
+        if pages.ready:
+            return pages.ready.popleft()
+        waited = pages.waited_batch()
+        if waited is not None:
+            return waited
         if self.robots is None or (not self.config.fetch_urls and not self.listings_final):
             return None
-        final = self.listings_final
-        settled: list[tuple[int, dict[str, Any]]] = []
-        while len(settled) < _BATCH:
-            if not self._queue:
-                self._queue = deque(self._take_new(final))
-                if not self._queue:
-                    break
-            url_id, url, rules, lastmod = self._queue.popleft()
-            blocked, request = self._verdict(url, rules)
-            if request:
-                carried = self.incremental.carried_over(url, lastmod) if not blocked else None
-                if carried is not None:
-                    self._settle(url_id, {"blocked": False, "outcome": carried}, settled, final)
-                    continue
-                self._ready.extend(self._settled_batch(settled))
-                self._ready.append(PageAction(url_id, url, blocked))
-                return self._ready.popleft()
-            self._settle(
-                url_id, {"blocked": blocked, "outcome": NOT_REQUESTED_JSON}, settled, final
-            )
-        if not settled and final:
-            settled = [(i, o or _EMPTY) for i, o in self.inventory.take_done(_BATCH)]
-        if not settled and self._fetched:
-            return self._fetched_batch()  # nothing left to hand out: the last pages' records
-        self._ready.extend(self._settled_batch(settled))
-        return self._ready.popleft() if self._ready else None
-
-    def _verdict(self, url: str, rules: tuple[str, ...]) -> tuple[bool, bool]:
-        """Whether robots.txt blocks a listed URL (counted), and whether to request it."""
-        assert self.robots is not None
-        fetchable = NOT_FETCHABLE.isdisjoint(rules)
-        blocked = fetchable and not self.robots.can_fetch(url)
-        if blocked:
-            self.stats.inc_value("sitemapaudit/urls/robots_blocked")
-        config = self.config
-        return blocked, config.fetch_urls and fetchable and (not blocked or config.fetch_blocked)
-
-    def _settle(
-        self,
-        url_id: int,
-        stored: dict[str, Any],
-        settled: list[tuple[int, dict[str, Any]]],
-        final: bool,
-    ) -> None:
-        """A URL whose outcome is known without a request: emit with the batch, or keep."""
-        if final:
-            settled.append((url_id, stored))
-        else:
-            self.inventory.finish(url_id, stored)
+        return pages.hand_out(self.robots, self.listings_final)
 
     def fetch_finished(
         self, url_id: int, outcome: FetchOutcome, blocked: bool
@@ -1250,35 +1051,19 @@ class AuditRun:
         if not self.listings_final:
             self.inventory.finish(url_id, stored)
             return None
-        fetched = self._fetched
-        now = time.monotonic()
-        if not fetched:
-            self._fetched_since = now
-        fetched.append((url_id, stored))
-        if not self._handed_out and len(fetched) < _PAGE_BATCH and not self._fetched_waited(now):
-            return None
-        return self._fetched_batch()
+        return self.pages.fetched(url_id, stored)
 
     def unrecorded(self) -> tuple[int, int]:
         """Pages requested whose outcome is known but whose record is not out: those kept
         until every sitemap is read (a URL's record names all the sitemaps listing it), and
         those waiting for the rest of their batch. URLs settled without a request (not to be
         fetched, robots-blocked, carried over) are no pages requested, and are not counted."""
-        return self.inventory.requested_done_count(), len(self._fetched)
-
-    def _fetched_waited(self, now: float) -> bool:
-        """The first of the pages waiting for their records waited long enough."""
-        return now - self._fetched_since >= _PAGE_BATCH_SECONDS
-
-    def _fetched_batch(self) -> UrlFactsBatch:
-        fetched, self._fetched = self._fetched, []
-        return UrlFactsBatch(self._facts_batch(fetched))
+        return self.inventory.requested_done_count(), self.pages.unsent()
 
     def notes(self) -> list[str]:
         """Notes for the summary (robots.txt that could not be read...): robots.txt's, the
         homepage's, then the others in the order they came."""
-        notes = self._discovery_notes
-        return [*notes["robots.txt"], *notes["the homepage"], *self.totals.notes]
+        return [*self.discovery_notes.notes(), *self.totals.notes]
 
     def changes(self) -> tuple[int | None, Iterator[dict[str, Any]]]:
         """The previous run of this origin, and the diff records against it."""
@@ -1295,51 +1080,6 @@ class AuditRun:
             "sitemaps_pending": self._sitemaps_outstanding,
         }
 
-    def _settled_batch(self, items: list[tuple[int, dict[str, Any]]]) -> list[UrlFactsBatch]:
-        """The facts of these settled URLs as one item for the pipelines (none if empty)."""
-        return [UrlFactsBatch(self._facts_batch(items))] if items else []
-
-    def _facts_batch(self, items: list[tuple[int, dict[str, Any]]]) -> list[UrlFacts]:
-        """Facts of URLs whose outcome is known, marked emitted (listings must be final)."""
-        if not items:
-            return []
-        self.inventory.mark_emitted(items)
-        self.totals.urls_emitted += len(items)
-        listings = self._take_listings([url_id for url_id, _ in items])
-        return [
-            listing.facts(
-                NOT_REQUESTED
-                if stored["outcome"] is NOT_REQUESTED_JSON
-                else FetchOutcome.from_json(stored["outcome"]),
-                robots_blocked=bool(stored["blocked"]),
-                hreflang=self.inventory.url_notes(listing.url) if self._notes else None,
-            )
-            for listing, (_, stored) in zip(listings, items, strict=True)
-        ]
-
-    def _take_new(self, final: bool) -> list[tuple[int, str, tuple[str, ...], str | None]]:
-        """A batch of URLs to hand out; once the listings are final, their listings are read
-        along (kept for their records)."""
-        if not final:
-            return self.inventory.take_new(_BATCH)
-        listed = self.inventory.take_listed(_BATCH)
-        self._listings.update((listing.url_id, listing) for listing in listed)
-        return [(x.url_id, x.url, x.rules, x.lastmod) for x in listed]
-
-    def _take_listings(self, url_ids: list[int]) -> list[Listing]:
-        """The listings of these URLs: prefetched ones, the rest read now."""
-        found = [self._listings.pop(url_id, None) for url_id in url_ids]
-        missing = [url_id for url_id, listing in zip(url_ids, found, strict=True) if not listing]
-        read = {listing.url_id: listing for listing in self.inventory.listings(missing)}
-        return [listing or read[url_id] for url_id, listing in zip(url_ids, found, strict=True)]
-
-
-_BATCH = 500
-_PAGE_BATCH = 64
-# As the inventory's _EMIT_SECONDS: the pages a crash can make a resumed audit request again.
-_PAGE_BATCH_SECONDS = 0.1
-_EMPTY = {"blocked": False, "outcome": NOT_REQUESTED_JSON}
-
 
 def _release(waiter: asyncio.Future[None]) -> None:
     if not waiter.done():
@@ -1348,21 +1088,3 @@ def _release(waiter: asyncio.Future[None]) -> None:
 
 def _skipped(url: str, via: str, parent: str | None, code: str, message: str) -> SitemapFacts:
     return SitemapFacts(url=url, found_via=via, parent=parent, problems=[Problem(code, message)])
-
-
-_OBEY = "search engines that obey robots.txt do not fetch it"
-
-
-def _unreadable(robots: RobotsPolicy) -> str:
-    """The start of a finding under a robots.txt that could not be read."""
-    if robots.status is None:
-        why = "robots.txt could not be fetched"
-    else:
-        why = f"robots.txt answered with status {robots.status}"
-    return f"{why}, so {_disallow_all_basis(robots.status)}"
-
-
-def _disallow_all_basis(status: int | None) -> str:
-    """Why an unreadable robots.txt disallows every URL: RFC 9309 for a 5xx answer or none;
-    Google's reading for a 429, which the RFC counts among the 4xx (no rules)."""
-    return "as Google reads a 429" if status == 429 else "as RFC 9309 requires"
