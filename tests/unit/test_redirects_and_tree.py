@@ -6,7 +6,8 @@ import pytest
 from scrapy.http import Response
 
 from sitemapaudit.crawl.redirects import RedirectState, next_hop, sitemap_loop
-from sitemapaudit.crawl.tree import ChildProblems, Decision, SitemapTree, sitemap_hosts_hint
+from sitemapaudit.crawl.run import sitemap_hosts_hint
+from sitemapaudit.crawl.tree import ChildProblems, Decision, SitemapTree
 from sitemapaudit.spiders.audit import _conflicting_locations, _location, _redirect_problems
 from sitemapaudit.urls import SitemapHosts, parse_origin
 

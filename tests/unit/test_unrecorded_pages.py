@@ -11,8 +11,7 @@ import pytest
 
 from sitemapaudit.config import AuditConfig
 from sitemapaudit.crawl import dispatch
-from sitemapaudit.crawl.dispatch import PageAction
-from sitemapaudit.crawl.run import AuditRun
+from sitemapaudit.crawl.run import AuditRun, PageAction
 from sitemapaudit.crawl.tree import SitemapRef
 from sitemapaudit.facts import FetchOutcome
 from sitemapaudit.spiders.audit import _why_unrecorded
