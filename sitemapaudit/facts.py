@@ -145,3 +145,9 @@ class UrlFactsBatch:
     with a URL, and as much as the checks of a page."""
 
     facts: list[UrlFacts]
+
+
+def sitemap_facts_from_json(data: dict[str, Any]) -> SitemapFacts:
+    """The facts of a sitemap as kept in JSON (the inventory, Redis), read back."""
+    problems = [Problem(**problem) for problem in data.pop("problems", [])]
+    return SitemapFacts(**data, problems=problems)

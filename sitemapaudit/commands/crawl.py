@@ -24,7 +24,7 @@ from sitemapaudit.config import (
     check_scrapy_settings,
     check_setting_names,
 )
-from sitemapaudit.crawl.run import configured_work_dir
+from sitemapaudit.crawl.workdir import configured_work_dir
 from sitemapaudit.errors import ConfigError
 from sitemapaudit.history.store import check_history_path
 from sitemapaudit.inventory import audit_identity, check_resumable

@@ -1,4 +1,5 @@
-"""Following redirects hop by hop, so that every hop ends up in the record."""
+"""Following redirects hop by hop, so that every hop ends up in the record; the sitemaps
+that wait for the answer of a followed redirect's target."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 from urllib.parse import urljoin
 
+from sitemapaudit.crawl.counts import Stats
+from sitemapaudit.crawl.tree import SitemapRef
 from sitemapaudit.sitemap.records import Problem
 from sitemapaudit.urls import loc_problems, normalize_url, same_url
 from sitemapaudit.words import count_noun
@@ -136,3 +139,38 @@ def sitemap_redirect(chain: list[dict[str, Any]], target: str) -> Problem:
         f"redirects to {target}: {hops}, a sitemap this audit reads under its own name; "
         "robots.txt and indexes should name the final location",
     )
+
+
+class HopWaits:
+    """Targets of followed sitemap redirects whose answers have not come, each with the
+    sitemap listed there meanwhile that waits for that answer, if any."""
+
+    def __init__(self, stats: Stats) -> None:
+        self.stats = stats
+        self._hops: dict[str, SitemapRef | None] = {}
+
+    def requested(self, target: str) -> None:
+        """A sitemap's redirect is followed to ``target``: a sitemap an index lists there
+        meanwhile waits for that answer instead of being requested again (see
+        :meth:`unparked`)."""
+        self._hops.setdefault(normalize_url(target), None)
+
+    def unparked(self, refs: list[SitemapRef]) -> list[SitemapRef]:
+        """The sitemaps of ``refs`` to request now: not one that a redirect being followed
+        is about to fetch, which waits for that answer (:meth:`answered`)."""
+        if not self._hops:
+            return refs
+        now: list[SitemapRef] = []
+        for ref in refs:
+            key = normalize_url(ref.url)
+            if key in self._hops and self._hops[key] is None:
+                self._hops[key] = ref
+                self.stats.inc_value("sitemapaudit/sitemaps/waited_for_redirect")
+            else:
+                now.append(ref)
+        return now
+
+    def answered(self, url: str) -> SitemapRef | None:
+        """The answer (or failure) of a followed redirect's request to ``url`` has come: the
+        sitemap listed there that waited for it, if any."""
+        return self._hops.pop(normalize_url(url), None) if self._hops else None

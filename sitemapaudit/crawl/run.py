@@ -1,166 +1,77 @@
 """One audit's state between callbacks: discovery, the sitemap tree, the URL inventory.
 
-The spider asks this object what to do and tells it what happened; everything here is plain
-Python (no Scrapy), so the decisions are testable without a crawler.
+The spider asks :class:`AuditRun` what to do and tells it what happened; everything here is
+plain Python (no Scrapy), so the decisions are testable without a crawler. The run holds the
+lifecycle (start, resume, when the listings are final, close) and the discovery of sitemaps;
+its parts live in their own modules: reading the sitemaps (:mod:`.sitemaps`), the records of
+indexes waiting for their children (:mod:`.held`), conditional requests and 304 reuse
+(:mod:`.conditional`), the history and the incremental policy (:mod:`.run_history`), the
+discovery notes (:mod:`.discovery`), the URL rules (:mod:`.rules`) and the pages handed out
+(:mod:`.dispatch`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import enum
 import logging
-import re
 import shutil
-import tempfile
-import time
-import zlib
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from sitemapaudit.config import AuditConfig
-from sitemapaudit.crawl.intake import CHILD_FORMAT, AlternateSink, read_sitemap
-from sitemapaudit.crawl.redirects import RedirectState, sitemap_redirect
+from sitemapaudit.crawl.conditional import ConditionalRequests
+from sitemapaudit.crawl.counts import RunTotals, Stats
+from sitemapaudit.crawl.discovery import (
+    Discovery,
+    DiscoveryNotes,
+    every_url_blocked,
+    sitemap_blocked,
+)
+from sitemapaudit.crawl.dispatch import PageAction, PageDispatch
+from sitemapaudit.crawl.held import HeldIndexes
+from sitemapaudit.crawl.intake import AlternateSink
+from sitemapaudit.crawl.redirects import HopWaits
+from sitemapaudit.crawl.rules import UrlRules
+from sitemapaudit.crawl.run_history import IncrementalPolicy, RunHistory
+from sitemapaudit.crawl.sitemaps import SitemapReading, skipped_sitemap
 from sitemapaudit.crawl.tree import (
     SITEMAP_URL_MAX_LENGTH,
-    ChildProblems,
     Decision,
     SitemapRef,
     SitemapTree,
+    off_host_sitemap,
+    sitemap_hosts_hint,
     why_invalid,
 )
+from sitemapaudit.crawl.workdir import configured_work_dir, work_dir
 from sitemapaudit.discovery.robots import RobotsPolicy, robots_policy
 from sitemapaudit.facts import (
-    NOT_REQUESTED,
-    NOT_REQUESTED_JSON,
     FetchOutcome,
     SitemapFacts,
-    UrlFacts,
     UrlFactsBatch,
+    sitemap_facts_from_json,
 )
 from sitemapaudit.history.background import BackgroundHistoryStore
-from sitemapaudit.history.diff import diff_runs, unread_note
-from sitemapaudit.history.store import REJUDGE_UNKNOWN, STORE_FAILURES, HistoryStore
-from sitemapaudit.inventory import Inventory, Listing, NewEntry, audit_identity
-from sitemapaudit.sitemap.records import Problem, SitemapKind
-from sitemapaudit.urls import (
-    Origin,
-    in_sitemap_scope,
-    loc_problems,
-    normalize_url,
-    origin_of,
-    url_origin,
-)
+from sitemapaudit.history.store import STORE_FAILURES, HistoryStore
+from sitemapaudit.inventory import Inventory, audit_identity
+from sitemapaudit.sitemap.records import Problem
+from sitemapaudit.urls import Origin, url_origin
 from sitemapaudit.validation import HreflangGraph
-from sitemapaudit.validation.freshness import CODES as INDEX_LASTMOD_CODES
-from sitemapaudit.validation.freshness import NewestLastmod, index_lastmod_problems
 from sitemapaudit.words import count_noun
+
+# (The spider imports sitemap_hosts_hint from here.)
+__all__ = ["AuditRun", "PageAction", "sitemap_hosts_hint"]
 
 logger = logging.getLogger(__name__)
 
-INDEX_KINDS = {SitemapKind.SITEMAPINDEX.value}
 
-
-def sitemap_hosts_hint(url: str) -> str:
-    """What to do about a sitemap on another host, or redirected there: the value of
-    SITEMAPAUDIT_SITEMAP_HOSTS that lets it be fetched, with its port when it is not the
-    scheme's default (a bare host stands for the default ports only)."""
-    origin = url_origin(url)
-    if origin is None:
-        value = "that host"
-    else:
-        host = f"[{origin.host}]" if ":" in origin.host else origin.host
-        value = host if origin.port is None else f"{host}:{origin.port}"
-    return f"(if the site keeps its sitemaps there, add {value} to SITEMAPAUDIT_SITEMAP_HOSTS)"
-
-
-def off_host_sitemap(url: str) -> str:
-    """The ``off_host`` message of a listed sitemap on another host."""
-    return f"on another host, not fetched {sitemap_hosts_hint(url)}"
-
-
-# URL-rule codes that keep a listed URL from being requested at all.
-NOT_FETCHABLE = frozenset({"invalid_url", "url_too_long", "off_host"})
-
-# Findings of a sitemap that a 304 does not carry over from the previous run: those of its
-# fetch, what the index listing it says of it, what this run's robots.txt says of it, and
-# what the children of an index (read again from the kept entries) give.
-NOT_CARRIED = frozenset(
-    {"http_error", "fetch_failed", "redirect", "robots_blocked", *INDEX_LASTMOD_CODES}
-)
-INDEX_CHILD_CODES = frozenset({"index_cycle", "index_too_deep", "sitemap_limit", "invalid_url"})
-# What a 304 adds to each error line it carries over (the run that read the body), and the
-# same at the end of a line carried over before, which a later 304 replaces.
-CARRIED_NOTE = "(carried over: the sitemap is unchanged (304) since run {run}, where it was read)"
-_CARRIED_NOTE = re.compile(
-    r" \(carried over: the sitemap is unchanged \(304\) since run \d+, where it was read\)\Z"
-)
-
-
-class Stats(Protocol):
-    def inc_value(self, key: str, count: int = 1, start: int = 0) -> None: ...
-
-
-@dataclass(slots=True)
-class Discovery:
-    """Where sitemaps are looked for, and whether the common paths are still needed."""
-
-    robots_done: bool = False
-    homepage_done: bool = False
-    found: int = 0
-    common_paths_tried: bool = False
-    # Whether the homepage waits for robots.txt's answer to be requested (homepage_due).
-    homepage_waits: bool = False
-    # Why the homepage's sitemap links are unknown (not read, or could not be), if they are.
-    homepage_unread: str | None = None
-    # robots.txt's sitemaps while the homepage it let through is requested: registered with
-    # the homepage's, so that no index is read before both sources have named theirs (a
-    # sitemap the homepage names and an index lists is found via the homepage, not by
-    # whichever answer came first).
-    robots_held: list[tuple[str, str]] = field(default_factory=list)
-
-    def needs_common_paths(self) -> bool:
-        return (
-            self.robots_done
-            and self.homepage_done
-            and self.found == 0
-            and not self.common_paths_tried
-        )
-
-
-@dataclass(slots=True)
-class PageAction:
-    """A listed URL to request (``blocked``: robots.txt disallows it; ``retry``: it was handed
-    out before by a worker that is gone)."""
-
-    url_id: int
-    url: str
-    blocked: bool = False
-    retry: bool = False
-
-
-@dataclass(slots=True)
-class RunTotals:
-    sitemaps: int = 0
-    urls_fetched: int = 0
-    urls_emitted: int = 0
-    rechecked: int = 0
-    carried_over: int = 0
-    notes: list[str] = field(default_factory=list)
-
-
-class AuditRun:
+class AuditRun(SitemapReading):
     """The bookkeeping of one audit."""
 
-    _held: dict[str, _HeldIndex]
-    _released: list[SitemapFacts]
-    # Targets of followed sitemap redirects whose answers have not come, each with the sitemap
-    # listed there meanwhile that waits for that answer, if any (see hop_requested).
-    _hops: dict[str, SitemapRef | None]
     # When every sitemap was read (set once they are).
     sitemaps_read_at: datetime | None = None
 
@@ -184,41 +95,24 @@ class AuditRun:
         self.listed_by = dict(listed_by or {})
         self.tree = self._make_tree()
         self.discovery = Discovery(homepage_done=bool(self.sitemap_args))
-        # Sitemaps the homepage named before robots.txt was read: registered after robots.txt's
-        # own, so a sitemap both name is found via robots.txt whichever answer came first.
-        self._homepage_held: list[tuple[str, str]] = []
         # Common paths not tried yet: the sitemap cap held them back (common_path_refs).
         self.waiting_guesses: deque[str] = deque()
-        # Whether the argument sitemaps wait for robots.txt (see argument_refs).
-        self._arguments_held = False
-        # Why robots.txt or the homepage got no HTTP answer (see unreachable).
-        self._failures: dict[str, str] = {}
-        # Notes on robots.txt, then on the homepage: in this order whichever answered first.
-        self._discovery_notes: dict[str, list[str]] = {"robots.txt": [], "the homepage": []}
+        self.discovery_notes = DiscoveryNotes(origin, config, stats)
         self.robots: RobotsPolicy | None = None
         self.totals = RunTotals()
-        self._work_dir, self._own_work_dir = _work_dir(configured_work_dir(config, jobdir))
+        self._work_dir, self._own_work_dir = work_dir(configured_work_dir(config, jobdir))
         self.inventory: Inventory = self._make_inventory()
         if self.inventory.finished():
             self.inventory = self._start_afresh(self.inventory)
         self._sitemaps_outstanding = 0
         self._waiter: asyncio.Future[None] | None = None
-        self._queue: deque[tuple[int, str, tuple[str, ...], str | None]] = deque()
-        self._ready: deque[PageAction | UrlFactsBatch] = deque()
-        # Outcomes of fetched pages whose records go out together (see fetch_finished).
-        self._fetched: list[tuple[int, dict[str, Any]]] = []
-        self._fetched_since = 0.0
-        # See _all_handed_out(); once it is true, a page's record goes out at once.
-        self._handed_out = False
-        # Listings of URLs handed out once the listings were final, read with their batch.
-        self._listings: dict[int, Listing] = {}
-        self._notes = False
-        self._scopes: dict[str, str] = {}
+        self.url_rules = UrlRules(origin, config.max_url_length)
         self._skipped_children: list[SitemapFacts] = []
         # Indexes whose records wait for the first answers of the children they had fetched (a
-        # child that redirects back to the index, or above it, is a loop: see _late_cycle),
-        # and the records of those whose children all answered, to send.
-        self._held, self._released, self._hops = {}, [], {}
+        # child that redirects back to the index, or above it, is a loop: see _late_cycle).
+        self.held = HeldIndexes(self.inventory)
+        # Sitemaps that wait for the answer of a followed redirect (see hop_requested).
+        self.hops = HopWaits(stats)
         # Sitemaps that answered 304: the run that read the body each stands for, which the
         # history keeps with the sitemap's result (see SitemapFacts.read_run).
         self.read_runs: dict[str, int] = {}
@@ -228,15 +122,12 @@ class AuditRun:
         self.first_started_at, self.resumed_at = self._start_times(now)
         self.hreflang: AlternateSink = self._make_hreflang()
         self._final = False
-        self.history: HistoryStore | None = None
-        self.history_run = 0
-        # Why the history failed during the run, if it did (see history_failed).
-        self.history_error: str | None = None
+        self.run_history = RunHistory(origin.url, config, stats, self.totals)
         if config.history_path:
             self._begin_history(BackgroundHistoryStore, config.history_path, now)
-        self._incremental_base = self._previous_run() if config.incremental else None
-        # The rotating sample of the incremental policy: this run's share of every URL.
-        self.share = self._rotation_share() if config.incremental else 0
+        self.incremental = IncrementalPolicy(self.run_history, config, self.totals)
+        self.conditional = ConditionalRequests(self.run_history, config, stats, self.audit_time)
+        self.pages = PageDispatch(self.inventory, config, stats, self.totals, self.incremental)
         self.resumed_refs: list[SitemapRef] = []
         if self.resumed:
             self._resume()
@@ -352,16 +243,11 @@ class AuditRun:
             and self.origin.owns(facts.url)
             and not robots.can_fetch(facts.url)
         ):
-            facts.problems.append(Problem("robots_blocked", self._sitemap_blocked(robots)))
+            message = sitemap_blocked(robots, self.config.robots_user_agent)
+            facts.problems.append(Problem("robots_blocked", message))
         self._note_read_run(facts)
         self.inventory.sitemap_done(facts.url, asdict(facts))
         return facts
-
-    def _sitemap_blocked(self, robots: RobotsPolicy) -> str:
-        """Why robots.txt disallows a sitemap, for its ``robots_blocked`` finding."""
-        if robots.outcome != "disallow_all":
-            return f"robots.txt disallows it for {self.config.robots_user_agent}: {_OBEY}"
-        return f"{_unreadable(robots)} every URL is disallowed, this sitemap included: {_OBEY}"
 
     def robots_unreadable(self) -> str | None:
         """Why every URL is ``robots_blocked`` when robots.txt could not be read (no rule
@@ -370,7 +256,7 @@ class AuditRun:
         robots = self.robots
         if robots is None or robots.outcome != "disallow_all":
             return None
-        return f"{_unreadable(robots)} every URL is disallowed: {_OBEY}"
+        return every_url_blocked(robots)
 
     def close(self, *, finished: bool = False) -> None:
         """End the run; ``finished``: its report is complete, and a run with the same work
@@ -443,112 +329,53 @@ class AuditRun:
             count_noun(listings, "listing"),
             count_noun(urls, "distinct URL"),
         )
-        self._notes = count > 0
+        self.pages.hreflang_notes = count > 0
         if count:
             self.stats.inc_value("sitemapaudit/hreflang/not_reciprocal", count)
 
     def start_done(self) -> bool:
         """Nothing is left for ``start()`` to hand out or send: every URL is dispatched or
         emitted (the records of pages still being fetched are sent by their callbacks)."""
-        return self._all_handed_out() and not self._fetched
+        return self._all_handed_out() and not self.pages.unsent()
 
     def _all_handed_out(self) -> bool:
         """Every URL is dispatched or emitted. Once true it stays true: the listings are
         final, so no URL is added, and a fetched page's outcome does not go back to the
         inventory."""
-        if not self._handed_out:
-            self._handed_out = (
-                self.listings_final
-                and not self._queue
-                and not self._ready
-                and not self.inventory.has_new()
-                and not self.inventory.has_done()
-            )
-        return self._handed_out
+        pages = self.pages
+        if not pages.handed_out:
+            pages.handed_out = self.listings_final and pages.idle()
+        return pages.handed_out
+
+    # -- the history -------------------------------------------------------------------------
+    @property
+    def history(self) -> HistoryStore | None:
+        """The history store (``None`` without one, or once it failed)."""
+        return self.run_history.store
+
+    @property
+    def history_run(self) -> int:
+        """This run's id in the history."""
+        return self.run_history.run
+
+    @property
+    def history_error(self) -> str | None:
+        """Why the history failed during the run, if it did (see history_failed)."""
+        return self.run_history.error
 
     def _begin_history(self, store: Callable[[str], HistoryStore], path: str, now: str) -> None:
-        """Open the history at ``path`` and begin this run in it. The command checked that the
-        file opens, but its first write can still fail (a disk that is nearly full): that
-        costs the report nothing either, as a failure later in the run does."""
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self.history = store(path)
-        except STORE_FAILURES as exc:
-            self.history_failed(exc, path)
-            return
-        try:
-            self.history_run = self.history.begin_run(self.origin.url, self.first_started_at or now)
-        except STORE_FAILURES as exc:
-            self.history_failed(exc)
-
-    def _previous_run(self) -> int | None:
-        """The run the incremental policy compares with: the previous finished run of the
-        origin, if the history has one."""
-        if self.history is None:
-            return None
-        try:
-            return self.history.previous_run(self.origin.url, self.history_run)
-        except STORE_FAILURES as exc:
-            self.history_failed(exc)
-            return None
-
-    def _rotation_share(self) -> int:
-        """The share of the URLs the incremental policy requests whatever their last result:
-        the one after the previous run's, so that ``recheck_nights`` consecutive finished runs
-        of the origin request every URL however far apart they are (several a day, weekdays
-        only, weekly). A run that did not finish (interrupted, or its history failed) is no
-        previous run, so the next one takes its share again; after a run that took none (a
-        full audit, or the origin's first), the rotation starts with the first share."""
-        base = self._incremental_base
-        if base is None or self.history is None:
-            return 0
-        try:
-            summary = self.history.summary(base) or {}
-        except STORE_FAILURES as exc:
-            self.history_failed(exc)
-            return 0
-        incremental = summary.get("incremental")
-        share = incremental.get("share") if isinstance(incremental, dict) else None
-        if type(share) is not int or share < 0:
-            return 0
-        return (share + 1) % self.config.recheck_nights
+        """Open the history at ``path`` and begin this run in it (see
+        :meth:`RunHistory.begin`)."""
+        self.run_history.begin(store, path, self.first_started_at or now)
 
     def incremental_summary(self) -> dict[str, Any]:
         """The summary's ``incremental`` field: ``{}`` unless the incremental policy is on."""
-        if not self.config.incremental:
-            return {}
-        return {
-            "recheck_nights": self.config.recheck_nights,
-            "share": self.share,
-            "rechecked": self.totals.rechecked,
-            "carried_over": self.totals.carried_over,
-        }
+        return self.incremental.summary()
 
     def history_failed(self, exc: Exception, path: str | None = None) -> str:
-        """The history cannot be written or read any more (a full disk, a writer process that
-        died), or could not be opened as the run began (at ``path``): the audit goes on
-        without it, and its report stays complete. The run stays unfinished in the history, if
-        it was begun there; the summary's notes, an error in the log and
-        ``sitemapaudit/history/failed`` say so, once (and the command exits with 1). Returns
-        the note."""
-        history, self.history = self.history, None
-        if path is None:
-            path = history.path if history is not None else self.config.history_path
-        note = (
-            f"the history {path} failed and the audit went on without it ({exc}): this run is "
-            "not kept there as finished (the next audit is compared with an earlier run), and "
-            "changes since the previous run may be missing from this report"
-        )
-        if self.history_error is not None:
-            return note
-        self.history_error = str(exc)
-        logger.error("history %s failed, the audit goes on without it: %s", path, exc)
-        self.stats.inc_value("sitemapaudit/history/failed")
-        self.totals.notes.append(note)
-        if history is not None:
-            with contextlib.suppress(*STORE_FAILURES):
-                history.close()
-        return note
+        """The history failed: the audit goes on without it (see :meth:`RunHistory.failed`).
+        Returns the note."""
+        return self.run_history.failed(exc, path)
 
     # -- discovery -------------------------------------------------------------------------
     def argument_refs(self) -> list[SitemapRef]:
@@ -558,7 +385,7 @@ class AuditRun:
         if self.resumed:
             return []
         if self.robots is None:
-            self._arguments_held = True
+            self.discovery.arguments_held = True
             return []
         return self._candidates([(url, "argument") for url in self.sitemap_args])[0]
 
@@ -579,47 +406,9 @@ class AuditRun:
         self.robots = self.evaluate_robots(status, body, url)
         self.discovery.robots_done = True
         self.stats.inc_value(f"sitemapaudit/robots/{self.robots.outcome}")
-        if error is not None:
-            self._failures["robots.txt"] = error
-        if moved_to is not None:
-            self._note(
-                "robots.txt",
-                f"robots.txt of {self.origin.url} redirects to {moved_to}, on another host, "
-                "which the audit does not request: it counts as not found, so no robots.txt "
-                "rules apply and it names no sitemap",
-                stat="discovery/robots_other_host",
-            )
-        if gave_up is not None:
-            self._note(
-                "robots.txt",
-                f"robots.txt of {self.origin.url} redirects in a loop or more than 5 times "
-                f"(given up after {gave_up} hops): as Google does, it counts as not found, so no "
-                "robots.txt rules apply and it names no sitemap",
-                stat="discovery/robots_redirects_given_up",
-            )
-        if self.robots.html_page:
-            self._note(
-                "robots.txt",
-                f"robots.txt of {self.origin.url} answered with an HTML page, not a robots.txt "
-                "(a soft 404?): search engines find no rules or Sitemap lines in it, so every "
-                "URL is allowed",
-                stat="discovery/robots_html",
-            )
-        delay = self.robots.crawl_delay
-        if delay and self.config.honor_crawl_delay and delay > self.config.max_crawl_delay:
-            self._note(
-                "robots.txt",
-                f"robots.txt asks for a Crawl-delay of {delay:g} s; requests were spaced by "
-                f"SITEMAPAUDIT_MAX_CRAWL_DELAY, {self.config.max_crawl_delay:g} s",
-                stat="robots/crawl_delay_capped",
-            )
-        if self.robots.outcome == "disallow_all":
-            why = f"status {status}" if error is None else error
-            self._note(
-                "robots.txt",
-                f"robots.txt could not be read ({why}); "
-                f"{_disallow_all_basis(status)}, every URL is treated as disallowed",
-            )
+        self.discovery_notes.robots_read(
+            self.robots, status, moved_to=moved_to, gave_up=gave_up, error=error
+        )
         logger.info(
             "robots.txt: %s, %s named",
             self.robots.outcome,
@@ -627,11 +416,11 @@ class AuditRun:
         )
         self.wake()
         if self.sitemap_args:
-            if not self._arguments_held:
+            if not self.discovery.arguments_held:
                 return [], []
-            self._arguments_held = False
+            self.discovery.arguments_held = False
             return self._candidates([(url, "argument") for url in self.sitemap_args])
-        held, self._homepage_held = self._homepage_held, []
+        held, self.discovery.homepage_held = self.discovery.homepage_held, []
         found = [*((s, "robots.txt") for s in self.robots.sitemaps), *held]
         if found and self._hold_robots_sitemaps(found):
             return [], []
@@ -664,40 +453,11 @@ class AuditRun:
         loop; ``error`` by default); ``partial``: ``found`` comes from what arrived of it
         before ``error``; ``blocked``: it was not requested, as robots.txt disallows it."""
         self.discovery.homepage_done = True
-        if error is not None:
-            self._failures["the homepage"] = error
-        if blocked:
-            self.discovery.homepage_unread = "was not read because robots.txt disallows it"
-            self._note(
-                "the homepage",
-                "the homepage was not read because robots.txt disallows it; its sitemap links "
-                "are unknown",
-                stat="discovery/homepage_blocked",
-            )
-        elif partial and error is not None:
-            self._note(
-                "the homepage",
-                f"the homepage was read only in part ({error}): only the sitemap links in "
-                "what arrived of it are known",
-                stat="discovery/homepage_partial",
-            )
-        elif (unread := unread or error) is not None:
-            self.discovery.homepage_unread = "could not be read"
-            self._note(
-                "the homepage",
-                f"the homepage could not be read ({unread}), so its sitemap links are unknown",
-                stat="discovery/homepage_unread",
-            )
-        if moved_to is not None:
-            self.discovery.homepage_unread = "redirects to another host"
-            self._note(
-                "the homepage",
-                f"the homepage of {self.origin.url} redirects to {moved_to}, on another host: "
-                f"this audit covers {self.origin.url} only, and sitemaps and URLs on that host "
-                "are reported as off_host; to audit that site, run it with "
-                f"-a domain={origin_of(moved_to)}",
-                stat="discovery/homepage_other_host",
-            )
+        why = self.discovery_notes.homepage_read(
+            moved_to=moved_to, error=error, unread=unread, partial=partial, blocked=blocked
+        )
+        if why is not None:
+            self.discovery.homepage_unread = why
         self.wake()
         if self._hold_homepage_sitemaps(found):
             return [], []
@@ -751,30 +511,7 @@ class AuditRun:
         """The note of an audit in which no request got an HTTP answer (``answers`` is the
         number of responses): the site could not be reached, and nothing was audited; else
         ``None``."""
-        if answers:
-            return None
-        why = "; ".join(
-            f"{what}: {self._failures[what]}"
-            for what in ("robots.txt", "the homepage")
-            if what in self._failures
-        )
-        note = (
-            f"the site could not be reached: no request to {self.origin.url} got an HTTP "
-            f"answer{f' ({why})' if why else ''}, so nothing was audited"
-        )
-        # A bare host means https; the site may only speak plain HTTP (a TLS error, or no
-        # server on the https port). Not after a DNS failure: the host itself is unknown.
-        if self.origin.scheme == "https" and "DNSLookupError" not in why:
-            plain = Origin("http", self.origin.host, self.origin.port).url
-            note += f"; if the site is served over plain HTTP, run with -a domain={plain}"
-        return note
-
-    def _note(self, source: str, note: str, *, stat: str | None = None) -> None:
-        """A remark on robots.txt or the homepage for the summary, the log and the stats."""
-        self._discovery_notes[source].append(note)
-        if stat is not None:
-            self.stats.inc_value(f"sitemapaudit/{stat}")
-        logger.warning("%s", note)
+        return self.discovery_notes.unreachable(answers)
 
     def _hold_robots_sitemaps(self, found: list[tuple[str, str]]) -> bool:
         """Keep robots.txt's sitemaps (``found``) until the homepage has answered
@@ -792,7 +529,7 @@ class AuditRun:
         when it is read already: they are registered now."""
         if self.discovery.robots_done:
             return False
-        self._homepage_held.extend(found)
+        self.discovery.homepage_held.extend(found)
         return True
 
     def common_path_refs(self) -> list[SitemapRef]:
@@ -830,13 +567,13 @@ class AuditRun:
             if decision is Decision.FETCH:
                 refs.append(self._pending(SitemapRef(url, via, parent, depth, lastmod)))
             elif decision is Decision.OFF_HOST:
-                skipped.append(_skipped(url, via, parent, "off_host", off_host_sitemap(url)))
+                skipped.append(skipped_sitemap(url, via, parent, "off_host", off_host_sitemap(url)))
             elif decision is Decision.INVALID:
                 why = f"not a valid http(s) URL: {why_invalid(url)}"
-                skipped.append(_skipped(url, via, parent, "invalid_url", why))
+                skipped.append(skipped_sitemap(url, via, parent, "invalid_url", why))
             elif decision is Decision.CAPPED:
                 skipped.append(
-                    _skipped(
+                    skipped_sitemap(
                         url, via, parent, "sitemap_limit", "sitemap-count cap reached, not fetched"
                     )
                 )
@@ -846,779 +583,18 @@ class AuditRun:
         self._sitemaps_outstanding += len(refs)
         return refs, skipped
 
-    # -- sitemaps --------------------------------------------------------------------------
-    def hop_requested(self, target: str) -> None:
-        """A sitemap's redirect is followed to ``target``: a sitemap an index lists there
-        meanwhile waits for that answer instead of being requested again (see
-        :meth:`unparked`)."""
-        self._hops.setdefault(normalize_url(target), None)
-
-    def unparked(self, refs: list[SitemapRef]) -> list[SitemapRef]:
-        """The sitemaps of ``refs`` to request now: not one that a redirect being followed
-        is about to fetch, which waits for that answer (:meth:`hop_answered`)."""
-        if not self._hops:
-            return refs
-        now: list[SitemapRef] = []
-        for ref in refs:
-            key = normalize_url(ref.url)
-            if key in self._hops and self._hops[key] is None:
-                self._hops[key] = ref
-                self.stats.inc_value("sitemapaudit/sitemaps/waited_for_redirect")
-            else:
-                now.append(ref)
-        return now
-
-    def hop_answered(self, url: str) -> SitemapRef | None:
-        """The answer (or failure) of a followed redirect's request to ``url`` has come: the
-        sitemap listed there that waited for it, if any."""
-        return self._hops.pop(normalize_url(url), None) if self._hops else None
-
-    def redirect_known(self, ref: SitemapRef, target: str) -> bool:
-        """Whether a redirect of the sitemap ``ref`` leads to ``target``, a sitemap known to this
-        audit (read under its own record): then the redirect is not followed."""
-        return self.tree.redirect_known(target, source=ref.url)
-
-    def redirect_ended(
-        self,
-        ref: SitemapRef,
-        redirects: RedirectState,
-        target: str,
-        waiting: SitemapRef | None = None,
-    ) -> tuple[SitemapFacts | None, SitemapRef | None]:
-        """The redirects of the sitemap ``ref`` ended at ``target``, which answered. The target
-        is a sitemap of its own, read under its own record in the place of ``ref`` (its
-        ``found_via``, parent and depth), whichever of the redirect or an index (robots.txt...)
-        listing it came first; ``ref`` gets the ``redirect`` finding and lists nothing. Returns
-        ``ref``'s facts (``None`` for a common path: only a guess) and the target's ref, to read
-        the answer with, or ``None`` when the audit knows the target already (``waiting``,
-        the sitemap listed there that waited for this answer, reads it then)."""
-        decision = self.tree.redirect_target(target, source=ref.url)
-        moved = waiting
-        if decision is Decision.FETCH:
-            moved = self._pending(
-                SitemapRef(
-                    target,
-                    ref.found_via,
-                    ref.parent,
-                    ref.depth,
-                    ref.lastmod,
-                    ref.url,
-                    ref.listed_at,
-                )
-            )
-            self.inventory.sitemap_redirected(target, ref.url, ref.parent)
-            self._sitemaps_outstanding += 1
-        return self.sitemap_redirected(ref, redirects, target), moved
-
-    def sitemap_redirected(
-        self, ref: SitemapRef, redirects: RedirectState, target: str
-    ) -> SitemapFacts | None:
-        """A sitemap that redirects to a sitemap read under its own record: a record of its own
-        with the finding, listing nothing, unless it was only a common path tried."""
-        self.stats.inc_value("sitemapaudit/sitemaps/redirected_to_known")
-        if ref.found_via == "index" and ref.parent and self.tree.loops(ref.parent, target):
-            # The index lists a URL that redirects back to it, or to an index above it.
-            self.stats.inc_value("sitemapaudit/sitemaps/index_cycle_by_redirect")
-            self._late_cycle(ref.parent, ref.url)
-        problems = [sitemap_redirect(redirects.chain, target)]
-        blocked = self._blocked_hop(ref, redirects, target)
-        if blocked is not None:
-            problems.append(
-                Problem(
-                    "robots_blocked",
-                    f"redirects to {blocked}, which robots.txt disallows for "
-                    f"{self.config.robots_user_agent}: search engines that obey robots.txt do "
-                    "not follow it",
-                )
-            )
-        facts = self._not_read(ref, status=redirects.chain[-1]["status"], problems=problems)
-        return None if facts is None else self.settle(facts)
-
-    def _blocked_hop(self, ref: SitemapRef, redirects: RedirectState, target: str) -> str | None:
-        """The first location on the audited host that a sitemap's redirects lead to and that
-        robots.txt disallows, where search engines stop (the audit reads it all the same); not
-        when robots.txt disallows the sitemap itself (its own ``robots_blocked`` says so)."""
-        robots = self.robots
-        if robots is None or (self.origin.owns(ref.url) and not robots.can_fetch(ref.url)):
-            return None
-        for url in [*(str(hop["url"]) for hop in redirects.chain[1:]), target]:
-            if self.origin.owns(url) and not robots.can_fetch(url):
-                return url
-        return None
-
-    def _not_read(
-        self,
-        ref: SitemapRef,
-        *,
-        status: int | None = None,
-        error: str | None = None,
-        problems: list[Problem] | None = None,
-        common_path_stat: str | None = None,
-    ) -> SitemapFacts | None:
-        """The facts of a sitemap that was requested but not read; ``None`` for a common path
-        (only a guess: no record)."""
-        self._sitemap_finished(ref)
-        if ref.found_via == "common-path":
-            self.inventory.sitemap_done(ref.url, {})
-            if common_path_stat is not None:
-                self.stats.inc_value(common_path_stat)
-            return None
-        return SitemapFacts(
-            url=ref.url,
-            found_via=ref.found_via,
-            parent=ref.parent,
-            depth=ref.depth,
-            fetched=status is not None,
-            status=status,
-            error=error,
-            problems=list(problems or []),
-        )
-
-    def sitemap_failed(
-        self,
-        ref: SitemapRef,
-        *,
-        status: int | None = None,
-        error: str | None = None,
-        problems: list[Problem] | None = None,
-        retry_after: dict[str, Any] | None = None,
-    ) -> SitemapFacts | None:
-        """A sitemap that could not be fetched (error) or answered with an error status
-        (``retry_after``: see :attr:`SitemapFacts.retry_after`).
-
-        A common path that is not there is no finding: it was only a guess (``None``); one that
-        answers with a server error gets a note (a sitemap generator may fail there).
-        """
-        if ref.found_via == "common-path" and status is not None and status >= 500:
-            self.totals.notes.append(
-                f"{ref.url}, a common sitemap path, answered with status {status}: if a sitemap "
-                "is generated there, its generator fails"
-            )
-        facts = self._not_read(
-            ref,
-            status=status,
-            error=error,
-            problems=problems,
-            common_path_stat="sitemapaudit/common_paths/missing",
-        )
-        if facts is None:
-            return None
-        facts.retry_after = retry_after
-        self.stats.inc_value("sitemapaudit/sitemaps/failed")
-        if error is None and facts.problems:  # a redirect not followed: why, not its status
-            problem = facts.problems[0]
-            logger.warning("sitemap %s not read: %s: %s", ref.url, problem.code, problem.message)
-        else:
-            logger.warning("sitemap %s failed: %s", ref.url, error or f"HTTP {status}")
-        return self.settle(facts)
-
-    def read_sitemap(
-        self,
-        ref: SitemapRef,
-        status: int,
-        body: bytes,
-        *,
-        url: str | None = None,
-        gzip_encoded: bool = False,
-        gzip_undone: bool = False,
-    ) -> tuple[SitemapFacts | None, list[SitemapRef]]:
-        """Read one fetched sitemap: stream its URLs into the inventory, decide its children.
-
-        ``url`` is where the body came from (``ref.url``): the base of the relative links of
-        an Atom feed. ``gzip_encoded``: the response declared ``Content-Encoding: gzip``.
-        ``gzip_undone``: ``body`` is what is left once codings with gzip among them were
-        undone (the body as sent was gzip data).
-        """
-        children = ChildProblems()
-        child_refs: list[SitemapRef] = []
-        skipped: list[SitemapFacts] = []
-        self.inventory.sitemap_reading(ref.url)
-        if ref.found_via == "common-path":
-            self.tree.count()  # before its children take theirs (given back if no sitemap)
-        listings = self._listing_recorder(ref.url)
-        newest = self._newest(ref)
-        facts = read_sitemap(
-            body,
-            SitemapFacts(
-                url=ref.url,
-                found_via=ref.found_via,
-                parent=ref.parent,
-                depth=ref.depth,
-                status=status,
-            ),
-            inventory=self.inventory,
-            rules=self._rules_of(ref.url, ref.moved_from or url or ref.url),
-            on_child=lambda loc, lastmod: self._child(
-                ref, loc, children, child_refs, skipped, lastmod=lastmod
-            ),
-            read_limit=self.config.sitemap_read_limit,
-            now=self.audit_time,
-            near_limit_fraction=self.config.near_limit_fraction,
-            hreflang=self.hreflang,
-            on_listing=listings.add if listings is not None else None,
-            base_url=url or ref.url,
-            newest=newest,
-            gzip_encoded=gzip_encoded,
-        )
-        facts.gzip = facts.gzip or gzip_undone
-        if listings is not None:
-            listings.close()
-        facts.problems.extend(children.problems())
-        facts.problems.extend(self._index_lastmod(ref, newest))
-        if facts.kind in INDEX_KINDS and ref.found_via == "index":
-            facts.problems.append(
-                Problem("nested_index", f"this index is listed by the index {ref.parent}")
-            )
-        self.hreflang.flush()
-        self._skipped_children = [self.settle(child) for child in skipped]
-        self._sitemap_finished(ref)
-        if (
-            ref.found_via == "common-path"
-            and facts.kind == SitemapKind.UNKNOWN.value
-            # Broken gzip data may be a sitemap that cannot be read: that is worth knowing.
-            and not any(problem.code == "gzip_invalid" for problem in facts.problems)
-        ):
-            self.tree.release()
-            self.inventory.sitemap_done(ref.url, {})
-            self.stats.inc_value("sitemapaudit/common_paths/not_a_sitemap")
-            return None, child_refs
-        self.settle(facts)
-        self._hold(facts, child_refs)
-        self.stats.inc_value("sitemapaudit/sitemaps/read")
-        self.stats.inc_value("sitemapaudit/listings", facts.url_count)
-        logger.info(
-            "sitemap %s: %s, %s, %s, %s",
-            ref.url,
-            facts.kind,
-            count_noun(facts.url_count, "URL"),
-            count_noun(facts.child_count, "child sitemap"),
-            # (Those of checks switched off are in no record: not counted here either.)
-            count_noun(
-                sum(p.code not in self.config.disabled_checks for p in facts.problems), "problem"
-            ),
-        )
-        return facts, child_refs
-
-    def conditional_headers(self, url: str) -> tuple[dict[str, str], int | None]:
-        """Request headers that let the server answer 304 if the sitemap has not changed since
-        the previous run, and that run's id."""
-        if self.history is None or not self.config.conditional_sitemaps:
-            return {}, None
-        try:
-            found = self.history.validators(self.origin.url, url)
-        except STORE_FAILURES as exc:
-            self.history_failed(exc)
-            return {}, None
-        if found is None:
-            return {}, None
-        run_id, etag, last_modified = found
-        headers = {}
-        if etag:
-            headers["If-None-Match"] = etag
-        if last_modified:
-            headers["If-Modified-Since"] = last_modified
-        if not headers:
-            return {}, None
-        due = self.rejudge_due(url, run_id)
-        if due is None or due:
-            if due:
-                self.stats.inc_value("sitemapaudit/sitemaps/rejudged")
-            return {}, None
-        if self._read_run_lost(url, run_id) or self._read_under_other_settings(url, run_id):
-            return {}, None
-        return headers, run_id
-
-    # The settings a sitemap's document findings depend on (what a 304 carries over).
-    _DOCUMENT_SETTINGS = ("sitemap_read_limit", "near_limit_fraction", "disabled_checks")
-
-    def _read_under_other_settings(self, url: str, run_id: int) -> bool:
-        """Whether the run that read the body a 304 would stand for (``run_id``, or the run it
-        carried the sitemap over from) judged it under other settings of its document's
-        findings than tonight's (a read limit, the near-limit fraction, a check switched on or
-        off): then the sitemap is requested without validators, to be read and judged again
-        (logged). A run whose summary does not say is taken as this one's."""
-        if self.history is None:
-            return False
-        ours = self.config.shaping_settings()
-        try:
-            before = self.history.sitemap_record(run_id, url)
-            runs = {run_id, (before or {}).get("read_run") or run_id}
-            summaries = [self.history.summary(run) for run in runs]
-        except STORE_FAILURES as exc:
-            self.history_failed(exc)
-            return True
-        for summary in summaries:
-            settings = (summary or {}).get("settings")
-            if not isinstance(settings, dict):
-                continue
-            changed = [
-                name
-                for name in self._DOCUMENT_SETTINGS
-                if name in settings and settings[name] != ours[name]
-            ]
-            if changed:
-                logger.info(
-                    "sitemap %s: requested without validators, to be read again: %s changed "
-                    "since the run that read it",
-                    url,
-                    ", ".join(changed),
-                )
-                self.stats.inc_value("sitemapaudit/sitemaps/settings_changed")
-                return True
-        return False
-
-    def _read_run_lost(self, url: str, run_id: int) -> bool:
-        """Whether run ``run_id`` answered 304 for a sitemap without keeping which run read
-        its body, or the details of its findings (an earlier version of sitemapaudit kept it):
-        a 304 tonight could only point at a run that did not read it either, so the sitemap is
-        requested without validators, to be read and its details kept (logged)."""
-        if self.history is None:
-            return False
-        try:
-            before = self.history.sitemap_record(run_id, url)
-        except STORE_FAILURES as exc:
-            self.history_failed(exc)
-            return True
-        if before is None or before["status"] != 304 or before["read_run"] is not None:
-            return False
-        logger.info(
-            "sitemap %s: requested without validators, to be read again: run %d carried it "
-            "over from an unchanged body without keeping which run read it",
-            url,
-            run_id,
-        )
-        return True
-
-    def rejudge_due(self, url: str, run_id: int, *, log: bool = True) -> bool | None:
-        """Whether the body of a sitemap that run ``run_id`` read (or carried over) may have
-        findings that depend on the time (``news_too_old``, ``video_expired``) other than the
-        ones it kept: an article has turned two days old or a video has expired since, or the
-        run did not keep when that would be. Then a 304 would carry over findings its body no
-        longer has, and the sitemap is requested without its validators, to be read and judged
-        again (logged, unless ``log`` is false). ``None`` without a history (it failed)."""
-        kept = self._kept_rejudge_after(url, run_id)
-        if kept is _HISTORY_FAILED:
-            return None
-        return self._due(url, run_id, kept, log=log)
-
-    def _kept_rejudge_after(self, url: str, run_id: int) -> str | _History | None:
-        """The ``rejudge_after`` run ``run_id`` kept for a sitemap (see
-        :meth:`HistoryStore.rejudge_after`), or ``_HISTORY_FAILED``."""
-        if self.history is None:
-            return _HISTORY_FAILED
-        try:
-            return self.history.rejudge_after(run_id, url)
-        except STORE_FAILURES as exc:
-            self.history_failed(exc)
-            return _HISTORY_FAILED
-
-    def _due(self, url: str, run_id: int, kept: str | None, *, log: bool) -> bool:
-        """:meth:`rejudge_due` of the ``rejudge_after`` the history keeps."""
-        if kept is None:
-            return False
-        if kept == REJUDGE_UNKNOWN:
-            why = f"run {run_id} did not keep when its findings change with the time"
-        else:
-            try:
-                moment: datetime | None = datetime.fromisoformat(kept)
-            except ValueError:
-                moment = None
-            if moment is None or moment.tzinfo is None:
-                logger.warning(
-                    "sitemap %s: the history keeps %r as when its findings change with the "
-                    "time, which is no date: it is requested without validators, to be judged "
-                    "again",
-                    url,
-                    kept,
-                )
-                return True
-            if self.audit_time <= moment:
-                return False
-            why = (
-                "a news article it lists has turned two days old or a video has expired since "
-                f"{kept}"
-            )
-        if log:
-            logger.info(
-                "sitemap %s: requested without validators, to be judged again: %s", url, why
-            )
-        return True
-
-    def keep_not_modified(
-        self, url: str, etag: str | None, last_modified: str | None, previous_run: int
-    ) -> bool:
-        """A sitemap answered 304 to the conditional request made with run ``previous_run``'s
-        validators: keep them for this run, with the moment that run kept (the body is the
-        same), and say whether that run's entries can stand for the body. They cannot when the
-        history failed since the request was sent (they are in it), nor when findings of the
-        body have changed with the time since (a request made before a ``JOBDIR`` resume, see
-        :meth:`rejudge_due`): then the sitemap is requested again without validators (which
-        says so in the log and the stats)."""
-        kept = self._kept_rejudge_after(url, previous_run)
-        if kept is _HISTORY_FAILED or self._due(url, previous_run, kept, log=False):
-            return False
-        self.remember_validators(url, etag, last_modified, kept)
-        return self.history is not None
-
-    def remember_validators(
-        self, url: str, etag: str | None, last_modified: str | None, rejudge_after: str | None
-    ) -> None:
-        """Keep a sitemap's validators, with when the findings of the body they stand for
-        change with the time (see :meth:`rejudge_due`). Only when the sitemap's entries are
-        kept too (see :meth:`_listing_recorder`): a 304 to these validators reuses them."""
-        if self._listing_recorder_on() and (etag or last_modified):
-            assert self.history is not None
-            try:
-                self.history.set_validators(
-                    self.history_run, url, etag, last_modified, rejudge_after
-                )
-            except STORE_FAILURES as exc:
-                self.history_failed(exc)
-
-    def reuse_sitemap(
-        self, ref: SitemapRef, previous_run: int
-    ) -> tuple[SitemapFacts | None, list[SitemapRef]]:
-        """A 304 Not Modified: the previous run's entries of this sitemap stand for its body,
-        and its findings and facts (kind, gzip, bytes) those the run that read the body found
-        (see :func:`carried_over`).
-
-        Should the history fail while they are read, the entries read until then count, and
-        the sitemap is reported as ``fetch_failed`` (its body is known to no one)."""
-        history = self.history
-        assert history is not None
-        failures: list[Exception] = []
-        children = ChildProblems()
-        child_refs: list[SitemapRef] = []
-        skipped: list[SitemapFacts] = []
-        self.inventory.sitemap_reading(ref.url)
-        if ref.found_via == "common-path":
-            self.tree.count()  # a guess that held a sitemap last time, and still does
-        listings = self._listing_recorder(ref.url)
-        newest = self._newest(ref)
-        url_count = child_count = 0
-
-        def entries() -> Iterator[NewEntry]:
-            nonlocal url_count, child_count
-            try:
-                for loc, lastmod, fmt in history.listings(previous_run, ref.url):
-                    if listings is not None:
-                        listings.add(loc, lastmod, fmt)
-                    if fmt == CHILD_FORMAT:
-                        child_count += 1
-                        self._child(ref, loc, children, child_refs, skipped, lastmod=lastmod)
-                    else:
-                        url_count += 1
-                        if newest is not None and lastmod is not None:
-                            newest.add(lastmod, fmt)
-                        yield NewEntry(loc, lastmod, fmt, self._rules(loc, ref.url))
-            except STORE_FAILURES as exc:
-                failures.append(exc)
-
-        self.inventory.add_entries(ref.url, entries())
-        if listings is not None:
-            listings.close()
-        before: dict[str, Any] = {}
-        if not failures:
-            try:
-                before = history.sitemap_record(previous_run, ref.url) or {}
-            except STORE_FAILURES as exc:
-                failures.append(exc)
-        error = None
-        if failures:
-            self.history_failed(failures[0])
-            error = (
-                f"not modified (304), but the entries run {previous_run} kept of it could not "
-                f"be read from the history ({self.history_error}); {count_noun(url_count, 'URL')} "
-                f"and {count_noun(child_count, 'child sitemap')} were read before that"
-            )
-        carried, read_run = carried_over(before, previous_run)
-        facts = SitemapFacts(
-            url=ref.url,
-            found_via=ref.found_via,
-            parent=ref.parent,
-            depth=ref.depth,
-            fetched=True,
-            status=304,
-            kind=str(before.get("kind") or "unknown"),
-            gzip=bool(before.get("gzip")),
-            bytes=int(before.get("bytes") or 0),
-            url_count=url_count,
-            child_count=child_count,
-            problems=[
-                *carried,
-                *children.problems(),
-                *self._index_lastmod(ref, newest),
-            ],
-            not_modified=True,
-            error=error,
-            read_run=read_run,
-        )
-        self._skipped_children = [self.settle(child) for child in skipped]
-        self._sitemap_finished(ref)
-        self.settle(facts)
-        self._hold(facts, child_refs)
-        self.stats.inc_value("sitemapaudit/sitemaps/not_modified")
-        logger.info(
-            "sitemap %s: not modified since run %d, %s and %s reused",
-            ref.url,
-            previous_run,
-            count_noun(url_count, "URL"),
-            count_noun(child_count, "child sitemap"),
-        )
-        return facts, child_refs
-
-    def _listing_recorder(self, sitemap_url: str) -> _ListingRecorder | None:
-        if not self._listing_recorder_on():
-            return None
-        return _ListingRecorder(self, sitemap_url)
-
-    def _listing_recorder_on(self) -> bool:
-        """Whether the entries of the sitemaps read are kept in the history, for a 304."""
-        return self.history is not None and self.config.conditional_sitemaps
-
-    def take_skipped_children(self) -> list[SitemapFacts]:
-        skipped, self._skipped_children = self._skipped_children, []
-        return skipped
-
-    def _newest(self, ref: SitemapRef) -> NewestLastmod | None:
-        """What tracks a sitemap's newest URL lastmod, when its index gave it a lastmod."""
-        if ref.lastmod is None:  # (only an index gives one)
-            return None
-        # (A lastmod of the sitemap is in the future past the moment it is read.)
-        return NewestLastmod(datetime.now(UTC))
-
-    def _index_lastmod(self, ref: SitemapRef, newest: NewestLastmod | None) -> list[Problem]:
-        """The findings of the lastmod the index gave this sitemap (none without one)."""
-        if ref.lastmod is None or newest is None:
-            return []
-        return index_lastmod_problems(
-            ref.lastmod,
-            ref.parent,
-            newest.newest(),
-            now=self.audit_time if ref.listed_at is None else datetime.fromisoformat(ref.listed_at),
-            tolerance_s=self.config.lastmod_tolerance,
-        )
-
-    def _child(
-        self,
-        parent: SitemapRef,
-        loc: str,
-        problems: ChildProblems,
-        refs: list[SitemapRef],
-        skipped: list[SitemapFacts],
-        *,
-        lastmod: str | None = None,
-    ) -> None:
-        depth = parent.depth + 1
-        decision = self.tree.consider(loc, depth=depth, parent=parent.url)
-        if decision is Decision.FETCH:
-            listed_at = None if lastmod is None else datetime.now(UTC).isoformat()
-            refs.append(
-                self._pending(SitemapRef(loc, "index", parent.url, depth, lastmod, None, listed_at))
-            )
-            self._sitemaps_outstanding += 1
-        elif decision is Decision.KNOWN:
-            pass
-        elif decision is Decision.OFF_HOST:
-            message = off_host_sitemap(loc)
-            skipped.append(_skipped(loc, "index", parent.url, "off_host", message))
-        elif decision is Decision.SEEN:
-            if self.tree.loops(parent.url, loc):
-                problems.add("index_cycle", loc)
-            else:
-                # Listed by another index too, by robots.txt, or twice: read once, and fine.
-                self.stats.inc_value("sitemapaudit/sitemaps/listed_again")
-        elif decision is Decision.TOO_DEEP:
-            problems.add("index_too_deep", loc)
-        elif decision is Decision.CAPPED:
-            problems.add("sitemap_limit", loc)
-        else:
-            problems.add("invalid_url", loc)
-
-    def _sitemap_finished(self, ref: SitemapRef) -> None:
-        self._sitemaps_outstanding -= 1
-        self.totals.sitemaps += 1
-        if ref.found_via == "index" and ref.parent is not None:
-            self._answered(ref.parent, ref.url)
-        self.wake()
-
-    # -- records of indexes that wait for their children's first answers -------------------
-    def _hold(self, facts: SitemapFacts, children: list[SitemapRef]) -> None:
-        """Keep the record of an index until each child it had fetched answered (or was
-        given up): a child may redirect back to it, a loop found only then."""
-        if children:
-            waiting = {normalize_url(child.url) for child in children}
-            self._held[normalize_url(facts.url)] = _HeldIndex(facts, waiting)
-
-    def reportable(self, facts: SitemapFacts | None) -> SitemapFacts | None:
-        """``facts`` to send now, or ``None`` when the record waits (see :meth:`_hold`)."""
-        if facts is None or normalize_url(facts.url) in self._held:
-            return None
-        return facts
-
-    def _answered(self, index: str, child: str) -> None:
-        held = self._held.get(normalize_url(index))
-        if held is None:
-            return
-        held.waiting.discard(normalize_url(child))
-        if not held.waiting:
-            self._released.append(self._release_held(normalize_url(index)))
-
-    def _late_cycle(self, index: str, child: str) -> None:
-        """``index`` lists ``child``, which redirects back to it or to an index above it: an
-        ``index_cycle`` of the index, whose record waits for it (see :meth:`_hold`)."""
-        held = self._held.get(normalize_url(index))
-        if held is not None:
-            held.cycles.append(child)
-        else:  # (an index reported before a resume)
-            logger.info("index %s lists %s, which redirects back to it: a loop", index, child)
-
-    def _release_held(self, key: str) -> SitemapFacts:
-        held = self._held.pop(key)
-        if held.cycles:
-            add_cycles(held.facts, held.cycles)
-            self.inventory.sitemap_done(held.facts.url, asdict(held.facts))
-        return held.facts
-
-    def take_released(self, *, all_held: bool = False) -> list[SitemapFacts]:
-        """The records of indexes whose children all answered; ``all_held``: every record
-        still waiting too (the audit is over, or stopped)."""
-        if all_held:
-            self._released.extend(self._release_held(key) for key in list(self._held))
-        released, self._released = self._released, []
-        return released
-
-    def _rules_of(self, sitemap_url: str, final_url: str) -> Callable[[str], tuple[str, ...]]:
-        """The URL rules of the locs of a sitemap. A sitemap read where another redirects
-        lives at both URLs: a loc in the directory of either is in scope."""
-        if final_url == sitemap_url:
-            return lambda loc: self._rules(loc, sitemap_url)
-
-        def rules(loc: str) -> tuple[str, ...]:
-            codes = self._rules(loc, sitemap_url)
-            return self._rules(loc, final_url) if codes == ("out_of_scope",) else codes
-
-        return rules
-
-    def _rules(self, loc: str, sitemap_url: str) -> tuple[str, ...]:
-        codes = loc_problems(loc, max_length=self.config.max_url_length)
-        if codes:
-            return tuple(codes)
-        # Most locs start with their (on-origin) sitemap's directory, character for
-        # character: on the origin and in scope without parsing them. A sitemap on another of
-        # the site's sitemap hosts (a cross-submit) has no scope on the origin ("").
-        scope = self._scopes.get(sitemap_url)
-        if scope is None:
-            scope = self._scopes[sitemap_url] = (
-                sitemap_url[: sitemap_url.rfind("/") + 1] if self.origin.owns(sitemap_url) else ""
-            )
-        if "://" in scope and loc.startswith(scope) and "?" not in scope and not _dotted(loc):
-            return ()
-        if not self.origin.owns(loc):
-            return ("off_host",)
-        if scope and not in_sitemap_scope(loc, sitemap_url):
-            return ("out_of_scope",)
-        return ()
-
     # -- pages -----------------------------------------------------------------------------
     def next_action(self) -> PageAction | UrlFactsBatch | SitemapFacts | None:
         """The next URL to request, or finished URLs' facts to emit, or ``None`` for now."""
-        if self._ready:
-            return self._ready.popleft()
-        if self._fetched and self._fetched_waited(time.monotonic()):
-            return self._fetched_batch()
+        pages = self.pages
+        if pages.ready:
+            return pages.ready.popleft()
+        waited = pages.waited_batch()
+        if waited is not None:
+            return waited
         if self.robots is None or (not self.config.fetch_urls and not self.listings_final):
             return None
-        final = self.listings_final
-        settled: list[tuple[int, dict[str, Any]]] = []
-        while len(settled) < _BATCH:
-            if not self._queue:
-                self._queue = deque(self._take_new(final))
-                if not self._queue:
-                    break
-            url_id, url, rules, lastmod = self._queue.popleft()
-            blocked, request = self._verdict(url, rules)
-            if request:
-                carried = self._carried_over(url, lastmod) if not blocked else None
-                if carried is not None:
-                    self._settle(url_id, {"blocked": False, "outcome": carried}, settled, final)
-                    continue
-                self._ready.extend(self._settled_batch(settled))
-                self._ready.append(PageAction(url_id, url, blocked))
-                return self._ready.popleft()
-            self._settle(
-                url_id, {"blocked": blocked, "outcome": NOT_REQUESTED_JSON}, settled, final
-            )
-        if not settled and final:
-            settled = [(i, o or _EMPTY) for i, o in self.inventory.take_done(_BATCH)]
-        if not settled and self._fetched:
-            return self._fetched_batch()  # nothing left to hand out: the last pages' records
-        self._ready.extend(self._settled_batch(settled))
-        return self._ready.popleft() if self._ready else None
-
-    def _verdict(self, url: str, rules: tuple[str, ...]) -> tuple[bool, bool]:
-        """Whether robots.txt blocks a listed URL (counted), and whether to request it."""
-        assert self.robots is not None
-        fetchable = NOT_FETCHABLE.isdisjoint(rules)
-        blocked = fetchable and not self.robots.can_fetch(url)
-        if blocked:
-            self.stats.inc_value("sitemapaudit/urls/robots_blocked")
-        config = self.config
-        return blocked, config.fetch_urls and fetchable and (not blocked or config.fetch_blocked)
-
-    def _settle(
-        self,
-        url_id: int,
-        stored: dict[str, Any],
-        settled: list[tuple[int, dict[str, Any]]],
-        final: bool,
-    ) -> None:
-        """A URL whose outcome is known without a request: emit with the batch, or keep."""
-        if final:
-            settled.append((url_id, stored))
-        else:
-            self.inventory.finish(url_id, stored)
-
-    def _carried_over(self, url: str, lastmod: str | None) -> dict[str, Any] | None:
-        """Under the incremental policy, the previous result of a URL that need not be
-        checked again in this run; ``None`` when it must be requested."""
-        if not self.config.incremental or self.history is None:
-            return None
-        nights = self.config.recheck_nights
-        if zlib.crc32(url.encode()) % nights == self.share:
-            self.totals.rechecked += 1
-            return None
-        base = self._incremental_base
-        history = self.history
-        try:
-            before = None if base is None else history.url_result(base, url)
-            # The rotation alone misses a URL when the runs before took no share or another
-            # recheck_nights: a result checked that many runs ago is not carried again.
-            stale = (
-                before is None
-                or before["issues"]
-                or not before["fetched"]
-                or before["lastmod"] != lastmod
-                or history.check_age(self.origin.url, url, before["run_id"], nights) >= nights
-            )
-        except STORE_FAILURES as exc:
-            self.history_failed(exc)
-            stale = True
-        if stale:
-            self.totals.rechecked += 1
-            return None
-        assert before is not None
-        self.totals.carried_over += 1
-        return FetchOutcome(
-            fetched=True,
-            status=before["status"],
-            final_url=before["final_url"],
-            last_modified=before["last_modified"],
-            noindex=list(before["noindex"]),
-            canonical=before["canonical"],
-            checked_at=before["checked_at"],
-            carried_over=True,
-        ).to_json()
+        return pages.hand_out(self.robots, self.listings_final)
 
     def fetch_finished(
         self, url_id: int, outcome: FetchOutcome, blocked: bool
@@ -1634,65 +610,23 @@ class AuditRun:
         if not self.listings_final:
             self.inventory.finish(url_id, stored)
             return None
-        fetched = self._fetched
-        now = time.monotonic()
-        if not fetched:
-            self._fetched_since = now
-        fetched.append((url_id, stored))
-        if not self._handed_out and len(fetched) < _PAGE_BATCH and not self._fetched_waited(now):
-            return None
-        return self._fetched_batch()
+        return self.pages.fetched(url_id, stored)
 
     def unrecorded(self) -> tuple[int, int]:
         """Pages requested whose outcome is known but whose record is not out: those kept
         until every sitemap is read (a URL's record names all the sitemaps listing it), and
         those waiting for the rest of their batch. URLs settled without a request (not to be
         fetched, robots-blocked, carried over) are no pages requested, and are not counted."""
-        return self.inventory.requested_done_count(), len(self._fetched)
-
-    def _fetched_waited(self, now: float) -> bool:
-        """The first of the pages waiting for their records waited long enough."""
-        return now - self._fetched_since >= _PAGE_BATCH_SECONDS
-
-    def _fetched_batch(self) -> UrlFactsBatch:
-        fetched, self._fetched = self._fetched, []
-        return UrlFactsBatch(self._facts_batch(fetched))
+        return self.inventory.requested_done_count(), self.pages.unsent()
 
     def notes(self) -> list[str]:
         """Notes for the summary (robots.txt that could not be read...): robots.txt's, the
         homepage's, then the others in the order they came."""
-        notes = self._discovery_notes
-        return [*notes["robots.txt"], *notes["the homepage"], *self.totals.notes]
+        return [*self.discovery_notes.notes(), *self.totals.notes]
 
     def changes(self) -> tuple[int | None, Iterator[dict[str, Any]]]:
         """The previous run of this origin, and the diff records against it."""
-        if self.history is None:
-            return None, iter(())
-        try:
-            previous = self.history.previous_run(self.origin.url, self.history_run)
-        except STORE_FAILURES as exc:
-            self.history_failed(exc)
-            return None, iter(())
-        if previous is None:
-            return None, iter(())
-        try:
-            note = unread_note(self.history, previous, self.history_run)
-        except STORE_FAILURES as exc:
-            self.history_failed(exc)
-            return None, iter(())
-        if note is not None:
-            self.totals.notes.append(note)
-        changes = diff_runs(
-            self.history, previous, self.history_run, unchecked=self.config.disabled_checks
-        )
-        return previous, self._unless_failing(changes)
-
-    def _unless_failing(self, records: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-        """``records`` read from the history, until it fails."""
-        try:
-            yield from records
-        except STORE_FAILURES as exc:
-            self.history_failed(exc)
+        return self.run_history.changes()
 
     def progress(self) -> dict[str, int]:
         """Counts for the progress line."""
@@ -1705,182 +639,7 @@ class AuditRun:
             "sitemaps_pending": self._sitemaps_outstanding,
         }
 
-    def _settled_batch(self, items: list[tuple[int, dict[str, Any]]]) -> list[UrlFactsBatch]:
-        """The facts of these settled URLs as one item for the pipelines (none if empty)."""
-        return [UrlFactsBatch(self._facts_batch(items))] if items else []
-
-    def _facts_batch(self, items: list[tuple[int, dict[str, Any]]]) -> list[UrlFacts]:
-        """Facts of URLs whose outcome is known, marked emitted (listings must be final)."""
-        if not items:
-            return []
-        self.inventory.mark_emitted(items)
-        self.totals.urls_emitted += len(items)
-        listings = self._take_listings([url_id for url_id, _ in items])
-        return [
-            listing.facts(
-                NOT_REQUESTED
-                if stored["outcome"] is NOT_REQUESTED_JSON
-                else FetchOutcome.from_json(stored["outcome"]),
-                robots_blocked=bool(stored["blocked"]),
-                hreflang=self.inventory.url_notes(listing.url) if self._notes else None,
-            )
-            for listing, (_, stored) in zip(listings, items, strict=True)
-        ]
-
-    def _take_new(self, final: bool) -> list[tuple[int, str, tuple[str, ...], str | None]]:
-        """A batch of URLs to hand out; once the listings are final, their listings are read
-        along (kept for their records)."""
-        if not final:
-            return self.inventory.take_new(_BATCH)
-        listed = self.inventory.take_listed(_BATCH)
-        self._listings.update((listing.url_id, listing) for listing in listed)
-        return [(x.url_id, x.url, x.rules, x.lastmod) for x in listed]
-
-    def _take_listings(self, url_ids: list[int]) -> list[Listing]:
-        """The listings of these URLs: prefetched ones, the rest read now."""
-        found = [self._listings.pop(url_id, None) for url_id in url_ids]
-        missing = [url_id for url_id, listing in zip(url_ids, found, strict=True) if not listing]
-        read = {listing.url_id: listing for listing in self.inventory.listings(missing)}
-        return [listing or read[url_id] for url_id, listing in zip(url_ids, found, strict=True)]
-
-
-@dataclass(slots=True)
-class _HeldIndex:
-    """The record of an index, waiting for the first answers of ``waiting`` (normalized)."""
-
-    facts: SitemapFacts
-    waiting: set[str]
-    # The children that redirect back to it or to an index above it.
-    cycles: list[str] = field(default_factory=list)
-
-
-def add_cycles(facts: SitemapFacts, children: list[str]) -> None:
-    """Add to an index's ``index_cycle`` the children that redirect back to it (or above it),
-    found once they answered."""
-    for position, problem in enumerate(facts.problems):
-        if problem.code == "index_cycle":
-            facts.problems[position] = Problem(
-                "index_cycle", f"{problem.message}, {', '.join(children)}"
-            )
-            return
-    cycle = ChildProblems()
-    for child in children:
-        cycle.add("index_cycle", child)
-    facts.problems.extend(cycle.problems())
-
-
-def _dotted(loc: str) -> bool:
-    """Whether a loc may hold a ``.`` or ``..`` path segment (plain or escaped), which can
-    lead out of the directory it starts with (a backslash is a slash there)."""
-    return "/." in loc or "%2e" in loc or "%2E" in loc or "\\" in loc
-
-
-_BATCH = 500
-_PAGE_BATCH = 64
-# As the inventory's _EMIT_SECONDS: the pages a crash can make a resumed audit request again.
-_PAGE_BATCH_SECONDS = 0.1
-_EMPTY = {"blocked": False, "outcome": NOT_REQUESTED_JSON}
-
-
-class _ListingRecorder:
-    """Keeps a sitemap's entries in the history, in batches, for a later 304 to reuse (none
-    once the history has failed)."""
-
-    def __init__(self, run: AuditRun, sitemap_url: str) -> None:
-        self.run, self.sitemap_url = run, sitemap_url
-        self.batch: list[tuple[str, str | None, str]] = []
-
-    def add(self, loc: str, lastmod: str | None, fmt: str) -> None:
-        self.batch.append((loc, lastmod, fmt))
-        if len(self.batch) >= 5000:
-            self.close()
-
-    def close(self) -> None:
-        batch, self.batch = self.batch, []
-        history = self.run.history
-        if batch and history is not None:
-            try:
-                history.add_listings(self.run.history_run, self.sitemap_url, batch)
-            except STORE_FAILURES as exc:
-                self.run.history_failed(exc)
-
 
 def _release(waiter: asyncio.Future[None]) -> None:
     if not waiter.done():
         waiter.set_result(None)
-
-
-def carried_over(before: Mapping[str, Any], previous_run: int) -> tuple[list[Problem], int | None]:
-    """The findings a sitemap that answered 304 carries over from ``before``, its result in
-    ``previous_run`` (:meth:`HistoryStore.sitemap_record`), and the run that read its body.
-
-    Each error line of the run that read the body comes back in full, noting that run (a line
-    a 304 carried over before gets that note again, not a second one), but for the findings
-    judged again on every 304 (:data:`NOT_CARRIED`, and the children of an index). A result
-    kept without its error lines or without that run (by an earlier version of sitemapaudit)
-    carries its finding codes over, from ``previous_run``, and that run is not known."""
-    rejudged = NOT_CARRIED | (INDEX_CHILD_CODES if before.get("kind") == "sitemapindex" else set())
-    codes = [code for code in before.get("issues", []) if code not in rejudged]
-    lines, read_run = before.get("errors"), before.get("read_run")
-    if lines is None or read_run is None:
-        note = f"carried over from run {previous_run}: the sitemap is unchanged (304)"
-        return [Problem(code, note) for code in codes], None
-    note = CARRIED_NOTE.format(run=read_run)
-    problems = []
-    for line in lines:
-        code, _, detail = line.partition(": ")
-        if code in codes:
-            problems.append(Problem(code, f"{_CARRIED_NOTE.sub('', detail)} {note}"))
-    # (A finding kept without a line of its own, which no check gives, still counts.)
-    described = {problem.code for problem in problems}
-    problems.extend(Problem(code, note) for code in codes if code not in described)
-    return problems, int(read_run)
-
-
-def sitemap_facts_from_json(data: dict[str, Any]) -> SitemapFacts:
-    problems = [Problem(**problem) for problem in data.pop("problems", [])]
-    return SitemapFacts(**data, problems=problems)
-
-
-def _skipped(url: str, via: str, parent: str | None, code: str, message: str) -> SitemapFacts:
-    return SitemapFacts(url=url, found_via=via, parent=parent, problems=[Problem(code, message)])
-
-
-def configured_work_dir(config: AuditConfig, jobdir: str | None) -> str:
-    """Where the audit keeps its inventory: SITEMAPAUDIT_WORK_DIR, else JOBDIR/sitemapaudit
-    (a resumable audit); empty for a temporary directory."""
-    return config.work_dir or (str(Path(jobdir) / "sitemapaudit") if jobdir else "")
-
-
-def _work_dir(configured: str) -> tuple[str, bool]:
-    if configured:
-        Path(configured).mkdir(parents=True, exist_ok=True)
-        return configured, False
-    return tempfile.mkdtemp(prefix="sitemapaudit-"), True
-
-
-_OBEY = "search engines that obey robots.txt do not fetch it"
-
-
-class _History(enum.Enum):
-    """What :meth:`AuditRun._kept_rejudge_after` gives when the history failed."""
-
-    FAILED = enum.auto()
-
-
-_HISTORY_FAILED = _History.FAILED
-
-
-def _unreadable(robots: RobotsPolicy) -> str:
-    """The start of a finding under a robots.txt that could not be read."""
-    if robots.status is None:
-        why = "robots.txt could not be fetched"
-    else:
-        why = f"robots.txt answered with status {robots.status}"
-    return f"{why}, so {_disallow_all_basis(robots.status)}"
-
-
-def _disallow_all_basis(status: int | None) -> str:
-    """Why an unreadable robots.txt disallows every URL: RFC 9309 for a 5xx answer or none;
-    Google's reading for a 429, which the RFC counts among the 4xx (no rules)."""
-    return "as Google reads a 429" if status == 429 else "as RFC 9309 requires"

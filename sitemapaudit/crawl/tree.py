@@ -13,6 +13,7 @@ from sitemapaudit.urls import (
     is_valid_url,
     loc_problems,
     normalize_url,
+    url_origin,
 )
 
 # The longest sitemap URL the audit requests. SITEMAPAUDIT_MAX_URL_LENGTH is for listed pages;
@@ -195,3 +196,21 @@ def why_invalid(url: str) -> str:
     if is_valid_url(url):
         return f"{len(url):,} characters: too long to request"
     return invalid_url_reason(url)
+
+
+def sitemap_hosts_hint(url: str) -> str:
+    """What to do about a sitemap on another host, or redirected there: the value of
+    SITEMAPAUDIT_SITEMAP_HOSTS that lets it be fetched, with its port when it is not the
+    scheme's default (a bare host stands for the default ports only)."""
+    origin = url_origin(url)
+    if origin is None:
+        value = "that host"
+    else:
+        host = f"[{origin.host}]" if ":" in origin.host else origin.host
+        value = host if origin.port is None else f"{host}:{origin.port}"
+    return f"(if the site keeps its sitemaps there, add {value} to SITEMAPAUDIT_SITEMAP_HOSTS)"
+
+
+def off_host_sitemap(url: str) -> str:
+    """The ``off_host`` message of a listed sitemap on another host."""
+    return f"on another host, not fetched {sitemap_hosts_hint(url)}"

@@ -21,18 +21,21 @@ from typing import Any
 import redis
 
 from sitemapaudit.config import AuditConfig
+from sitemapaudit.crawl.counts import Stats
+from sitemapaudit.crawl.dispatch import PageAction
+from sitemapaudit.crawl.held import add_cycles
 from sitemapaudit.crawl.intake import AlternateSink
-from sitemapaudit.crawl.run import (
-    AuditRun,
-    PageAction,
-    Stats,
-    add_cycles,
-    sitemap_facts_from_json,
-)
+from sitemapaudit.crawl.run import AuditRun
 from sitemapaudit.crawl.tree import SITEMAP_URL_MAX_LENGTH, Decision, SitemapRef, SitemapTree
 from sitemapaudit.distributed.inventory import SharedInventory
 from sitemapaudit.distributed.state import SharedAudit
-from sitemapaudit.facts import NOT_REQUESTED_JSON, FetchOutcome, SitemapFacts, UrlFactsBatch
+from sitemapaudit.facts import (
+    NOT_REQUESTED_JSON,
+    FetchOutcome,
+    SitemapFacts,
+    UrlFactsBatch,
+    sitemap_facts_from_json,
+)
 from sitemapaudit.history.store import HistoryStore
 from sitemapaudit.inventory import Inventory
 from sitemapaudit.urls import Origin, loc_problems, normalize_url
@@ -418,19 +421,19 @@ class SharedAuditRun(AuditRun):
         )
 
     def has_local_work(self) -> bool:
-        return bool(self._queue or self._ready or self._outcomes)
+        return bool(self.pages.queue or self.pages.ready or self._outcomes)
 
     def start_done(self) -> bool:
         if self.lost is not None:
             return True
         if self.writer:
-            return self._emitting is None and not self._ready
+            return self._emitting is None and not self.pages.ready
         return self.shared.finished()
 
     # -- pages ---------------------------------------------------------------------------------
     def next_action(self) -> PageAction | UrlFactsBatch | SitemapFacts | None:
-        if self._ready:
-            return self._ready.popleft()
+        if self.pages.ready:
+            return self.pages.ready.popleft()
         if self.writer:
             return self._next_record()
         if not self.load_robots() or (not self.config.fetch_urls and not self.listings_final):
@@ -440,17 +443,20 @@ class SharedAuditRun(AuditRun):
         # worker that dies before writing them leaves them without an outcome: they are
         # handed out again).
         settled: list[tuple[int, dict[str, Any] | None]] = []
+        robots = self.robots
+        assert robots is not None
+        pages = self.pages
         take = _TAKE if self.config.fetch_urls else _TAKE_UNREQUESTED
         try:
             while True:
-                if not self._queue:
+                if not pages.queue:
                     inventory.finish_many(settled)
                     settled.clear()
-                    self._queue = deque(inventory.take_new(take))
-                    if not self._queue:
+                    pages.queue = deque(inventory.take_new(take))
+                    if not pages.queue:
                         return None
-                url_id, url, rules, _lastmod = self._queue.popleft()
-                blocked, request = self._verdict(url, rules)
+                url_id, url, rules, _lastmod = pages.queue.popleft()
+                blocked, request = pages.verdict(robots, url, rules)
                 if request:
                     return PageAction(url_id, url, blocked, retry=url_id in inventory.retries)
                 settled.append((url_id, {"blocked": blocked, "outcome": NOT_REQUESTED_JSON}))
@@ -517,7 +523,7 @@ class SharedAuditRun(AuditRun):
         )
         graph.close()
         self.shared_inventory.notes = store
-        self._notes = count > 0
+        self.pages.hreflang_notes = count > 0
         if count:
             self.stats.inc_value("sitemapaudit/hreflang/not_reciprocal", count)
 
@@ -538,7 +544,7 @@ class SharedAuditRun(AuditRun):
                 (i, s or {"blocked": False, "outcome": NOT_REQUESTED_JSON})
                 for i, s in zip(ids, stored, strict=True)
             ]
-            yield from self._settled_batch(items)
+            yield from self.pages.settled_batch(items)
 
     def _next_record(self) -> SitemapFacts | UrlFactsBatch | None:
         if self._emitting is None:

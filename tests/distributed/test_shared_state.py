@@ -14,7 +14,7 @@ import pytest
 import redis
 
 from sitemapaudit.config import AuditConfig
-from sitemapaudit.crawl.run import add_cycles
+from sitemapaudit.crawl.held import add_cycles
 from sitemapaudit.crawl.tree import Decision
 from sitemapaudit.distributed import run as shared_run
 from sitemapaudit.distributed.inventory import SharedInventory

@@ -12,7 +12,7 @@ import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from sitemapaudit.commands.crawl import audit_failed
-from sitemapaudit.crawl import pages, run
+from sitemapaudit.crawl import pages, sitemaps
 from sitemapaudit.history.store import HistoryStore
 from sitemapaudit.report.build import RecordBuilder
 from tests.support.crawl import by_record, run_audit
@@ -47,14 +47,14 @@ def break_page_reading(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def break_sitemap_reading(monkeypatch: pytest.MonkeyPatch) -> None:
-    read = run.read_sitemap
+    read = sitemaps.read_sitemap
 
     def broken(body: bytes, facts: Any, **kwargs: Any) -> Any:
         if facts.url.endswith("/s.xml"):
             raise RuntimeError("bug in sitemap reading")
         return read(body, facts, **kwargs)
 
-    monkeypatch.setattr(run, "read_sitemap", broken)
+    monkeypatch.setattr(sitemaps, "read_sitemap", broken)
 
 
 def break_a_check(monkeypatch: pytest.MonkeyPatch) -> None:

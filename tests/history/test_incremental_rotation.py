@@ -61,7 +61,7 @@ class Site:
             history = run.history
             assert history is not None
             for url in URLS:
-                carried = run._carried_over(url, LASTMOD)
+                carried = run.incremental.carried_over(url, LASTMOD)
                 if carried is None:
                     requested.add(url)
                 checked_at = stamp if carried is None else carried["checked_at"]

@@ -75,7 +75,7 @@ def test_a_sitemap_is_requested_without_validators_once_its_findings_may_have_ch
     previous = _night_that_kept(tmp_path, kept)
     run, stats = _run(tmp_path, NIGHT + later, "second")
     try:
-        with caplog.at_level(logging.INFO, logger="sitemapaudit.crawl.run"):
+        with caplog.at_level(logging.INFO, logger="sitemapaudit.crawl.conditional"):
             headers, previous_run = run.conditional_headers(SITEMAP)
     finally:
         run.close(finished=True)

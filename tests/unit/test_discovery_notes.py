@@ -117,9 +117,9 @@ def test_urls_listed_on_a_sitemap_host_have_no_directory_scope(
 ) -> None:
     run = make_run("https://e.com", hosts="cdn.e.com")
     on_cdn = "https://cdn.e.com/sitemaps/s.xml"
-    assert run._rules("https://e.com/any/where", on_cdn) == ()
-    assert run._rules("https://cdn.e.com/sitemaps/x", on_cdn) == ("off_host",)
-    assert run._rules("https://e.com/other/x", "https://e.com/blog/sitemap.xml") == (
+    assert run.url_rules.codes("https://e.com/any/where", on_cdn) == ()
+    assert run.url_rules.codes("https://cdn.e.com/sitemaps/x", on_cdn) == ("off_host",)
+    assert run.url_rules.codes("https://e.com/other/x", "https://e.com/blog/sitemap.xml") == (
         "out_of_scope",
     )
 

@@ -158,6 +158,6 @@ def test_the_scope_rule_reads_backslashes_as_slashes(
     config = AuditConfig.from_settings({"SITEMAPAUDIT_WORK_DIR": str(tmp_path / "work")})
     run = AuditRun(parse_origin("https://e.com"), config, StatsCollector(get_crawler()))
     try:
-        assert run._rules(loc, "https://e.com/catalog/sitemap.xml") == rules
+        assert run.url_rules.codes(loc, "https://e.com/catalog/sitemap.xml") == rules
     finally:
         run.close()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sitemapaudit.config import AuditConfig
-from sitemapaudit.crawl import run as run_module
+from sitemapaudit.crawl import dispatch
 from sitemapaudit.crawl.run import AuditRun, PageAction
 from sitemapaudit.crawl.summary import why_unrecorded
 from sitemapaudit.crawl.tree import SitemapRef
@@ -81,7 +81,7 @@ def test_pages_waiting_for_a_sitemap_count_and_urls_settled_without_a_request_do
 def test_pages_waiting_for_their_batch_once_every_sitemap_is_read(
     audit: tuple[AuditRun, SitemapRef], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(run_module, "_PAGE_BATCH_SECONDS", 60.0)  # however slow the machine
+    monkeypatch.setattr(dispatch, "_PAGE_BATCH_SECONDS", 60.0)  # however slow the machine
     run, second = audit
     run.read_sitemap(second, 200, _urlset(f"{ORIGIN}/private/2", *_pages(5)))
     assert run.listings_final
