@@ -71,17 +71,17 @@ class RunHistory:
         history, self.store = self.store, None
         if path is None:
             path = history.path if history is not None else self.config.history_path
+        named = f"the history {path}" if path else "the history"
         note = (
-            f"the history {path} failed and the audit went on without it ({exc}): this run is "
+            f"{named} failed and the audit went on without it ({exc}): this run is "
             "not kept there as finished (the next audit is compared with an earlier run), and "
             "changes since the previous run may be missing from this report"
         )
-        if self.error is not None:
-            return note
-        self.error = str(exc)
-        logger.error("history %s failed, the audit goes on without it: %s", path, exc)
-        self.stats.inc_value("sitemapaudit/history/failed")
-        self.totals.notes.append(note)
+        if self.error is None:
+            self.error = str(exc)
+            logger.error("%s failed, the audit goes on without it: %s", named, exc)
+            self.stats.inc_value("sitemapaudit/history/failed")
+            self.totals.notes.append(note)
         if history is not None:
             with contextlib.suppress(*STORE_FAILURES):
                 history.close()
