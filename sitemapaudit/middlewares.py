@@ -24,6 +24,9 @@ logger = logging.getLogger(__name__)
 # How often a Retry-After wait looks whether the audit is being stopped (seconds).
 _STOP_CHECK_S = 0.25
 
+# Retries of 429/503 answers not sent because the audit stopped during their wait.
+UNSENT_AT_STOP = "sitemapaudit/retry_after/unsent_at_stop"
+
 META_KEY = "sitemapaudit_retry_after_refused"
 """Request meta of a 429/503 answer not retried because its Retry-After asked for a longer
 wait than SITEMAPAUDIT_RETRY_AFTER_MAX: ``{"value": the header, "seconds": the wait}``."""
@@ -91,6 +94,7 @@ class RetryAfterMiddleware(RetryMiddleware):
         while (left := end - time.monotonic()) > 0:
             if self._stopping():
                 self._release_holds()
+                self._stat(UNSENT_AT_STOP)
                 break
             await asyncio.sleep(min(left, _STOP_CHECK_S))
         return request

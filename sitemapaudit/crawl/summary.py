@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from scrapy.statscollectors import StatsCollector
 
 from sitemapaudit.config import AuditConfig
+from sitemapaudit.middlewares import UNSENT_AT_STOP
 from sitemapaudit.report.records import SummaryRecord
 from sitemapaudit.words import count_noun
 
@@ -102,6 +103,13 @@ def stopped_summary(
         f"the audit stopped before it was complete: {written:,} of "
         f"the {urls:,} URLs found so far have a record{more}{kept}"
     )
+    held = int(stats.get_value(UNSENT_AT_STOP, 0)) if stats is not None else 0
+    if held:
+        summary.notes.append(
+            f"{count_noun(held, 'more URL')} answered 429 or 503 and waited for the "
+            "Retry-After of the site when the audit stopped: the retry was not sent, and "
+            f"{'they have' if held > 1 else 'it has'} no record"
+        )
     if first_error is not None:
         summary.notes.append(
             f"it stopped on an error of sitemapaudit itself ({first_error}); the "

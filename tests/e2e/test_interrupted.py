@@ -276,6 +276,9 @@ def test_ctrl_c_during_a_retry_after_wait_stops_without_waiting_it_out(tmp_path:
     assert records[-1]["record"] == "summary"
     assert records[-1]["complete"] is False
     assert site.hits["/busy"] == 1
-    assert any("more were requested" in note for note in records[-1]["notes"])
+    assert (
+        "1 more URL answered 429 or 503 and waited for the Retry-After of the site when the "
+        "audit stopped: the retry was not sent, and it has no record"
+    ) in records[-1]["notes"]
     assert f"{site.base}/busy" not in [r["url"] for r in by_record(records, "url")]
     assert "Traceback" not in stderr.decode()
