@@ -417,6 +417,7 @@ class SitemapReading:
         self.settle(facts)
         self._hold(facts, child_refs)
         self.stats.inc_value("sitemapaudit/sitemaps/not_modified")
+        self.stats.inc_value("sitemapaudit/listings", url_count)
         logger.info(
             "sitemap %s: not modified since run %d, %s and %s reused",
             ref.url,

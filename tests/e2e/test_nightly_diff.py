@@ -184,8 +184,10 @@ async def test_an_unchanged_sitemap_answers_304_and_its_entries_are_reused(tmp_p
     )
     with site:
         first, _ = await run_audit(site.base, tmp_path / "1.jsonl", settings=history)
-        second, _ = await run_audit(site.base, tmp_path / "2.jsonl", settings=history)
+        second, crawler = await run_audit(site.base, tmp_path / "2.jsonl", settings=history)
         assert site.request_headers["/s.xml"].get("if-none-match") == '"v1"'
+    assert crawler.stats.get_value("sitemapaudit/sitemaps/not_modified") == 2
+    assert crawler.stats.get_value("sitemapaudit/listings") == 3
     sitemaps = {r["url"].rsplit("/", 1)[-1]: r for r in by_record(second, "sitemap")}
     assert sitemaps["s.xml"]["status"] == 304
     assert sitemaps["s.xml"]["not_modified"] is True
