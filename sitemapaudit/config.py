@@ -141,6 +141,16 @@ def _origins(name: str, value: Any) -> tuple[Origin, ...]:
 _REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 
 
+def _progress_interval(seconds: float) -> float:
+    """0 (no progress lines) or at least a second: a shorter interval would fill the log with
+    lines that say the same."""
+    if 0 < seconds < 1:
+        raise ConfigError(
+            f"SITEMAPAUDIT_PROGRESS_INTERVAL must be 0 (off) or at least 1 second, got {seconds!r}"
+        )
+    return seconds
+
+
 def _redis_url(value: Any) -> str:
     text = str(value or "").strip()
     if text and not text.startswith(_REDIS_SCHEMES):
@@ -304,7 +314,7 @@ class AuditConfig:
             max_crawl_delay=real("SITEMAPAUDIT_MAX_CRAWL_DELAY"),
             retry_after_max=real("SITEMAPAUDIT_RETRY_AFTER_MAX"),
             head_only=parse_bool("SITEMAPAUDIT_HEAD_ONLY", get("SITEMAPAUDIT_HEAD_ONLY")),
-            progress_interval=real("SITEMAPAUDIT_PROGRESS_INTERVAL"),
+            progress_interval=_progress_interval(real("SITEMAPAUDIT_PROGRESS_INTERVAL")),
             head_only_min_bytes=integer("SITEMAPAUDIT_HEAD_ONLY_MIN_BYTES"),
             disabled_checks=frozenset(disabled),
             report_dir=str(get("SITEMAPAUDIT_REPORT_DIR")),

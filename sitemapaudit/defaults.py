@@ -132,7 +132,8 @@ SETTINGS: dict[str, tuple[Any, str, str]] = {
     "SITEMAPAUDIT_PROGRESS_INTERVAL": (
         60.0,
         "float",
-        "Seconds between progress lines (URLs done, queued, rate, ETA); 0 turns them off.",
+        "Seconds between progress lines (URLs done, queued, rate, ETA), at least 1; 0 turns "
+        "them off.",
     ),
     "SITEMAPAUDIT_UNTHROTTLED": (
         False,

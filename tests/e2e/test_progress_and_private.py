@@ -18,7 +18,7 @@ from tests.support.server import Page, TestSite
 
 
 def slow(site: TestSite, path: str) -> Page:
-    time.sleep(0.1)
+    time.sleep(0.3)
     return Page(body="<html><head></head></html>")
 
 
@@ -42,7 +42,7 @@ async def test_a_progress_line_says_how_far_the_audit_is(
             tmp_path / "r.jsonl",
             # (Without a delay, CONCURRENT_REQUESTS_PER_DOMAIN alone does not hold: see README.)
             settings={
-                "SITEMAPAUDIT_PROGRESS_INTERVAL": 0.25,
+                "SITEMAPAUDIT_PROGRESS_INTERVAL": 1,  # (the least: the pages take 1.8 s)
                 "CONCURRENT_REQUESTS_PER_DOMAIN": 2,
                 "CONCURRENT_REQUESTS": 2,
             },

@@ -215,3 +215,15 @@ def test_an_unknown_sitemapaudit_setting_is_refused_with_the_nearest_name(
 
 def test_every_setting_of_the_audit_and_of_other_tools_is_known() -> None:
     check_setting_names(Settings({**{name: spec[0] for name, spec in SETTINGS.items()}, "FOO": 1}))
+
+
+@pytest.mark.parametrize("value", ["0.5", "0.001", 0.25])
+def test_a_progress_interval_under_a_second_is_refused(value: object) -> None:
+    with pytest.raises(ConfigError, match=r"PROGRESS_INTERVAL must be 0 \(off\) or at least 1"):
+        AuditConfig.from_settings(Settings({"SITEMAPAUDIT_PROGRESS_INTERVAL": value}))
+
+
+@pytest.mark.parametrize(("value", "seconds"), [("0", 0.0), ("1", 1.0), ("90.5", 90.5)])
+def test_a_progress_interval_of_0_or_a_second_and_more_is_taken(value: str, seconds: float) -> None:
+    config = AuditConfig.from_settings(Settings({"SITEMAPAUDIT_PROGRESS_INTERVAL": value}))
+    assert config.progress_interval == seconds
