@@ -67,11 +67,12 @@ class DiscoveryNotes:
         return [*self._notes["robots.txt"], *self._notes["the homepage"]]
 
     def note(self, source: str, note: str, *, stat: str | None = None) -> None:
-        """A remark on robots.txt or the homepage for the summary, the log and the stats."""
+        """A remark on robots.txt or the homepage for the summary, the log and the stats.
+        (Logged as it happens at INFO: the summary logs its notes as warnings, once.)"""
         self._notes[source].append(note)
         if stat is not None:
             self.stats.inc_value(f"sitemapaudit/{stat}")
-        logger.warning("%s", note)
+        logger.info("%s", note)
 
     def robots_read(
         self,

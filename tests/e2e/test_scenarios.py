@@ -1560,3 +1560,26 @@ async def test_a_sitemap_a_redirect_is_fetching_is_not_fetched_again_for_an_inde
     assert sitemaps["r.xml"][2] == ["redirect"]
     assert crawler.stats.get_value("sitemapaudit/sitemaps/waited_for_redirect") == 1
     assert issues_by_url(records) == {f"{site.base}/a": []}
+
+
+@deferred_f_from_coro_f
+async def test_each_note_is_one_warning_in_the_log(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A note (robots.txt that answers 500) is logged as it happens at INFO and as a warning
+    once, with the summary: the log's warning count is the count of what went wrong."""
+    site = TestSite(
+        {
+            "/robots.txt": Page(status=500, body="down"),
+            "/sitemap.xml": Page(body=urlset(url("{base}/a")), content_type=XML),
+            "/a": page(),
+        }
+    )
+    with site, caplog.at_level(logging.INFO):
+        records = await audit(site, tmp_path)
+    (note,) = [n for n in records[-1]["notes"] if n.startswith("robots.txt")]
+    logged = [(r.levelno, r.name) for r in caplog.records if r.getMessage() == note]
+    assert logged == [
+        (logging.INFO, "sitemapaudit.crawl.discovery"),
+        (logging.WARNING, "sitemapaudit.pipelines"),
+    ]
