@@ -4,8 +4,10 @@ that many items in ``item_scraped_count``."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import sys
 from typing import Any
 
 from scrapy import Spider
@@ -132,11 +134,31 @@ class RecordFeedExporter(FeedExporter):
         assert stats is not None
         if not stats.get_value("sitemapaudit/report/failed"):
             stats.set_value("sitemapaudit/report/failed", True)
-            logger.exception(
-                "the report %s could not be written: it gets no record from here on", slot.uri
-            )
+            exc = sys.exception()
+            if isinstance(exc, OSError):  # (a full disk, a lost mount: no bug to trace)
+                logger.error(
+                    "the report %s could not be written (%s): it gets no record from here on",
+                    slot.uri,
+                    exc,
+                )
+            else:
+                logger.exception(
+                    "the report %s could not be written: it gets no record from here on",
+                    slot.uri,
+                )
 
     async def _close_slot(self, slot: FeedSlot, spider: Spider) -> None:
+        progress = self._progress.get(slot)
+        if progress is not None and progress.failed and progress.local:
+            # A local file that failed takes nothing more: what its buffer holds (bytes the
+            # disk refused) is dropped, not written again to fail and be logged once more.
+            if slot.file is not None:
+                with contextlib.suppress(OSError):
+                    slot.file.close()
+            stats = self.crawler.stats
+            assert stats is not None
+            stats.inc_value(f"feedexport/failed_count/{type(slot.storage).__name__}")
+            return
         try:
             await super()._close_slot(slot, spider)
         except Exception:

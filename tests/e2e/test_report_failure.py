@@ -47,8 +47,12 @@ async def test_records_that_cannot_be_written_fail_the_audit(
     assert stats["sitemapaudit/report/records_lost"] == 4  # a sitemap, two URLs, the summary
     assert audit_failed(stats)
     messages = [r.getMessage() for r in caplog.records]
-    failures = [m for m in messages if "could not be written: it gets no record from here" in m]
-    assert len(failures) == 1
+    failures = [m for m in messages if ": it gets no record from here on" in m]
+    assert failures == [
+        f"the report {tmp_path / 'a-file' / 'report.jsonl'} could not be written ([Errno 20] "
+        f"Not a directory: {str(tmp_path / 'a-file' / 'report.jsonl')!r}): it gets no record "
+        "from here on"
+    ]
     assert any(m.startswith("4 records could not be written to the report ") for m in messages)
 
 
@@ -153,7 +157,11 @@ async def test_a_full_disk_counts_every_record_the_report_lacks(
     assert stats["sitemapaudit/report/failed"] is True
     assert audit_failed(stats)
     messages = [r.getMessage() for r in caplog.records]
-    assert sum("could not be written: it gets no record" in m for m in messages) == 1
+    assert sum(": it gets no record from here on" in m for m in messages) == 1
+    # A full disk is said in a line each time, without a traceback or Scrapy's own log of the
+    # same failure as it closes the file.
+    assert [r for r in caplog.records if r.exc_info] == []
+    assert not [m for m in messages if m.startswith("Error storing")]
     assert (
         f"{count_noun(records - len(kept), 'record')} could not be written to the report "
         f"fulldisk://{report}?{room}: it ends after its first {len(kept)}"
