@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import stat
 import sys
 from typing import Any
 
@@ -199,7 +200,7 @@ class RecordFeedExporter(FeedExporter):
         """Log what a failed feed lacks; a local file loses what follows its last whole
         record (records left in the write buffer, one written in part)."""
         storage = slot.storage
-        if progress.local and progress.kept_bytes is not None:
+        if progress.local and progress.kept_bytes is not None and _regular_file(storage):
             assert isinstance(storage, FileFeedStorage)
             try:
                 os.truncate(storage.path, progress.kept_bytes)
@@ -213,6 +214,15 @@ class RecordFeedExporter(FeedExporter):
             slot.uri,
             f"{progress.kept:,}",
         )
+
+
+def _regular_file(storage: Any) -> bool:
+    """Whether a local feed is a regular file: a device or a pipe (``/dev/full``) has nothing
+    to cut back."""
+    try:
+        return stat.S_ISREG(os.stat(storage.path).st_mode)
+    except OSError:
+        return True  # (cutting it back says why it cannot be)
 
 
 def _accepted(slot: FeedSlot, records: list[Any]) -> int:

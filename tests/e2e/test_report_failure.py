@@ -265,3 +265,23 @@ async def test_a_csv_of_one_record_type_counts_only_its_rows_lost(tmp_path: Path
     rows = report.read_text(encoding="utf-8").splitlines()[1:]
     assert len(rows) < 40
     assert crawler.stats.get_value("sitemapaudit/report/records_lost") == 40 - len(rows)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full on this system")
+@deferred_f_from_coro_f
+async def test_a_device_that_refuses_every_write_is_said_once_and_not_cut_back(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """``-O /dev/full``: every write fails with ENOSPC; a device has no length to cut back."""
+    values = project_settings(
+        FEEDS={"/dev/full": {"format": "jsonlines"}}, SITEMAPAUDIT_HISTORY_PATH=""
+    )
+    with full_disk_site() as site, caplog.at_level(logging.ERROR):
+        crawler = get_crawler(AuditSpider, values)
+        await crawler.crawl_async(domain=site.base)
+    assert crawler.stats.get_value("sitemapaudit/report/records_lost") == 1 + 40 + 1
+    assert [r.getMessage() for r in caplog.records] == [
+        "the report /dev/full could not be written ([Errno 28] No space left on device): it "
+        "gets no record from here on",
+        "42 records could not be written to the report /dev/full: it ends after its first 0",
+    ]
