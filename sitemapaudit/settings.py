@@ -83,6 +83,9 @@ EXTENSIONS = {
     "sitemapaudit.report.feeds.RecordCoreStats": 0,
     "scrapy.extensions.feedexport.FeedExporter": None,
     "sitemapaudit.report.feeds.RecordFeedExporter": 0,
+    # Counts the lines logged as the spider closes too (fail_on matched, records lost).
+    "scrapy.extensions.logcount.LogCount": None,
+    "sitemapaudit.logcount.ClosingLogCount": 0,
     "sitemapaudit.headonly.HeadOnlyDownloads": 500,
     "sitemapaudit.progress.ProgressLog": 510,
     "sitemapaudit.readlimit.SitemapReadLimit": 520,

@@ -1583,3 +1583,18 @@ async def test_each_note_is_one_warning_in_the_log(
         (logging.INFO, "sitemapaudit.crawl.discovery"),
         (logging.WARNING, "sitemapaudit.pipelines"),
     ]
+
+
+@deferred_f_from_coro_f
+async def test_the_lines_logged_as_the_audit_closes_are_counted_in_the_stats(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The fail_on line, logged as the spider closes, counts in ``log_count/WARNING`` as
+    every other warning does (an operator may alert on it)."""
+    site = TestSite({"/": page()})
+    with site, caplog.at_level(logging.WARNING):
+        records, crawler = await run_audit(site.base, tmp_path / "r.jsonl", fail_on="error")
+    assert records[-1]["fail_on"]["failed"] is True
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any(m.startswith("fail_on=error matched (") for m in warnings), warnings
+    assert crawler.stats.get_value("log_count/WARNING") == len(warnings)
