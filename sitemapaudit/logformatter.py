@@ -27,6 +27,7 @@ class AuditLogFormatter(LogFormatter):
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
+        _DOWNLOAD_HANDLER_LOG.addFilter(_MAX_SIZE_FILTER)  # (once: a filter is added once)
         settings = crawler.settings
         shown = settings.getbool("LOG_ENABLED") and _level(settings.get("LOG_LEVEL")) <= (
             logging.DEBUG
@@ -42,6 +43,23 @@ class AuditLogFormatter(LogFormatter):
 
     def scraped(self, item: Any, response: Any, spider: Any) -> LogFormatterResult | None:  # type: ignore[override]
         return None
+
+
+class _NoMaxSizeLines(logging.Filter):
+    """Drops Scrapy's warning for each response larger than ``DOWNLOAD_MAXSIZE``: each is
+    a ``fetch_failed`` finding of its URL, which says the same (a line per URL otherwise,
+    with ``SITEMAPAUDIT_HEAD_ONLY`` off)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = str(record.msg)
+        return not (
+            message.startswith(("Expected to receive ", "Received "))
+            and " bytes which is larger than download max size (" in message
+        )
+
+
+_DOWNLOAD_HANDLER_LOG = logging.getLogger("scrapy.core.downloader.handlers.http11")
+_MAX_SIZE_FILTER = _NoMaxSizeLines()
 
 
 def _level(value: object) -> int:

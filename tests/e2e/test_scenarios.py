@@ -1598,3 +1598,27 @@ async def test_the_lines_logged_as_the_audit_closes_are_counted_in_the_stats(
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert any(m.startswith("fail_on=error matched (") for m in warnings), warnings
     assert crawler.stats.get_value("log_count/WARNING") == len(warnings)
+
+
+@deferred_f_from_coro_f
+async def test_pages_past_the_download_max_size_are_findings_not_log_lines(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """With head-only downloads off, Scrapy cancels a page larger than DOWNLOAD_MAXSIZE and
+    logs a warning per page: the page's ``fetch_failed`` says it, the log has no line per URL."""
+    pages = [f"/big{i}" for i in range(3)]
+    site = TestSite(
+        {
+            "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+            "/s.xml": Page(body=urlset(*(url("{base}" + p) for p in pages)), content_type=XML),
+            **{p: Page(body="<html><head></head><body>" + "x" * 5000) for p in pages},
+        }
+    )
+    with site, caplog.at_level(logging.INFO):
+        records = await audit(
+            site, tmp_path, settings={"SITEMAPAUDIT_HEAD_ONLY": False, "DOWNLOAD_MAXSIZE": 1000}
+        )
+    failed = [r for r in by_record(records, "url") if r["issues"] == ["fetch_failed"]]
+    assert len(failed) == 3
+    assert all("larger than download max size (1000)" in r["errors"][0] for r in failed)
+    assert not [r for r in caplog.records if "download max size" in r.getMessage()]
