@@ -358,11 +358,6 @@ class AuditRun(SitemapReading):
         """This run's id in the history."""
         return self.run_history.run
 
-    @property
-    def history_error(self) -> str | None:
-        """Why the history failed during the run, if it did (see history_failed)."""
-        return self.run_history.error
-
     def _begin_history(self, store: Callable[[str], HistoryStore], path: str, now: str) -> None:
         """Open the history at ``path`` and begin this run in it (see
         :meth:`RunHistory.begin`)."""

@@ -418,9 +418,6 @@ class SharedAudit:
     def renew(self, name: str, ttl: float) -> bool:
         return bool(self._renew(keys=[self.key(name)], args=[self.worker, int(ttl * 1000)]))
 
-    def holder(self, name: str) -> str | None:
-        return cast(str | None, self.client.get(self.key(name)))
-
     def start(self, now: str, ttl: float) -> tuple[str | None, list[str]]:
         """This worker starts at ``now`` (UTC, as the summary; live from now on for ``ttl``
         seconds, until its heartbeat): when the audit's first worker started (``None`` when
