@@ -40,24 +40,24 @@ def discovery_request(
 def robots_request(origin: str, max_bytes: int, callback: Callback, errback: Errback) -> Request:
     robots = discovery_request(origin + "/robots.txt", callback, errback, priority=100)
     # Read what is parsed of it (and a byte more, to know it was cut), not more.
-    robots.meta[READ_LIMIT_META] = 0
-    robots.meta[OWN_READ_LIMIT] = (max_bytes, "sitemapaudit/robots/stopped_at_read_limit")
-    robots.meta["download_maxsize"] = 0
-    return robots
+    return _read_up_to(robots, max_bytes, "sitemapaudit/robots/stopped_at_read_limit")
 
 
 def homepage_request(origin: str, callback: Callback, errback: Errback) -> Request:
     homepage = discovery_request(origin + "/", callback, errback, priority=90)
-    # Read up to what is parsed of it (a page that never ends does not hold the audit).
-    homepage.meta[READ_LIMIT_META] = 0
-    homepage.meta[OWN_READ_LIMIT] = (
-        HOMEPAGE_READ_LIMIT,
-        "sitemapaudit/homepage/stopped_at_read_limit",
-    )
-    homepage.meta["download_maxsize"] = 0
     # What arrived of it is read if the download fails part way (a timeout).
     homepage.meta[PARTIAL_KEY] = None
-    return homepage
+    # Read up to what is parsed of it (a page that never ends does not hold the audit).
+    return _read_up_to(homepage, HOMEPAGE_READ_LIMIT, "sitemapaudit/homepage/stopped_at_read_limit")
+
+
+def _read_up_to(request: Request, limit: int, stat: str) -> Request:
+    """``request`` read up to ``limit`` bytes by SitemapReadLimit (counted in ``stat`` when it
+    stops there), not cancelled by Scrapy on its announced size."""
+    request.meta[READ_LIMIT_META] = 0
+    request.meta[OWN_READ_LIMIT] = (limit, stat)
+    request.meta["download_maxsize"] = 0
+    return request
 
 
 def sitemap_request(
