@@ -395,6 +395,27 @@ def loc_problems(loc: str, *, max_length: int = 2048) -> list[str]:
     return problems
 
 
+# Printable ASCII that RFC 3986 allows nowhere in a URL; "[" and "]" only around an IPv6 host.
+_UNESCAPED_RE = re.compile(r'["<>\\^`{|}\[\]]')
+_NEVER_ALLOWED_RE = re.compile(r'["<>\\^`{|}]')
+
+
+def unescaped_characters(url: str) -> list[tuple[str, str]]:
+    """The characters of a valid http(s) URL that RFC 3986 requires percent-encoded, each
+    once in order of appearance, with its escape: ``[("|", "%7C")]``. Non-ASCII characters
+    are not among them (sitemaps may list IRIs, RFC 3987)."""
+    if _UNESCAPED_RE.search(url) is None:
+        return []
+    start = url.find("//")
+    host_end = len(url)
+    for delimiter in "/?#":
+        position = url.find(delimiter, start + 2 if start >= 0 else 0)
+        if position != -1 and position < host_end:
+            host_end = position
+    found = _NEVER_ALLOWED_RE.findall(url, 0, host_end) + _UNESCAPED_RE.findall(url, host_end)
+    return [(char, f"%{ord(char):02X}") for char in dict.fromkeys(found)]
+
+
 def invalid_url_reason(loc: str) -> str:
     """Why ``loc`` is ``invalid_url`` (see :func:`loc_problems`), in a few words: the first
     rule it breaks, in the order a reader would look."""

@@ -19,3 +19,10 @@ def count_noun(value: int, singular: str, plural: str | None = None) -> str:
 def are(value: int) -> str:
     """The verb of ``value`` things: ``1 ... is``, ``2 ... are``."""
     return "is" if value == 1 else "are"
+
+
+def and_list(values: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    if len(values) < 2:
+        return "".join(values)
+    return f"{', '.join(values[:-1])} and {values[-1]}"

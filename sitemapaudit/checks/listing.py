@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from sitemapaudit.checks.base import FILES_SITE, CheckContext, Severity, UrlCheck
 from sitemapaudit.facts import UrlFacts
-from sitemapaudit.urls import invalid_url_reason, scope_problem
-from sitemapaudit.words import count_noun
+from sitemapaudit.urls import invalid_url_reason, scope_problem, unescaped_characters
+from sitemapaudit.words import and_list, are, count_noun
 
 
 class RuleCheck(UrlCheck):
@@ -94,6 +94,30 @@ class UrlFragment(UrlCheck):
         if mark < 0 or "invalid_url" in facts.rules:
             return None
         return [f"search engines drop the fragment {url[mark:]!r} and read {url[:mark]!r}"]
+
+
+class UrlUnescaped(UrlCheck):
+    """The `<loc>` has printable ASCII characters that RFC 3986 does not allow in a URL
+    (`"`, `<`, `>`, `\\`, `^`, a backtick, `{`, `|`, `}`; `[` and `]` after the host), which the
+    sitemap protocol requires percent-encoded."""
+
+    code = "url_unescaped"
+    severity = Severity.WARNING
+
+    def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
+        if "invalid_url" in facts.rules:
+            return None
+        found = unescaped_characters(facts.url)
+        if not found:
+            return None
+        chars = and_list([f"'{char}'" for char, _ in found])
+        escapes = and_list([escaped for _, escaped in found])
+        verb = are(len(found))
+        backslash = " (browsers read '\\' as '/')" if any(c == "\\" for c, _ in found) else ""
+        return [
+            f"{chars} {verb} not allowed unescaped in a URL (RFC 3986, which the sitemap "
+            f"protocol requires): write {escapes}{backslash}"
+        ]
 
 
 class Duplicate(UrlCheck):

@@ -34,6 +34,7 @@ from sitemapaudit.checks.listing import (
     UrlFragment,
     UrlOffHost,
     UrlTooLong,
+    UrlUnescaped,
 )
 from sitemapaudit.checks.sitemaps import STRUCTURE_CHECKS
 from sitemapaudit.checks.validation import VALIDATION_SITEMAP_CHECKS, HreflangNotReciprocal
@@ -46,6 +47,7 @@ URL_CHECKS: tuple[type[UrlCheck], ...] = (
     UrlOffHost,
     OutOfScope,
     UrlFragment,
+    UrlUnescaped,
     RobotsBlocked,
     UrlFetchFailed,
     UrlHttpError,

@@ -737,3 +737,58 @@ def test_a_last_modified_after_the_arrival_without_a_date_is_unverifiable() -> N
     )
     assert skewed.issues == []
     assert skewed.lastmod_delta_s == 0.0
+
+
+@pytest.mark.parametrize(
+    ("url", "detail"),
+    [
+        (
+            "https://e.com/a|b",
+            "'|' is not allowed unescaped in a URL (RFC 3986, which the "
+            "sitemap protocol requires): write %7C",
+        ),
+        (
+            "https://e.com/{x}?q=a{b}",
+            "'{' and '}' are not allowed unescaped in a URL (RFC 3986, "
+            "which the sitemap protocol requires): write %7B and %7D",
+        ),
+        (
+            "https://e.com/a^b`c\\d",
+            "'^', '`' and '\\' are not allowed unescaped in a URL "
+            "(RFC 3986, which the sitemap protocol requires): write %5E, %60 and %5C (browsers "
+            "read '\\' as '/')",
+        ),
+        (
+            'https://e.com/?q="<x>"',
+            "'\"', '<' and '>' are not allowed unescaped in a URL "
+            "(RFC 3986, which the sitemap protocol requires): write %22, %3C and %3E",
+        ),
+        (
+            "https://e.com/list?a[]=1",
+            "'[' and ']' are not allowed unescaped in a URL (RFC 3986, "
+            "which the sitemap protocol requires): write %5B and %5D",
+        ),
+    ],
+)
+def test_characters_a_url_must_escape_are_named_with_their_escapes(url: str, detail: str) -> None:
+    record = _listed(url)
+    assert record.issues == ["url_unescaped"]
+    assert record.errors == [f"url_unescaped: {detail}"]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://e.com/a%7Cb",
+        "https://[2001:db8::1]/p",
+        "http://[::1]:8080/a?b=c&d=e;f",
+        "https://e.com/caf\u00e9/\u65e5\u672c",
+        "https://e.com/!$&'()*+,;=:@-._~/?/q",
+    ],
+)
+def test_urls_within_rfc_3986_and_iris_are_not_unescaped(url: str) -> None:
+    assert _listed(url).issues == []
+
+
+def test_an_invalid_url_is_not_also_unescaped() -> None:
+    assert _listed("https://e.com/a b|c", ["invalid_url"]).issues == ["invalid_url"]
