@@ -398,13 +398,15 @@ def loc_problems(loc: str, *, max_length: int = 2048) -> list[str]:
 # Printable ASCII that RFC 3986 allows nowhere in a URL; "[" and "]" only around an IPv6 host.
 _UNESCAPED_RE = re.compile(r'["<>\\^`{|}\[\]]')
 _NEVER_ALLOWED_RE = re.compile(r'["<>\\^`{|}]')
+# Not None when a URL may have characters that :func:`unescaped_characters` names.
+may_need_escapes = _UNESCAPED_RE.search
 
 
 def unescaped_characters(url: str) -> list[tuple[str, str]]:
     """The characters of a valid http(s) URL that RFC 3986 requires percent-encoded, each
     once in order of appearance, with its escape: ``[("|", "%7C")]``. Non-ASCII characters
     are not among them (sitemaps may list IRIs, RFC 3987)."""
-    if _UNESCAPED_RE.search(url) is None:
+    if may_need_escapes(url) is None:
         return []
     start = url.find("//")
     host_end = len(url)

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from sitemapaudit.checks.base import FILES_SITE, CheckContext, Severity, UrlCheck
 from sitemapaudit.facts import UrlFacts
-from sitemapaudit.urls import invalid_url_reason, scope_problem, unescaped_characters
+from sitemapaudit.urls import (
+    invalid_url_reason,
+    may_need_escapes,
+    scope_problem,
+    unescaped_characters,
+)
 from sitemapaudit.words import and_list, are, count_noun
 
 
@@ -105,7 +110,7 @@ class UrlUnescaped(UrlCheck):
     severity = Severity.WARNING
 
     def run(self, facts: UrlFacts, ctx: CheckContext) -> list[str] | None:
-        if "invalid_url" in facts.rules:
+        if may_need_escapes(facts.url) is None or "invalid_url" in facts.rules:
             return None
         found = unescaped_characters(facts.url)
         if not found:
