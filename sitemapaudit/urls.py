@@ -735,14 +735,14 @@ def slashes_for_backslashes(reference: str) -> str:
 def resolve(base: str, value: str) -> str | None:
     """``value`` (absolute, relative or protocol-relative) made absolute against ``base``.
 
-    Tabs and newlines are removed and surrounding whitespace stripped first, as browsers do
-    with attribute values, and a backslash before the query is a slash (see
-    :func:`slashes_for_backslashes`). Returns ``None`` for an empty or whitespace-only value;
-    a value that cannot be joined is returned as cleaned.
+    Tabs and newlines are removed and surrounding spaces and control characters stripped
+    first, as browsers do with attribute values (a no-break space stays), and a backslash
+    before the query is a slash (see :func:`slashes_for_backslashes`). Returns ``None`` for
+    an empty or whitespace-only value; a value that cannot be joined is returned as cleaned.
     """
     if not isinstance(value, str):
         return None
-    cleaned = _URL_TAB_NEWLINE_RE.sub("", value).strip(_URL_EDGE_JUNK).strip()
+    cleaned = _URL_TAB_NEWLINE_RE.sub("", value).strip(_URL_EDGE_JUNK)
     if not cleaned:
         return None
     cleaned = slashes_for_backslashes(cleaned)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from protego import Protego
 
 from sitemapaudit.sitemap.body import GZIP_MAGIC, BodyStream
+from sitemapaudit.sitemap.records import ASCII_WHITESPACE
 from sitemapaudit.urls import normalize_url, remove_dot_segments, resolve
 
 # Google reads the first 500 KiB of a robots.txt and ignores the rest.
@@ -77,7 +78,7 @@ def sitemap_lines(text: str, base_url: str) -> list[str]:
         match = _SITEMAP_RE.match(line)
         if match is None:
             continue
-        value = line[match.end() :].split("#", 1)[0].strip()
+        value = line[match.end() :].split("#", 1)[0].strip(ASCII_WHITESPACE)
         if not value:
             continue
         url = resolve(base_url, value)

@@ -12,6 +12,8 @@ from datetime import UTC, datetime, timedelta, timezone
 from email.utils import parsedate_tz
 from typing import Literal
 
+from sitemapaudit.sitemap.records import ASCII_WHITESPACE
+
 Precision = Literal["year", "month", "day", "time"]
 
 _W3C_RE = re.compile(
@@ -119,7 +121,7 @@ def rfc3339_problem(text: str) -> str | None:
     A value :func:`parse_w3c_datetime` reads (a date alone, a time without seconds) is still
     refused here; what it reads, the lastmod checks use.
     """
-    stripped = text.strip()
+    stripped = text.strip(ASCII_WHITESPACE)
     if not stripped:
         return "it is empty"
     readable = parse_w3c_datetime(stripped) is not None
@@ -168,13 +170,13 @@ def parse_w3c_datetime(text: str) -> Lastmod | None:
     required whenever a time is given. Values keep to the ranges of the sitemap XSD's
     ``xsd:dateTime``: a TZD from ``-14:00`` to ``+14:00``, and ``24:00:00`` (with seconds, and
     any fraction zero) as the midnight that ends the day, read as 00:00:00 of the next day.
-    Surrounding whitespace is allowed; anything else (a space instead of ``T``, basic format
-    ``20041223``, impossible dates, an offset of ``+15:00``, lowercase ``t``/``z``) gives
-    ``None``.
+    Surrounding ASCII whitespace is allowed (a no-break space is not); anything else (a space
+    instead of ``T``, basic format ``20041223``, impossible dates, an offset of ``+15:00``,
+    lowercase ``t``/``z``) gives ``None``.
     """
     if not isinstance(text, str):
         return None
-    match = _W3C_RE.fullmatch(text.strip())
+    match = _W3C_RE.fullmatch(text.strip(ASCII_WHITESPACE))
     if match is None:
         return None
     year = int(match["year"])

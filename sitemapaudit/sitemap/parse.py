@@ -23,6 +23,7 @@ from lxml import etree
 from sitemapaudit.sitemap.body import BodyStream
 from sitemapaudit.sitemap.lineends import lone_crs_as_lf_chunks
 from sitemapaudit.sitemap.records import (
+    ASCII_WHITESPACE,
     PROTOCOL_MAX_BYTES,
     PROTOCOL_MAX_ENTRIES,
     SITEMAP_NAMESPACE,
@@ -262,8 +263,8 @@ def _text(element: Any) -> str:
     """The stripped text content of an element, CDATA and child elements included."""
     if len(element) == 0:
         text: str | None = element.text
-        return text.strip() if text else ""
-    return "".join(element.itertext()).strip()
+        return text.strip(ASCII_WHITESPACE) if text else ""
+    return "".join(element.itertext()).strip(ASCII_WHITESPACE)
 
 
 def _source_line(element: Any) -> int | None:
@@ -301,7 +302,7 @@ def _atom_alternate(element: Any, document_url: str | None) -> str:
     href: str | None = element.get("href")
     if not href:
         return ""
-    href = href.strip()
+    href = href.strip(ASCII_WHITESPACE)
     if not href or _SCHEME_START.match(href):
         return href
     base = document_url
@@ -309,7 +310,7 @@ def _atom_alternate(element: Any, document_url: str | None) -> str:
     nodes = [element, *element.iterancestors()]
     for value in [node.get(_XML_BASE) for node in reversed(nodes)]:
         if value:
-            base = _join(base, value.strip())
+            base = _join(base, value.strip(ASCII_WHITESPACE))
     resolved = _join(base, href)
     return resolved if resolved is not None and _SCHEME_START.match(resolved) else href
 
@@ -592,9 +593,9 @@ class SitemapReader:
     def _text_line(self, raw: bytes, line: int) -> str:
         """One line of a text sitemap, decoded and stripped."""
         try:
-            return raw.decode("utf-8").strip()
+            return raw.decode("utf-8").strip(ASCII_WHITESPACE)
         except UnicodeDecodeError as exc:
-            value = raw.decode("utf-8", _PERCENT_ESCAPE).strip()
+            value = raw.decode("utf-8", _PERCENT_ESCAPE).strip(ASCII_WHITESPACE)
             self._invalid_text_lines += 1
             if self._first_invalid_text is None:
                 column = len(raw[: exc.start].decode("utf-8", "replace")) + 1

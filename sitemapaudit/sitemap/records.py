@@ -11,6 +11,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 # The protocol's limits (sitemaps.org): at most 50,000 entries and 50 MiB uncompressed.
+# What is stripped around a location or date: ASCII whitespace only (XML Schema's whitespace
+# for an anyURI or a date is four of them; robots.txt parsers and the WHATWG URL parser trim no
+# more). A no-break space or another Unicode space is part of the value, as it is for a browser.
+ASCII_WHITESPACE = " \t\n\r\x0b\x0c"
 PROTOCOL_MAX_ENTRIES = 50_000
 # The namespace of urlset and sitemapindex elements.
 SITEMAP_NAMESPACE = "http://www.sitemaps.org/schemas/sitemap/0.9"

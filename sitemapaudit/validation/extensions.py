@@ -57,7 +57,7 @@ from typing import Final
 from lxml import etree
 
 from sitemapaudit.page.dates import DATE_WITH_TIME_ZONE, NO_TIME_ZONE
-from sitemapaudit.sitemap.records import Problem
+from sitemapaudit.sitemap.records import ASCII_WHITESPACE, Problem
 from sitemapaudit.urls import invalid_url_reason, is_valid_url, normalize_url, same_url
 from sitemapaudit.validation.hreflang import hreflang_problem, hreflang_unsupported
 from sitemapaudit.validation.messages import (
@@ -186,8 +186,8 @@ def _text(element: etree._Element | None) -> str:
     if element is None:
         return ""
     if len(element) == 0:
-        return (element.text or "").strip()
-    return "".join(str(text) for text in element.itertext()).strip()
+        return (element.text or "").strip(ASCII_WHITESPACE)
+    return "".join(str(text) for text in element.itertext()).strip(ASCII_WHITESPACE)
 
 
 def _check_video(video: etree._Element) -> Iterator[Problem]:
@@ -505,7 +505,7 @@ def _check_link(
     if hreflang is None:
         # Not an hreflang annotation: an alternate for mobile (``media``), an app link...
         return _NO_PROBLEM, None, None
-    href = (link.get("href") or "").strip()
+    href = (link.get("href") or "").strip(ASCII_WHITESPACE)
     if not hreflang.strip():
         message = 'xhtml:link rel="alternate" has an empty hreflang attribute'
         return (Problem("hreflang_invalid", message, source_line(link)),), None, None

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Final
 
 from lxml import etree
 
+from sitemapaudit.sitemap.records import ASCII_WHITESPACE
 from sitemapaudit.urls import is_valid_url, normalize_url
 from sitemapaudit.validation.isocodes import ISO_639_1, ISO_639_2_TO_1, REGIONS, WITHDRAWN_639_1
 from sitemapaudit.validation.schemas import XHTML_NS, EmptyResolver
@@ -281,7 +282,7 @@ def link_alternate(link: etree._Element) -> tuple[str, str] | None:
     if "alternate" not in rel.lower().split():
         return None
     hreflang = (link.get("hreflang") or "").strip()
-    href = (link.get("href") or "").strip()
+    href = (link.get("href") or "").strip(ASCII_WHITESPACE)
     if not hreflang or not href:
         return None
     return hreflang, href
@@ -366,7 +367,7 @@ def iter_alternates(
                     if pair is not None:
                         alternates.append(pair)
                 elif loc is None and tag.rpartition("}")[2] == "loc":
-                    loc = (child.text or "").strip()
+                    loc = (child.text or "").strip(ASCII_WHITESPACE)
             element.clear(keep_tail=False)
             while element.getprevious() is not None:
                 del parent[0]
@@ -426,14 +427,14 @@ class HreflangGraph:
         out, and marks the page as one whose alternates cannot all be read (see
         :meth:`not_reciprocal`).
         """
-        page = loc.strip()
+        page = loc.strip(ASCII_WHITESPACE)
         if not page:
             return
         page_key = normalize_url(page)
         rows = []
         unreadable = False
         for written_hreflang, written_href in alternates:
-            href, hreflang = written_href.strip(), written_hreflang.strip()
+            href, hreflang = written_href.strip(ASCII_WHITESPACE), written_hreflang.strip()
             if not href or not _usable_value(hreflang):
                 # (An invalid hreflang is hreflang_invalid: Google ignores the annotation.)
                 continue

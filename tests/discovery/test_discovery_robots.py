@@ -552,3 +552,12 @@ def test_the_crawl_delay_is_also_that_of_the_group_the_audit_s_requests_fall_und
     assert policy.crawl_delay == delay
     # The rules are still Googlebot's.
     assert policy.can_fetch("https://example.com/x") is ("Disallow" not in robots.decode())
+
+
+def test_a_sitemap_value_keeps_a_no_break_space() -> None:
+    # Google's parser trims ASCII whitespace only; the no-break space is part of the URL.
+    text = "Sitemap: https://example.com/a.xml\u00a0 \t\nSitemap:\t/b.xml \n"
+    assert sitemap_lines(text, ROBOTS) == [
+        "https://example.com/a.xml\u00a0",
+        "https://example.com/b.xml",
+    ]

@@ -355,7 +355,8 @@ def test_loc_whitespace_entities_and_cdata() -> None:
         "https://e.com/a?x=1&y=2&z=3",
         "https://e.com/b?x=1&y=<2>",
         "https://e.com/c?q=a&l=fr",
-        "https://e.com/d",
+        # Only ASCII whitespace is stripped (see the tests of whitespace around values).
+        "\u00a0https://e.com/d\u2000",
     ]
 
 
@@ -1279,3 +1280,38 @@ def test_a_utf16_byte_order_mark_wins_over_the_declared_encoding(declared: str) 
         reader, entries = read(body)
         assert entries == [UrlEntry("https://example.com/caf\u00e9", None, 2)]
         assert reader.problems == []
+
+
+# -- whitespace around values -------------------------------------------------------------------
+
+_UNICODE_SPACES = ["\u00a0", "\u2003", "\u3000", "\u0085"]
+
+
+@pytest.mark.parametrize("space", _UNICODE_SPACES)
+def test_only_ascii_whitespace_is_stripped_around_a_loc(space: str) -> None:
+    # XML Schema's anyURI and the WHATWG URL parser trim ASCII whitespace only: a no-break
+    # space from a CMS is part of the URL (a browser requests it percent-encoded).
+    body = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        f"<url><loc> \t\nhttps://e.com/a{space}\r\n </loc><lastmod>2024-05-01{space}</lastmod></url>\n"
+        f"<url><loc>{space}https://e.com/b</loc></url>\n"
+        "</urlset>\n"
+    ).encode()
+    _, entries = read(body)
+    assert locs(entries) == [f"https://e.com/a{space}", f"{space}https://e.com/b"]
+    assert isinstance(entries[0], UrlEntry)
+    assert entries[0].lastmod == f"2024-05-01{space}"
+
+
+@pytest.mark.parametrize("space", _UNICODE_SPACES)
+def test_only_ascii_whitespace_is_stripped_around_a_child_and_a_text_line(space: str) -> None:
+    index = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        f"<sitemap><loc>https://e.com/child.xml{space} </loc></sitemap>\n"
+        "</sitemapindex>\n"
+    ).encode()
+    assert locs(read(index)[1]) == [f"https://e.com/child.xml{space}"]
+    text = f" https://e.com/t{space}\t\nhttps://e.com/u \n".encode()
+    assert locs(read(text)[1]) == [f"https://e.com/t{space}", "https://e.com/u"]
