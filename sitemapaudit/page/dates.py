@@ -7,6 +7,7 @@ returned is timezone-aware and in UTC.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from email.utils import parsedate_tz
@@ -72,6 +73,11 @@ SPACED_TIME = "a time is separated from its date by 'T', not a space"
 def w3c_refusal(lastmod: str) -> str:
     """Why a value that is no W3C Datetime is refused, when its shape tells: ``": "`` and the
     reason, or ``""``."""
+    inner = lastmod.strip(ASCII_WHITESPACE)
+    edge = next((c for c in (inner[:1], inner[-1:]) if c.isspace()), None)
+    if edge is not None:
+        name = unicodedata.name(edge, "space").lower()
+        return f": it has a {name} (U+{ord(edge):04X}) around it, which XML Schema does not strip"
     spaced = _SPACED_TIME_RE.fullmatch(lastmod)
     if spaced is not None:
         written = f"{spaced['date']}T{spaced['time']}"

@@ -56,6 +56,11 @@ LOC_COUNT_ADJUSTMENTS: dict[str, tuple[int, str]] = {
 
 # Files where the reader deliberately disagrees with the peer's expectation, and why.
 DIFFERENCES: dict[str, str] = {
+    f"{CC}Test__testStripUnicodeWhiteSpace__sitemapindex.xml": (
+        "a location between a no-break space and an en quad: crawler-commons strips Unicode "
+        "whitespace, we strip ASCII whitespace only, as XML Schema and the WHATWG URL parser "
+        "do, so the location keeps them and is invalid_url (a browser would request another URL)"
+    ),
     f"{CC}Test__testMissingLocSitemapIndexFile__sitemap.index.xml": (
         "the <sitemap> elements hold the URL as bare text without <loc>; crawler-commons takes "
         "the text, we report missing_loc for each (the protocol requires <loc>)"

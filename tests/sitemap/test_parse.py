@@ -1294,7 +1294,8 @@ def test_only_ascii_whitespace_is_stripped_around_a_loc(space: str) -> None:
     body = (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
         '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
-        f"<url><loc> \t\nhttps://e.com/a{space}\r\n </loc><lastmod>2024-05-01{space}</lastmod></url>\n"
+        f"<url><loc> \t\nhttps://e.com/a{space}\r\n </loc>"
+        f"<lastmod>2024-05-01{space}</lastmod></url>\n"
         f"<url><loc>{space}https://e.com/b</loc></url>\n"
         "</urlset>\n"
     ).encode()
@@ -1315,3 +1316,17 @@ def test_only_ascii_whitespace_is_stripped_around_a_child_and_a_text_line(space:
     assert locs(read(index)[1]) == [f"https://e.com/child.xml{space}"]
     text = f" https://e.com/t{space}\t\nhttps://e.com/u \n".encode()
     assert locs(read(text)[1]) == [f"https://e.com/t{space}", "https://e.com/u"]
+
+
+@pytest.mark.parametrize(
+    ("space", "named"),
+    [("\u00a0", "no-break space (U+00A0)"), ("\u3000", "ideographic space (U+3000)")],
+)
+def test_a_lastmod_with_a_unicode_space_is_invalid_and_says_why(space: str, named: str) -> None:
+    from sitemapaudit.page.dates import parse_w3c_datetime, w3c_refusal
+
+    assert parse_w3c_datetime(f" 2024-05-01{space}") is None
+    assert parse_w3c_datetime(" 2024-05-01\t\n") is not None
+    assert w3c_refusal(f"2024-05-01{space}") == (
+        f": it has a {named} around it, which XML Schema does not strip"
+    )
