@@ -34,7 +34,7 @@ from sitemapaudit.page.dates import (
 )
 from sitemapaudit.sitemap.body import BodyStream
 from sitemapaudit.sitemap.parse import SitemapReader
-from sitemapaudit.sitemap.records import ChildEntry, SitemapKind, UrlEntry
+from sitemapaudit.sitemap.records import ASCII_WHITESPACE, ChildEntry, SitemapKind, UrlEntry
 from sitemapaudit.urls import (
     DEFAULT_PORTS,
     in_sitemap_scope,
@@ -156,7 +156,7 @@ def read_all(
     assert reader.child_count == sum(isinstance(e, ChildEntry) for e in entries)
     assert {p.code for p in reader.problems} <= READER_CODES
     assert reader.bytes <= read_limit
-    assert all(entry.loc and entry.loc == entry.loc.strip() for entry in entries)
+    assert all(entry.loc and entry.loc == entry.loc.strip(ASCII_WHITESPACE) for entry in entries)
     return reader, entries
 
 
@@ -283,7 +283,7 @@ def test_every_loc_of_a_generated_sitemap_comes_out(
 ) -> None:
     body, locs, index = document
     reader, entries = read_all(body, chunk_size=chunk_size)
-    expected = [loc.strip() for loc in locs if loc.strip()]
+    expected = [loc.strip(ASCII_WHITESPACE) for loc in locs if loc.strip(ASCII_WHITESPACE)]
     assert [entry.loc for entry in entries] == expected
     kind = ChildEntry if index else UrlEntry
     assert all(isinstance(entry, kind) for entry in entries)
@@ -307,8 +307,9 @@ def test_every_line_of_a_generated_text_sitemap_comes_out(
     body = newline.join(all_lines).encode()
     reader, entries = read_all(body, chunk_size=chunk_size)
     assert reader.kind is SitemapKind.TEXT
-    assert [e.loc for e in entries] == [line.strip() for line in all_lines if line.strip()]
-    numbers = [number for number, line in enumerate(all_lines, 1) if line.strip()]
+    kept = [line.strip(ASCII_WHITESPACE) for line in all_lines]
+    assert [e.loc for e in entries] == [line for line in kept if line]
+    numbers = [number for number, line in enumerate(kept, 1) if line]
     assert [e.line for e in entries] == numbers
 
 
@@ -538,7 +539,7 @@ def audit_generated(sitemaps: list[list[str]], gzipped: list[bool]) -> list[dict
         )
 
     def base(loc: str) -> str:
-        return loc.replace("{base}", site.base).strip()
+        return loc.replace("{base}", site.base).strip(ASCII_WHITESPACE)
 
     expected = {base(loc) for locs in sitemaps for loc in locs}
     urls = [r["url"] for r in by_record(records, "url")]
@@ -583,5 +584,5 @@ def test_an_audit_of_a_generated_site_has_one_record_per_distinct_loc(
 ) -> None:
     assert len(generated_audits) >= 3
     for sitemaps, records in generated_audits:
-        distinct = {loc.strip() for locs in sitemaps for loc in locs}
+        distinct = {loc.strip(ASCII_WHITESPACE) for locs in sitemaps for loc in locs}
         assert len(by_record(records, "url")) == len(distinct)
