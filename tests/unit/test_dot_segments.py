@@ -155,7 +155,12 @@ def test_the_scope_rule_reads_backslashes_as_slashes(
 ) -> None:
     """As browsers request the URL and robots.txt reads it, also on the crawl's fast path for
     locs that start with their sitemap's directory."""
-    config = AuditConfig.from_settings({"SITEMAPAUDIT_WORK_DIR": str(tmp_path / "work")})
+    config = AuditConfig.from_settings(
+        {
+            "SITEMAPAUDIT_WORK_DIR": str(tmp_path / "work"),
+            "SITEMAPAUDIT_HISTORY_PATH": str(tmp_path / "history.sqlite3"),
+        }
+    )
     run = AuditRun(parse_origin("https://e.com"), config, StatsCollector(get_crawler()))
     try:
         assert run.url_rules.codes(loc, "https://e.com/catalog/sitemap.xml") == rules
