@@ -70,6 +70,9 @@ class PageDispatch:
         self._listings: dict[int, Listing] = {}
         # Whether URLs have hreflang notes, to read with their records.
         self.hreflang_notes = False
+        # A resumed audit: the outcomes its earlier parts knew go out before any request, so
+        # a part stopped again leaves only pages it requested itself without a record.
+        self.earlier_first = False
 
     def waited_batch(self) -> UrlFactsBatch | None:
         """The records of fetched pages, once the first of them waited long enough."""
@@ -80,6 +83,11 @@ class PageDispatch:
     def hand_out(self, robots: RobotsPolicy, final: bool) -> PageAction | UrlFactsBatch | None:
         """The next URL to request, or finished URLs' facts to emit, or ``None`` for now;
         ``final``: the listings are final (records go out)."""
+        if final and self.earlier_first:
+            earlier = [(i, o or _EMPTY) for i, o in self.inventory.take_done(_BATCH)]
+            if earlier:
+                return UrlFactsBatch(self._facts_batch(earlier))
+            self.earlier_first = False
         settled: list[tuple[int, dict[str, Any]]] = []
         while len(settled) < _BATCH:
             if not self.queue:

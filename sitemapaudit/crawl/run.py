@@ -187,6 +187,7 @@ class AuditRun(SitemapReading):
     def _resume(self) -> None:
         """Pick up an interrupted audit from its work directory (Scrapy's JOBDIR)."""
         self.inventory.prepare_resume()
+        self.pages.earlier_first = True
         self.resumed_refs = [SitemapRef(**ref) for ref in self.inventory.pending_sitemaps()]
         parents = {ref.url: ref.parent for ref in self.resumed_refs}
         # Read before the interruption (an empty entry is a common path that held no sitemap).
@@ -378,6 +379,8 @@ class AuditRun(SitemapReading):
         they are handed out with its answer, so that each record can say whether robots.txt
         disallows the sitemap."""
         if self.resumed:
+            # Registered by the first part: found, so no common path is guessed.
+            self.discovery.found = max(self.discovery.found, len(self.sitemap_args))
             return []
         if self.robots is None:
             self.discovery.arguments_held = True

@@ -14,7 +14,7 @@ from sitemapaudit.crawl import dispatch
 from sitemapaudit.crawl.run import AuditRun, PageAction
 from sitemapaudit.crawl.summary import why_unrecorded
 from sitemapaudit.crawl.tree import SitemapRef
-from sitemapaudit.facts import FetchOutcome
+from sitemapaudit.facts import FetchOutcome, UrlFactsBatch
 from sitemapaudit.urls import parse_origin
 
 ORIGIN = "https://e.com"
@@ -98,3 +98,39 @@ def test_the_note_says_why_the_records_waited() -> None:
         "3 waited for every sitemap to be read, as a URL's record names all that list it, "
         "and 2 for the rest of their batch, as records are written a batch of pages at a time"
     )
+
+
+def _resumed(tmp_path: Path) -> AuditRun:
+    config = AuditConfig.from_settings(
+        {"SITEMAPAUDIT_HISTORY_PATH": "", "SITEMAPAUDIT_WORK_DIR": str(tmp_path)}
+    )
+    run = AuditRun(parse_origin(ORIGIN), config, _Stats(), sitemap_args=SITEMAPS)
+    assert run.resumed
+    run.robots_received(200, b"User-agent: *\nDisallow: /private/\n", f"{ORIGIN}/robots.txt")
+    # The sitemaps given were registered by the first part: no common path is guessed.
+    assert run.argument_refs() == []
+    assert run.common_path_refs() == []
+    return run
+
+
+def test_a_resumed_audit_writes_its_earlier_parts_records_before_requesting_more(
+    audit: tuple[AuditRun, SitemapRef], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(dispatch, "_PAGE_BATCH_SECONDS", 60.0)  # however slow the machine
+    run, _ = audit
+    assert _fetch_handed_out(run) == 2  # their records wait for the second sitemap
+    run.close()  # stopped before it was read
+
+    again = _resumed(tmp_path)
+    try:
+        (pending,) = again.resumed_refs
+        again.read_sitemap(pending, 200, _urlset(*_pages(6)[2:]))
+        assert again.listings_final
+        first = again.next_action()
+        assert isinstance(first, UrlFactsBatch)
+        assert {facts.url for facts in first.facts} >= set(_pages(2))
+        # Stopped again after one more page: only that page waits for its record.
+        assert _fetch_handed_out(again, 1) == 1
+        assert again.unrecorded() == (0, 1)
+    finally:
+        again.close()
