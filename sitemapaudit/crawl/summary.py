@@ -93,8 +93,8 @@ def stopped_summary(
     if unrecorded and stats is not None:
         stats.inc_value("sitemapaudit/pages/unrecorded", unrecorded)
     more = (
-        f" ({unrecorded:,} more were requested, but the audit stopped before their records "
-        f"were written: {why_unrecorded(for_sitemaps, for_batch)})"
+        f" ({unrecorded:,} more {_requested(unrecorded)}, but the audit stopped before "
+        f"{_records_written(unrecorded)}: {why_unrecorded(for_sitemaps, for_batch)})"
         if unrecorded
         else ""
     )
@@ -116,6 +116,14 @@ def stopped_summary(
             "traceback is in the log"
         )
     return summary
+
+
+def _requested(count: int) -> str:
+    return "was requested" if count == 1 else "were requested"
+
+
+def _records_written(count: int) -> str:
+    return "its record was written" if count == 1 else "their records were written"
 
 
 def why_unrecorded(for_sitemaps: int, for_batch: int) -> str:

@@ -1224,7 +1224,8 @@ async def test_every_page_received_before_a_stop_is_recorded_or_counted(tmp_path
     assert len(by_record(records, "url")) + unrecorded + after_close == fetched
     if unrecorded:
         assert (
-            f"({unrecorded} more were requested, but the audit stopped" in (records[-1]["notes"][0])
+            f"({unrecorded} more {'was' if unrecorded == 1 else 'were'} requested, but the audit "
+            "stopped" in (records[-1]["notes"][0])
         )
 
 

@@ -12,9 +12,10 @@ import pytest
 from sitemapaudit.config import AuditConfig
 from sitemapaudit.crawl import dispatch
 from sitemapaudit.crawl.run import AuditRun, PageAction
-from sitemapaudit.crawl.summary import why_unrecorded
+from sitemapaudit.crawl.summary import stopped_summary, why_unrecorded
 from sitemapaudit.crawl.tree import SitemapRef
 from sitemapaudit.facts import FetchOutcome, UrlFactsBatch
+from sitemapaudit.report.records import SummaryRecord
 from sitemapaudit.urls import parse_origin
 
 ORIGIN = "https://e.com"
@@ -134,3 +135,28 @@ def test_a_resumed_audit_writes_its_earlier_parts_records_before_requesting_more
         assert again.unrecorded() == (0, 1)
     finally:
         again.close()
+
+
+@pytest.mark.parametrize(
+    ("pages", "said"),
+    [
+        (1, "(1 more was requested, but the audit stopped before its record was written: "),
+        (2, "(2 more were requested, but the audit stopped before their records were written: "),
+    ],
+)
+def test_the_stop_note_counts_the_pages_in_their_number(
+    audit: tuple[AuditRun, SitemapRef], pages: int, said: str
+) -> None:
+    run, _ = audit
+    assert _fetch_handed_out(run, pages) == pages
+    summary = stopped_summary(
+        SummaryRecord(origin=ORIGIN, started_at="2026-01-01T00:00:00Z"),
+        run,
+        history=False,
+        unreachable=None,
+        waiting_pages=0,
+        unsent_urls=0,
+        first_error=None,
+        stats=None,
+    )
+    assert said in summary.notes[0]
