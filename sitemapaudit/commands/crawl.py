@@ -18,6 +18,7 @@ from scrapy.utils.misc import load_object
 from sitemapaudit.arguments import check_fail_on, parse_arguments
 from sitemapaudit.checks.registry import enabled_checks
 from sitemapaudit.commands.refusal import refusing_in_one_line
+from sitemapaudit.commands.stopping import stop_when_started
 from sitemapaudit.config import (
     AuditConfig,
     check_robotstxt_obey,
@@ -91,6 +92,7 @@ class Command(ScrapyCrawlCommand):
             raise UsageError("running 'scrapy crawl' with more than one spider is not supported")
         assert self.crawler_process is not None
         crawler = self._create_crawler(args[0])
+        stop_when_started(crawler)
         self.crawler_process.crawl(crawler, **opts.spargs)
         self.crawler_process.start()
         if self.crawler_process.bootstrap_failed:
