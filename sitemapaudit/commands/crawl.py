@@ -17,7 +17,7 @@ from scrapy.utils.misc import load_object
 
 from sitemapaudit.arguments import check_fail_on, parse_arguments
 from sitemapaudit.checks.registry import enabled_checks
-from sitemapaudit.commands.refusal import refusing_in_one_line
+from sitemapaudit.commands.refusal import check_log_file, refusing_in_one_line
 from sitemapaudit.commands.stopping import stop_when_started
 from sitemapaudit.config import (
     AuditConfig,
@@ -35,6 +35,10 @@ from sitemapaudit.report.paths import default_report_dir
 class Command(ScrapyCrawlCommand):
     """Scrapy's ``crawl``; for the audit it also exits 1 when ``-a fail_on=...`` findings exist,
     the audit stopped before it was complete, or its history could not be written."""
+
+    def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
+        super().process_options(args, opts)
+        check_log_file(self)
 
     @refusing_in_one_line
     def run(self, args: list[str], opts: argparse.Namespace) -> None:

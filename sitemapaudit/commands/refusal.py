@@ -80,3 +80,27 @@ def report_file(text: str) -> Path:
         if path.exists():
             raise UsageError(f"not a report file: {text} is not a regular file", print_help=False)
     raise UsageError(f"no such report file: {text}", print_help=False)
+
+
+def check_log_file(command: ScrapyCommand) -> None:
+    """Create the directory of ``LOG_FILE`` (``--logfile``) if need be, as the audit creates
+    the directories of its reports; a log file that cannot be opened ends the command with one
+    line and exit status 2 (Scrapy would stop on a traceback, with exit status 1, before any
+    command runs). For a command's ``process_options``, after Scrapy's own."""
+    settings = command.settings
+    if settings is None or not settings.getbool("LOG_ENABLED"):
+        return
+    name = settings.get("LOG_FILE")
+    if not name:
+        return
+    path = Path(str(name))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding=settings.get("LOG_ENCODING") or "utf-8"):
+            pass
+    except (OSError, LookupError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        sys.stdout.flush()
+        sys.stderr.write(f"scrapy: error: LOG_FILE={str(name)!r} cannot be used: {reason}\n")
+        sys.stderr.flush()
+        raise SystemExit(2) from None

@@ -29,7 +29,7 @@ from scrapy.utils.defer import deferred_from_coro
 
 from sitemapaudit.checks.base import Severity
 from sitemapaudit.commands.crawl import audit_failed, resolve_ipv6_literals
-from sitemapaudit.commands.refusal import path_refused, refusing_in_one_line
+from sitemapaudit.commands.refusal import check_log_file, path_refused, refusing_in_one_line
 from sitemapaudit.config import (
     AuditConfig,
     check_robotstxt_obey,
@@ -124,6 +124,7 @@ class Command(ScrapyCommand):
         assert self.settings is not None
         for name, value in self.forced.items():
             self.settings.set(name, value, priority="cmdline")
+        check_log_file(self)
 
     @refusing_in_one_line
     def run(self, args: list[str], opts: argparse.Namespace) -> None:

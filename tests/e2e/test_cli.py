@@ -412,3 +412,27 @@ def test_a_refusal_is_also_in_the_log_file_of_a_job(tmp_path: Path) -> None:
         " ERROR: the domain argument is required: scrapy crawl audit -a domain=HOST"
     )
     assert sum("domain argument is required" in entry for entry in logged) == 1
+
+
+@pytest.mark.parametrize("command", [["crawl", "audit"], ["validate", "no-such-sitemap.xml"]])
+def test_a_log_file_in_a_missing_directory_gets_its_directory(
+    tmp_path: Path, command: list[str]
+) -> None:
+    log = tmp_path / "logs" / "nightly" / "job.log"
+    done = scrapy_command(*command, "-s", f"LOG_FILE={log}")
+    # Refused for what the command says (no domain, no such file), in the log it asked for.
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert " ERROR: " in log.read_text()
+
+
+@pytest.mark.parametrize("option", [["-s", "LOG_FILE={dir}"], ["--logfile", "{dir}"]])
+def test_a_log_file_that_cannot_be_opened_is_refused_in_one_line(
+    tmp_path: Path, option: list[str]
+) -> None:
+    args = [value.format(dir=tmp_path) for value in option]
+    done = scrapy_command("crawl", "audit", "-a", "domain=example.com", *args)
+    assert done.returncode == 2
+    assert (
+        done.stderr == f"scrapy: error: LOG_FILE={str(tmp_path)!r} cannot be used: Is a directory\n"
+    )
