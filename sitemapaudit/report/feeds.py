@@ -130,23 +130,25 @@ class RecordFeedExporter(FeedExporter):
         self._lose(progress, progress.handed - progress.kept + unwritten)
 
     def _mark_failed(self, slot: FeedSlot, progress: _FeedProgress) -> None:
+        """The feed failed: said once for each output, when it happens."""
+        if progress.failed:
+            return
         progress.failed = True
         stats = self.crawler.stats
         assert stats is not None
-        if not stats.get_value("sitemapaudit/report/failed"):
-            stats.set_value("sitemapaudit/report/failed", True)
-            exc = sys.exception()
-            if isinstance(exc, OSError):  # (a full disk, a lost mount: no bug to trace)
-                logger.error(
-                    "the report %s could not be written (%s): it gets no record from here on",
-                    slot.uri,
-                    exc,
-                )
-            else:
-                logger.exception(
-                    "the report %s could not be written: it gets no record from here on",
-                    slot.uri,
-                )
+        stats.set_value("sitemapaudit/report/failed", True)
+        exc = sys.exception()
+        if isinstance(exc, OSError):  # (a full disk, a lost mount: no bug to trace)
+            logger.error(
+                "the report %s could not be written (%s): it gets no record from here on",
+                slot.uri,
+                exc,
+            )
+        else:
+            logger.exception(
+                "the report %s could not be written: it gets no record from here on",
+                slot.uri,
+            )
 
     async def _close_slot(self, slot: FeedSlot, spider: Spider) -> None:
         progress = self._progress.get(slot)

@@ -285,3 +285,28 @@ async def test_a_device_that_refuses_every_write_is_said_once_and_not_cut_back(
         "gets no record from here on",
         "42 records could not be written to the report /dev/full: it ends after its first 0",
     ]
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full on this system")
+@deferred_f_from_coro_f
+async def test_each_output_that_fails_is_said_when_it_fails(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    values = project_settings(
+        FEEDS={
+            "/dev/full": {"format": "jsonlines"},
+            "file:///dev/full": {"format": "urls_csv"},
+        },
+        SITEMAPAUDIT_HISTORY_PATH="",
+    )
+    with full_disk_site() as site, caplog.at_level(logging.ERROR):
+        crawler = get_crawler(AuditSpider, values)
+        await crawler.crawl_async(domain=site.base)
+    said = [
+        r.getMessage() for r in caplog.records if "gets no record from here on" in r.getMessage()
+    ]
+    assert said == [
+        f"the report {uri} could not be written ([Errno 28] No space left on device): it gets "
+        "no record from here on"
+        for uri in ("/dev/full", "file:///dev/full")
+    ]
