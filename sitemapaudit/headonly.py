@@ -20,7 +20,13 @@ from scrapy.exceptions import NotConfigured, StopDownload
 from scrapy.http import Headers
 
 from sitemapaudit.config import AuditConfig
-from sitemapaudit.page import HTML_MEDIA_TYPES, XML_MEDIA_TYPES, XML_PAGE_TYPES, media_type
+from sitemapaudit.page import (
+    HTML_MEDIA_TYPES,
+    XML_MEDIA_TYPES,
+    XML_PAGE_TYPES,
+    content_type_of,
+    media_type,
+)
 from sitemapaudit.page.coding import body_coding
 from sitemapaudit.page.stream import HeadWatcher
 
@@ -58,7 +64,9 @@ class HeadOnlyDownloads:
             return
         # (A redirect's body is read as a page's is: the status, which this signal does not
         # tell, may be a 200 that also sends a Location.)
-        kind = media_type((headers.get(b"Content-Type") or b"").decode("latin-1"))
+        kind = media_type(
+            content_type_of([value.decode("latin-1") for value in headers.getlist(b"Content-Type")])
+        )
         if kind is not None and kind not in HTML_MEDIA_TYPES and kind not in XML_MEDIA_TYPES:
             self._stopped("after_headers")
             raise StopDownload(fail=False)

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 from sitemapaudit.crawl.redirects import RedirectState
 from sitemapaudit.facts import FetchOutcome
-from sitemapaudit.page import XML_PAGE_TYPES, media_type, page_facts
+from sitemapaudit.page import XML_PAGE_TYPES, content_type_of, media_type, page_facts
 from sitemapaudit.page.coding import (
     START_BYTES,
     CodingError,
@@ -141,7 +141,7 @@ def outcome_from_response(
     outcome.checked_at = now_iso()
     outcome.last_modified = _first(headers, "last-modified")
     outcome.date = _first(headers, "date")
-    outcome.content_type = _first(headers, "content-type")
+    outcome.content_type = content_type_of(headers.get("content-type") or [])
     if 200 <= status < 300:
         coding = body_coding(headers.get("content-encoding"))
         kind = None if outcome.content_type is None else media_type(outcome.content_type)

@@ -42,6 +42,7 @@ __all__ = [
     "Lastmod",
     "PageFacts",
     "charset",
+    "content_type_of",
     "directives_noindex",
     "head_end_offset",
     "is_html",
@@ -116,6 +117,51 @@ def _first(headers: Mapping[str, Sequence[str]], name: str) -> str | None:
     return values[0] if values else None
 
 
+_TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
+_MIME_RE = re.compile(rf"[ \t\r\n]*({_TOKEN})/({_TOKEN})[ \t\r\n]*(;.*)?", re.DOTALL)
+_QUOTED_OR_COMMA_RE = re.compile(r'"(?:[^"\\]|\\.)*"?|,')
+
+
+def _split_values(values: Sequence[str]) -> list[str]:
+    """Header values split at commas outside quoted strings, as the Fetch standard splits
+    them (several ``Content-Type`` lines are one list)."""
+    parts: list[str] = []
+    for value in values:
+        start = 0
+        for match in _QUOTED_OR_COMMA_RE.finditer(value):
+            if match.group() == ",":
+                parts.append(value[start : match.start()])
+                start = match.end()
+        parts.append(value[start:])
+    return parts
+
+
+def content_type_of(values: Sequence[str]) -> str | None:
+    """The Content-Type of a response as browsers read it (the Fetch standard's "extract a
+    MIME type"): of its values, the last valid media type other than ``*/*``, with the charset
+    of the last value that names one for that type; ``None`` when no value is valid (the body
+    is then sniffed). Two lines ``text/plain`` and ``text/html`` give ``text/html``."""
+    essence: str | None = None
+    found: str | None = None
+    charset_of: str | None = None
+    for value in _split_values(values):
+        match = _MIME_RE.fullmatch(value)
+        if match is None:
+            continue
+        kind = f"{match[1]}/{match[2]}".lower()
+        if kind == "*/*":
+            continue
+        named = charset(match[3] or "")
+        if kind != essence:
+            essence, charset_of = kind, named
+        elif named is not None:
+            charset_of = named
+        found = kind
+    if found is None:
+        return None
+    return found if charset_of is None else f"{found}; charset={charset_of}"
+
+
 def media_type(content_type: str | None) -> str | None:
     """The lowercased ``type/subtype`` of a Content-Type value, without parameters."""
     if not content_type:
@@ -161,7 +207,7 @@ def page_facts(
     :func:`~sitemapaudit.page.xhtml.parse_xhtml_head`); PDFs, images, JSON, other XML and the
     rest are judged by headers alone.
     """
-    content_type = _first(headers, "content-type")
+    content_type = content_type_of(_values(headers, "content-type"))
     noindex: list[str] = []
     expiries: list[tuple[str, datetime]] = []
     canonical: str | None = None

@@ -74,6 +74,18 @@ def site_routes() -> dict[str, Any]:
             headers=[("Content-Encoding", "deflate")],
             trickle=NET,
         ),
+        # Two Content-Type lines: browsers read the last valid one (the Fetch standard).
+        "/type-twice": Page(
+            body=big_page('<meta name="robots" content="noindex">'),
+            content_type="text/plain",
+            headers=[("Content-Type", "text/html")],
+            trickle=NET,
+        ),
+        "/html-then-pdf": Page(
+            body=big_page('<meta name="robots" content="noindex">'),
+            headers=[("Content-Type", "application/pdf")],
+            trickle=NET,
+        ),
         "/pdf": Page(
             body=b"%PDF" + b"0" * 300_000,
             content_type="application/pdf",
@@ -118,6 +130,8 @@ async def test_head_only_gives_the_same_findings_for_a_tenth_of_the_bytes(tmp_pa
     assert got["/canonical"] == ["canonical_mismatch"]
     assert got["/chunked"] == ["noindex"]
     assert got["/chunked-small"] == ["canonical_mismatch"]
+    assert got["/type-twice"] == ["noindex"]
+    assert got["/html-then-pdf"] == []
     errors = {url.removeprefix(site.base): found[3] for url, found in findings(head).items()}
     for path in ("/gzip-undeclared", "/gzip-undeclared-chunked"):
         assert got[path] == ["fetch_failed"], path
@@ -140,13 +154,14 @@ async def test_head_only_gives_the_same_findings_for_a_tenth_of_the_bytes(tmp_pa
 
     assert page_bytes(head_crawler) < 0.1 * page_bytes(full_crawler)
     stopped = head_crawler.stats.get_value("sitemapaudit/head_only/stopped_after_head")
-    assert stopped == 6  # the five large pages and the large chunked one
+    assert stopped == 7  # the six large pages and the large chunked one
     # The pages that cannot be read are stopped at their first bytes, not after their heads.
     unreadable = head_crawler.stats.get_value("sitemapaudit/head_only/stopped_unreadable")
     assert unreadable == 4
     for crawler in (head_crawler, full_crawler):
         assert crawler.stats.get_value("log_count/ERROR") is None
-    assert head_crawler.stats.get_value("sitemapaudit/head_only/stopped_after_headers") == 1
+    # The PDF, and the page whose last Content-Type says PDF.
+    assert head_crawler.stats.get_value("sitemapaudit/head_only/stopped_after_headers") == 2
 
 
 def broken_head_routes() -> dict[str, Any]:

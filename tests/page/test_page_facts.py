@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitemapaudit.page import PageFacts, is_html, page_facts
+from sitemapaudit.page import PageFacts, content_type_of, is_html, page_facts
 
 URL = "https://example.com/a/page"
 HTML = b"<html><head><title>t</title></head><body>hello</body></html>"
@@ -338,3 +338,35 @@ def test_meta_refresh_comes_before_a_refresh_header() -> None:
 def test_a_refresh_without_a_url_is_no_redirect() -> None:
     body = b'<html><head><meta http-equiv="refresh" content="300"></head>'
     assert facts({"content-type": ["text/html"], "refresh": ["60"]}, body).refresh is None
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        (["text/html"], "text/html"),
+        ([" Text/HTML ; Charset=UTF-8"], "text/html; charset=UTF-8"),
+        (["text/plain", "text/html"], "text/html"),
+        (["application/pdf, text/html"], "text/html"),
+        (["text/html; charset=latin1", "text/html"], "text/html; charset=latin1"),
+        (["text/html; charset=latin1", "text/plain"], "text/plain"),
+        (["text/html", "*/*"], "text/html"),
+        (['text/html; a="x,y"'], "text/html"),
+        (["text/html", "nonsense"], "text/html"),
+        (["html"], None),
+        (["text/html charset=utf-8"], None),
+        ([], None),
+    ],
+)
+def test_the_content_type_is_read_as_browsers_read_several(
+    values: list[str], expected: str | None
+) -> None:
+    # The Fetch standard's "extract a MIME type": the last valid media type wins.
+    assert content_type_of(values) == expected
+
+
+def test_two_content_type_lines_are_read_as_browsers_read_them() -> None:
+    body = b"<html><head><meta name=robots content=noindex></head>"
+    assert facts({"content-type": ["text/plain", "text/html"]}, body).noindex == ("meta:robots",)
+    assert facts({"content-type": ["text/html", "application/pdf"]}, body).noindex == ()
+    # A value that is no media type is no Content-Type: the body is sniffed.
+    assert facts({"content-type": ["html"]}, b"<!DOCTYPE html>" + body).noindex == ("meta:robots",)
