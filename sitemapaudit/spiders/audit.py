@@ -21,6 +21,7 @@ from sitemapaudit.arguments import check_fail_on, parse_arguments
 from sitemapaudit.config import AuditConfig, parse_bool
 from sitemapaudit.crawl import closing
 from sitemapaudit.crawl.collector import tune_collector
+from sitemapaudit.crawl.headerlines import allow_long_header_lines
 from sitemapaudit.crawl.itemproc import RecordSender
 from sitemapaudit.crawl.pacing import more_actions, paced_backlog
 from sitemapaudit.crawl.pages import PageQueue, PendingPage, redirect_outcome
@@ -182,6 +183,7 @@ class AuditSpider(Spider):
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
         spider = super().from_crawler(crawler, *args, **kwargs)
+        allow_long_header_lines()
         config = AuditConfig.from_settings(crawler.settings)
         check_fail_on(spider.fail_on, config.disabled_checks)
         if spider.fetch_urls_arg is not None:

@@ -1623,3 +1623,23 @@ async def test_pages_past_the_download_max_size_are_findings_not_log_lines(
     assert len(failed) == 3
     assert all("larger than download max size (1000)" in r["errors"][0] for r in failed)
     assert not [r for r in caplog.records if "download max size" in r.getMessage()]
+
+
+@deferred_f_from_coro_f
+async def test_header_lines_as_long_as_browsers_take_are_read(tmp_path: Path) -> None:
+    """A 20 KB Content-Security-Policy line is read (Twisted alone stops at 16 KiB, and the
+    page would be fetch_failed); one past 256 KiB still ends the download."""
+    routes = {
+        "/robots.txt": Page(body="Sitemap: {base}/s.xml\n", content_type="text/plain"),
+        "/s.xml": Page(body=urlset(url("{base}/long"), url("{base}/huge")), content_type=XML),
+        "/long": Page(
+            body=html("<meta name=robots content=noindex>"),
+            headers=[("Content-Security-Policy", "default-src 'self' " + "a" * 20_000)],
+        ),
+        "/huge": Page(body=html(""), headers=[("Link", "<" + "b" * 300_000 + ">; rel=x")]),
+    }
+    with TestSite(routes) as site:
+        records, _ = await run_audit(site.base, tmp_path / "r.jsonl")
+    got = {r["url"].removeprefix(site.base): r for r in by_record(records, "url")}
+    assert (got["/long"]["status"], got["/long"]["issues"]) == (200, ["noindex"])
+    assert got["/huge"]["issues"] == ["fetch_failed"]
