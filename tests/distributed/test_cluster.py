@@ -197,8 +197,10 @@ def test_no_two_requests_of_the_cluster_start_closer_than_the_delay(
         times = sorted(t for t, _path in site.log)
     assert len(times) > 30
     gaps = [later - earlier for earlier, later in itertools.pairwise(times)]
-    # (The server notes each request as its thread reads it: a few milliseconds of leeway.)
-    assert min(gaps) >= delay - 0.02, sorted(gaps)[:5]
+    # The server notes each request as its thread reads it, which a loaded machine delays by
+    # some tens of milliseconds: a third of the delay as leeway. Three workers pacing on their
+    # own would bring requests far closer (their gaps would spread down to none).
+    assert min(gaps) >= delay - 0.05, sorted(gaps)[:5]
 
 
 def test_a_stopped_worker_sends_few_more_paced_requests(redis_url: str, tmp_path: Path) -> None:
