@@ -45,7 +45,8 @@ def refusing_in_one_line(run: _Run[_Command]) -> _Run[_Command]:
 
 def refuse(command: ScrapyCommand, message: str) -> None:
     """End ``command`` with ``message``, one line on standard error, and exit status 2."""
-    sys.stdout.flush()
+    if sys.stdout is not None:  # (closed when the command started: ``>&-``)
+        sys.stdout.flush()
     sys.stderr.write(f"scrapy: error: {message}\n")
     sys.stderr.flush()
     settings = command.settings
@@ -100,7 +101,8 @@ def check_log_file(command: ScrapyCommand) -> None:
             pass
     except (OSError, LookupError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        sys.stdout.flush()
+        if sys.stdout is not None:
+            sys.stdout.flush()
         sys.stderr.write(f"scrapy: error: LOG_FILE={str(name)!r} cannot be used: {reason}\n")
         sys.stderr.flush()
         raise SystemExit(2) from None

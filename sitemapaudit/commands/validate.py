@@ -130,6 +130,10 @@ class Command(ScrapyCommand):
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         if not args:
             raise UsageError("give at least one sitemap file or URL", print_help=False)
+        if sys.stdout is None:
+            raise UsageError(
+                "standard output is closed: the records have nowhere to go", print_help=False
+            )
         assert self.settings is not None
         config, builder = self._config()
         urls: list[str] = []
@@ -287,7 +291,21 @@ class Command(ScrapyCommand):
             self._flush()
 
     def _flush(self) -> None:
-        if self._pending:
-            sys.stdout.write("".join(self._pending))
-            self._pending.clear()
-        sys.stdout.flush()
+        if self._gone:
+            return
+        try:
+            if self._pending:
+                sys.stdout.write("".join(self._pending))
+                self._pending.clear()
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            # A full disk, a lost mount: said in one line, as a report that cannot be written
+            # is, and the command stops with exit status 1.
+            sys.stderr.write(
+                "scrapy: error: standard output cannot be written "
+                f"({exc.strerror or exc}): the records from here on are lost\n"
+            )
+            sys.stderr.flush()
+            self._reader_gone()

@@ -631,3 +631,42 @@ def test_an_uppercase_scheme_is_a_url() -> None:
         code, records, stderr = validate(site.base.replace("http://", "HTTP://") + "/a.xml")
     assert code == 0, stderr
     assert [r["record"] for r in records] == ["sitemap", "url"]
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full on this system")
+def test_an_output_that_cannot_be_written_is_said_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "ok.xml"
+    path.write_text(VALID)
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "scrapy", "validate", str(path)],
+            cwd=ROOT,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert done.returncode == 1
+    assert done.stderr == (
+        "scrapy: error: standard output cannot be written (No space left on device): the "
+        "records from here on are lost\n"
+    )
+
+
+def test_a_closed_output_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "ok.xml"
+    path.write_text(VALID)
+    done = subprocess.run(
+        [sys.executable, "-m", "scrapy", "validate", str(path)],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=60,
+        check=False,
+        preexec_fn=lambda: os.close(1),
+    )
+    assert done.returncode == 2
+    assert done.stderr == (
+        "scrapy: error: standard output is closed: the records have nowhere to go\n"
+    )
