@@ -129,13 +129,24 @@ def read_sitemap(
     # Decompressed past the protocol's limit (the reader may have stopped earlier, at an
     # error, while the decompression went on to the limit), or read that far.
     over = read_limit >= PROTOCOL_MAX_BYTES or reader.bytes > PROTOCOL_MAX_BYTES
-    if stream.truncated and over and not any(p.code == "too_large" for p in facts.problems):
-        facts.problems.append(
-            Problem(
-                "too_large",
-                f"over {PROTOCOL_MAX_BYTES:,} bytes uncompressed (the protocol's limit)",
+    if not any(p.code == "too_large" for p in facts.problems):
+        if stream.truncated and over:
+            facts.problems.append(
+                Problem(
+                    "too_large",
+                    f"over {PROTOCOL_MAX_BYTES:,} bytes uncompressed (the protocol's limit)",
+                )
             )
-        )
+        elif data is not None and len(data) > PROTOCOL_MAX_BYTES:
+            # Decompressed whole, but the reader stopped before its end (at an error).
+            facts.bytes = len(data)
+            facts.problems.append(
+                Problem(
+                    "too_large",
+                    f"the uncompressed document is {len(data):,} bytes; the protocol allows "
+                    f"at most {PROTOCOL_MAX_BYTES:,} bytes (50 MiB)",
+                )
+            )
     over_limit = max(reader.url_count, reader.child_count) > PROTOCOL_MAX_ENTRIES
     if data is not None and reader.kind in VALIDATED_KINDS:
         # Past the entry limit too (the reader reports the count): a well-formed document goes
