@@ -105,7 +105,7 @@ def test_a_valid_document_past_the_limit_gets_only_the_count(tmp_path: Path) -> 
 
 def test_validation_past_the_limit_holds_one_chunk_at_a_time(tmp_path: Path) -> None:
     # 200,000 entries: a whole tree of them would take well over 100 MiB. Reading them a chunk
-    # at a time grows the resident set by some 50 to 70 MiB, by what the allocator of a process
+    # at a time grows the resident set by some 40 to 70 MiB, by what the allocator of a process
     # that ran other tests first keeps: 80 MiB tells the two apart.
     bad = "<url><loc>http://example.com/p/3</loc><lastmod>2024-13-01</lastmod></url>"
     body = document("urlset", urls(200_000, special={3: bad}), ns=NS)
