@@ -82,6 +82,37 @@ def _check_readable(path: str) -> None:
         raise UsageError(f"cannot read {path!r}: {exc.strerror or exc}", print_help=False) from None
 
 
+def _inputs(args: list[str]) -> tuple[list[Path], list[str]]:
+    """The files (each once) and the URLs given; a :class:`UsageError` for anything else."""
+    urls: list[str] = []
+    files: list[Path] = []
+    for arg in args:
+        with path_refused(f"cannot read {arg!r}"):
+            is_file = Path(arg).is_file()
+        if arg.startswith("-") and not is_file:
+            raise UsageError(f"unknown option {arg} (options: --follow)", print_help=False)
+        if arg[:8].lower().startswith(("http://", "https://")):
+            if loc_problems(arg):
+                raise UsageError(f"not a valid URL: {arg!r}", print_help=False)
+            urls.append(arg)
+        elif is_file:
+            _check_readable(arg)
+            # A file named twice (or by two spellings of its path) is one sitemap.
+            if all(not Path(arg).samefile(f) for f in files):
+                files.append(Path(arg))
+        elif re.match(r"[A-Za-z][A-Za-z0-9+.-]+://", arg):
+            raise UsageError(
+                f"not an http(s) URL: {arg!r} (sitemaps are read over http or https, or "
+                "from a local file)",
+                print_help=False,
+            )
+        elif Path(arg).exists():
+            raise UsageError(f"not a regular file: {arg!r}", print_help=False)
+        else:
+            raise UsageError(f"no such file: {arg!r}", print_help=False)
+    return files, urls
+
+
 class Command(ScrapyCommand):
     requires_project = True
     # Records go to standard output only; the log stays quiet unless asked (-L, -s). A
@@ -136,32 +167,7 @@ class Command(ScrapyCommand):
             )
         assert self.settings is not None
         config, builder = self._config()
-        urls: list[str] = []
-        files: list[Path] = []
-        for arg in args:
-            with path_refused(f"cannot read {arg!r}"):
-                is_file = Path(arg).is_file()
-            if arg.startswith("-") and not is_file:
-                raise UsageError(f"unknown option {arg} (options: --follow)", print_help=False)
-            if arg[:8].lower().startswith(("http://", "https://")):
-                if loc_problems(arg):
-                    raise UsageError(f"not a valid URL: {arg!r}", print_help=False)
-                urls.append(arg)
-            elif is_file:
-                _check_readable(arg)
-                # A file named twice (or by two spellings of its path) is one sitemap.
-                if all(not Path(arg).samefile(f) for f in files):
-                    files.append(Path(arg))
-            elif re.match(r"[A-Za-z][A-Za-z0-9+.-]+://", arg):
-                raise UsageError(
-                    f"not an http(s) URL: {arg!r} (sitemaps are read over http or https, or "
-                    "from a local file)",
-                    print_help=False,
-                )
-            elif Path(arg).exists():
-                raise UsageError(f"not a regular file: {arg!r}", print_help=False)
-            else:
-                raise UsageError(f"no such file: {arg!r}", print_help=False)
+        files, urls = _inputs(args)
         self.errors = 0
         self.builder = builder
         self._pending: list[str] = []

@@ -126,27 +126,8 @@ def read_sitemap(
     facts.url_count = reader.url_count
     facts.child_count = reader.child_count
     facts.problems.extend(reader.problems)
-    # Decompressed past the protocol's limit (the reader may have stopped earlier, at an
-    # error, while the decompression went on to the limit), or read that far.
-    over = read_limit >= PROTOCOL_MAX_BYTES or reader.bytes > PROTOCOL_MAX_BYTES
     if not any(p.code == "too_large" for p in facts.problems):
-        if stream.truncated and over:
-            facts.problems.append(
-                Problem(
-                    "too_large",
-                    f"over {PROTOCOL_MAX_BYTES:,} bytes uncompressed (the protocol's limit)",
-                )
-            )
-        elif data is not None and len(data) > PROTOCOL_MAX_BYTES:
-            # Decompressed whole, but the reader stopped before its end (at an error).
-            facts.bytes = len(data)
-            facts.problems.append(
-                Problem(
-                    "too_large",
-                    f"the uncompressed document is {len(data):,} bytes; the protocol allows "
-                    f"at most {PROTOCOL_MAX_BYTES:,} bytes (50 MiB)",
-                )
-            )
+        _judge_size(facts, stream, reader, data, read_limit)
     over_limit = max(reader.url_count, reader.child_count) > PROTOCOL_MAX_ENTRIES
     if data is not None and reader.kind in VALIDATED_KINDS:
         # Past the entry limit too (the reader reports the count): a well-formed document goes
@@ -181,3 +162,32 @@ def read_sitemap(
         for loc, alternates in iter_alternates(document):
             hreflang.add(loc, alternates, facts.url)
     return facts
+
+
+def _judge_size(
+    facts: SitemapFacts,
+    stream: BodyStream,
+    reader: SitemapReader,
+    data: bytes | None,
+    read_limit: int,
+) -> None:
+    """``too_large`` where the reader did not find it: decompressed past the protocol's limit
+    (the reader may have stopped earlier, at an error, while the decompression went on to the
+    limit), or decompressed whole a byte or more past it with the reader stopped before."""
+    over = read_limit >= PROTOCOL_MAX_BYTES or reader.bytes > PROTOCOL_MAX_BYTES
+    if stream.truncated and over:
+        facts.problems.append(
+            Problem(
+                "too_large",
+                f"over {PROTOCOL_MAX_BYTES:,} bytes uncompressed (the protocol's limit)",
+            )
+        )
+    elif data is not None and len(data) > PROTOCOL_MAX_BYTES:
+        facts.bytes = len(data)
+        facts.problems.append(
+            Problem(
+                "too_large",
+                f"the uncompressed document is {len(data):,} bytes; the protocol allows at most "
+                f"{PROTOCOL_MAX_BYTES:,} bytes (50 MiB)",
+            )
+        )

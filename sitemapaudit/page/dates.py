@@ -68,6 +68,10 @@ _TIME_RE = re.compile(
 # A date and a time separated by spaces, as SQL and PHP's ``Y-m-d H:i:s`` write them.
 _SPACED_TIME_RE = re.compile(r"\s*(?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})\s+(?P<time>[0-9]{2}:.*)")
 SPACED_TIME = "a time is separated from its date by 'T', not a space"
+# A year as XML Schema's date types may write it (more than four digits, or a minus sign for
+# a year before year 1), which W3C Datetime does not.
+_WIDE_YEAR_RE = re.compile(r"\s*(?:-[0-9]{4,}|[1-9][0-9]{4,})-[0-9]{2}-[0-9]{2}(?:T.*)?\s*")
+WIDE_YEAR = "W3C Datetime writes a year with four digits and no sign"
 
 
 def w3c_refusal(lastmod: str) -> str:
@@ -78,6 +82,8 @@ def w3c_refusal(lastmod: str) -> str:
     if edge is not None:
         name = unicodedata.name(edge, "space").lower()
         return f": it has a {name} (U+{ord(edge):04X}) around it, which XML Schema does not strip"
+    if _WIDE_YEAR_RE.fullmatch(lastmod):
+        return f": {WIDE_YEAR}"
     spaced = _SPACED_TIME_RE.fullmatch(lastmod)
     if spaced is not None:
         written = f"{spaced['date']}T{spaced['time']}"

@@ -18,6 +18,7 @@ from sitemapaudit.page.dates import (
     parse_rfc822_date,
     parse_w3c_datetime,
     rfc822_date_problem,
+    w3c_refusal,
 )
 
 
@@ -521,3 +522,9 @@ def test_the_earliest_instant_of_the_first_day_there_is_has_no_overflow() -> Non
     lastmod = parse_w3c_datetime("0001-01-01")
     assert lastmod is not None
     assert earliest_instant(lastmod) == datetime.min.replace(tzinfo=UTC)
+
+
+@pytest.mark.parametrize("value", ["-2024-05-01", "12024-05-01", "-0044-03-15T12:00:00Z"])
+def test_a_year_w3c_datetime_cannot_write_is_said(value: str) -> None:
+    assert parse_w3c_datetime(value) is None
+    assert w3c_refusal(value) == ": W3C Datetime writes a year with four digits and no sign"

@@ -196,6 +196,11 @@ def test_news_date_with_an_impossible_offset_is_a_schema_finding_not_a_crash(
         ("2024-06-31T08:00:00", ["schema_invalid"]),
         ("2024-06-05T08:00:00+0200", ["schema_invalid"]),
         ("yesterday", ["schema_invalid"]),
+        # The XSD's years that W3C Datetime cannot write: more digits, or before year 1.
+        ("12024-06-05", ["news_date_invalid"]),
+        ("-2024-06-05", ["news_date_invalid", "news_too_old"]),
+        ("-0001-06-05T08:00:00Z", ["news_date_invalid", "news_too_old"]),
+        ("+2024-06-05", ["schema_invalid"]),
     ],
 )
 def test_news_date_is_a_w3c_datetime(date: str, codes: list[str]) -> None:
@@ -317,6 +322,9 @@ def _expiring(date: str) -> str:
         ("2024-06-05T00:00:00", False),
         ("2024-06-04T23:59:59", True),
         ("2020-01-01T00:00:00.5Z", True),
+        # A year before year 1 is long past; one of five digits is not yet.
+        ("-2024-06-05", True),
+        ("12024-06-05", False),
     ],
 )
 def test_video_expiration_date_in_the_past(date: str, expired: bool) -> None:
@@ -1066,3 +1074,14 @@ def test_a_self_link_with_an_invalid_hreflang_is_no_self_reference() -> None:
     )
     codes = sorted(problem.code for problem in validate_document(data, now=NOW))
     assert codes == ["hreflang_invalid", "hreflang_no_self", "schema_invalid"]
+
+
+def test_a_year_w3c_datetime_cannot_write_is_named() -> None:
+    data = urlset(url("https://www.example.com/a", _news("-2024-06-05")))
+    messages = {p.code: p.message for p in validate_document(data, now=NOW)}
+    assert messages["news_date_invalid"] == (
+        "news:publication_date '-2024-06-05' is not a valid date: W3C Datetime writes a year "
+        "with four digits and no sign"
+    )
+    assert messages["news_too_old"].startswith("news:publication_date -2024-06-05 is at least 739,")
+    assert "(a year before year 1 counts as year 1)" in messages["news_too_old"]
