@@ -8,7 +8,7 @@ import time
 from collections.abc import Coroutine
 from typing import Any, Self
 
-from scrapy import Request
+from scrapy import Request, signals
 from scrapy.crawler import Crawler
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.exceptions import NotConfigured
@@ -164,9 +164,12 @@ class CrawlDelayMiddleware:
 
     The spacing is that of Scrapy's downloader slot of the host, which holds requests in its
     queue and sends them at most one per ``delay``: the slot's delay is raised to the
-    Crawl-delay, without random jitter below it, and AutoThrottle is kept from lowering it
-    again. (Waiting in this middleware would space requests only as they reach the slot's
-    queue: requests held back there by slow answers would then go out together.)"""
+    Crawl-delay, without random jitter below it. AutoThrottle still raises it for a slow host
+    (a site that asks for a delay is not given more load than one that does not), and after
+    each of its adjustments the delay is put back to the Crawl-delay if it went below, before
+    the slot sends its next request. (Waiting in this middleware would space requests only as
+    they reach the slot's queue: requests held back there by slow answers would then go out
+    together.)"""
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
@@ -181,7 +184,13 @@ class CrawlDelayMiddleware:
         if not middleware.enabled:
             # Off (e.g. SITEMAPAUDIT_UNTHROTTLED): not called for every request at all.
             raise NotConfigured
+        # Connected after AutoThrottle's own handler (extensions are built before the
+        # downloader's middlewares), and called before the slot sends its next request.
+        crawler.signals.connect(middleware.response_downloaded, signal=signals.response_downloaded)
         return middleware
+
+    def response_downloaded(self, request: Request, **kwargs: Any) -> None:
+        self._floor(request)
 
     def _delay(self) -> float:
         run: Any = getattr(self.crawler.spider, "run", None)
@@ -190,12 +199,15 @@ class CrawlDelayMiddleware:
         return min(float(delay), self.max_delay) if delay else 0.0
 
     def process_request(self, request: Request) -> None:
+        self._floor(request)
+
+    def _floor(self, request: Request) -> None:
+        """Raise the delay of the request's slot to the Crawl-delay, without jitter."""
         if request.url.startswith("data:"):
             return
         delay = self._delay()
         if delay <= 0:
             return
-        request.meta["autothrottle_dont_adjust_delay"] = True
         engine = self.crawler.engine
         if engine is None:
             return

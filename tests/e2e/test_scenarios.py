@@ -541,6 +541,43 @@ async def test_crawl_delay_holds_when_slow_pages_hold_requests_back(tmp_path: Pa
 
 
 @deferred_f_from_coro_f
+async def test_autothrottle_still_slows_down_for_a_slow_host_with_a_crawl_delay(
+    tmp_path: Path,
+) -> None:
+    """A Crawl-delay is a floor, not the pace: AutoThrottle still spaces requests to a slow
+    host further apart (a site that asks for a delay gets no more load than one that does
+    not)."""
+    slow = slow_pages(0.8)
+    site = TestSite(
+        {
+            "/robots.txt": Page(
+                body="User-agent: *\nCrawl-delay: 0.1\nSitemap: {base}/s.xml\n",
+                content_type="text/plain",
+            ),
+            "/s.xml": Page(
+                body=urlset(*(url(f"{{base}}/p{i}") for i in range(12))), content_type=XML
+            ),
+            **{f"/p{i}": slow for i in range(12)},
+        }
+    )
+    polite = {
+        "DOWNLOAD_DELAY": 0.05,
+        "AUTOTHROTTLE_ENABLED": True,
+        "AUTOTHROTTLE_START_DELAY": 0.05,
+        "AUTOTHROTTLE_TARGET_CONCURRENCY": 1.0,
+        "CONCURRENT_REQUESTS_PER_DOMAIN": 8,
+    }
+    with site:
+        await audit(site, tmp_path, settings=polite)
+    times = sorted(t for t, path in site.log if path.startswith("/p"))
+    gaps = [round(b - a, 2) for a, b in itertools.pairwise(times)]
+    assert len(times) == 12
+    assert min(gaps) >= 0.08, gaps  # the Crawl-delay, before any answer came
+    # Once 0.8 s answers came, AutoThrottle aims at one request in flight: far above 0.1 s.
+    assert min(gaps[-3:]) >= 0.4, gaps
+
+
+@deferred_f_from_coro_f
 async def test_a_stop_under_a_crawl_delay_sends_few_more_requests(tmp_path: Path) -> None:
     """Requests wait in the host's slot one Crawl-delay apart: only a couple are kept there,
     so a stop (here CLOSESPIDER_TIMEOUT, as Ctrl-C) does not go on sending a queue of them."""
