@@ -37,7 +37,7 @@ def retry_after_seconds(value: str | None, now: float) -> float | None:
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
+    if value.isascii() and value.isdigit():  # (str.isdigit() also takes "²")
         return float(value)
     when = parse_http_date(value)
     if when is None:
@@ -79,6 +79,10 @@ class RetryAfterMiddleware(RetryMiddleware):
                 return response
         retry = self._retry(request, response_status_message(response.status))
         if retry is None:
+            if wait:
+                # The retries are over, but the server asked the client to wait: the host's
+                # other requests still do.
+                self._hold_host(request, wait)
             return response
         if wait:
             self._stat("sitemapaudit/retry_after/honoured")

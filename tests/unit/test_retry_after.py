@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
 from scrapy import Request, Spider
 from scrapy.http import Response
 from scrapy.utils.test import get_crawler
@@ -12,7 +13,7 @@ from scrapy.utils.test import get_crawler
 from sitemapaudit.checks.base import CheckContext
 from sitemapaudit.checks.fetching import error_status_detail
 from sitemapaudit.config import AuditConfig
-from sitemapaudit.middlewares import META_KEY, RetryAfterMiddleware
+from sitemapaudit.middlewares import META_KEY, RetryAfterMiddleware, retry_after_seconds
 
 
 def middleware() -> RetryAfterMiddleware:
@@ -56,3 +57,29 @@ def test_a_huge_wait_is_said_as_the_header_gave_it() -> None:
     value = "99999999999999999999999"
     detail = error_status_detail(503, {"value": value, "seconds": float(value)}, ctx)
     assert "asks to wait 99,999,999,999,999,999,999,999 s, more than" in detail
+
+
+def test_the_last_answer_still_holds_the_host_for_its_wait() -> None:
+    """The retries are over, but the server asked the client to wait: the host's other
+    requests wait too."""
+    mw = middleware()
+    held: list[tuple[str, float]] = []
+    mw._hold_host = lambda request, wait: held.append((request.url, wait))  # type: ignore[method-assign]
+    request = Request("https://example.com/p", meta={"retry_times": 2})
+    response = answer(request, 429, "6")
+    assert mw.process_response(request, response) is response
+    assert held == [("https://example.com/p", 6.0)]
+    # A wait past the cap is not retried, and does not hold the host (the README's rule).
+    held.clear()
+    request = Request("https://example.com/q", meta={"retry_times": 2})
+    assert mw.process_response(request, answer(request, 503, "3600")).status == 503
+    assert held == []
+
+
+@pytest.mark.parametrize("value", ["\u00b2", "1\u00b9", "\u0663", "+5", "5.5", "-1"])
+def test_a_retry_after_that_is_no_number_of_seconds_is_ignored(value: str) -> None:
+    # RFC 9110: delay-seconds is ASCII digits (str.isdigit() takes superscripts too).
+    assert retry_after_seconds(value, 0.0) is None
+    request = Request("https://example.com/p")
+    retry = middleware().process_response(request, answer(request, 429, value))
+    assert isinstance(retry, Request)
