@@ -632,7 +632,8 @@ class AuditRun(SitemapReading):
             "urls_known": self.inventory.totals()[0],
             # Records out, and outcomes known whose records wait (those of a resumed audit too).
             "urls_done": self.totals.urls_emitted + self.inventory.done_count(),
-            "urls_queued": self.inventory.new_count(),
+            # Not requested yet: in the inventory, or taken from it to hand out.
+            "urls_queued": self.inventory.new_count() + len(self.pages.queue),
             "sitemaps_read": self.totals.sitemaps,
             "sitemaps_pending": self._sitemaps_outstanding,
         }

@@ -160,3 +160,25 @@ def test_the_stop_note_counts_the_pages_in_their_number(
         stats=None,
     )
     assert said in summary.notes[0]
+
+
+def test_the_progress_line_counts_every_url_not_requested_yet_as_queued(tmp_path: Path) -> None:
+    config = AuditConfig.from_settings(
+        {"SITEMAPAUDIT_HISTORY_PATH": "", "SITEMAPAUDIT_WORK_DIR": str(tmp_path)}
+    )
+    run = AuditRun(parse_origin(ORIGIN), config, _Stats(), sitemap_args=SITEMAPS[:1])
+    try:
+        run.robots_received(200, b"", f"{ORIGIN}/robots.txt")
+        (ref,) = run.argument_refs()
+        run.read_sitemap(ref, 200, _urlset(*_pages(10)))
+        assert isinstance(run.next_action(), PageAction)
+        progress = run.progress()
+        # One handed out; the other nine wait, whether still in the inventory or taken from
+        # it to be handed out next.
+        assert (progress["urls_known"], progress["urls_done"], progress["urls_queued"]) == (
+            10,
+            0,
+            9,
+        )
+    finally:
+        run.close()
