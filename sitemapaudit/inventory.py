@@ -109,7 +109,9 @@ def lastmod_order(lastmod: str, lastmod_format: str) -> str:
     kept): a date by the instant it names, written in UTC as ``2017-01-05T12:34:50Z`` (a W3C
     Datetime in any offset, an Atom date, an RSS pubDate, whose day name would otherwise
     decide, ``Wed`` over ``Thu``); a date alone as written (``2017-01-05`` comes before that
-    day's times); a value that is no date before any date, by its text."""
+    day's times); a value that is no date after any date, by its text, so that the record
+    keeps it and says it is ``lastmod_invalid`` (a valid value of another listing would hide
+    it)."""
     if lastmod_format == "rfc822":
         instant = parse_rfc822_date(lastmod)
     else:
@@ -118,7 +120,7 @@ def lastmod_order(lastmod: str, lastmod_format: str) -> str:
             return lastmod.strip()
         instant = None if parsed is None else parsed.value
     if instant is None:
-        return "\x01" + lastmod
+        return "\uffff" + lastmod
     if instant.microsecond:
         return instant.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     return instant.strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -97,11 +97,10 @@ def test_listings_are_shared_and_a_sitemap_read_again_is_not_counted_twice(
     ("lastmods", "kept"),
     [
         (["2024-06-01", None, "2024-01-01"], "2024-06-01"),
-        # Instants, whatever their offsets (04:00Z over 01:00Z), and a date over no date.
-        (
-            ["2024-01-05T20:00:00-08:00", "garbage", "2024-01-06T01:00:00Z"],
-            "2024-01-05T20:00:00-08:00",
-        ),
+        # Instants, whatever their offsets (04:00Z over 01:00Z).
+        (["2024-01-05T20:00:00-08:00", "2024-01-06T01:00:00Z"], "2024-01-05T20:00:00-08:00"),
+        # No date over any date (the record says it is lastmod_invalid).
+        (["2024-01-05T20:00:00-08:00", "garbage", "2024-01-06T01:00:00Z"], "garbage"),
     ],
 )
 def test_a_url_listed_again_keeps_the_greatest_lastmod_in_any_order(

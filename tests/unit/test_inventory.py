@@ -263,8 +263,11 @@ def test_a_resumed_inventory_keeps_its_first_start_and_every_resume(tmp_path: Pa
             ["2024-01-06T05:00:00+02:00", "2024-01-06T01:00:00Z"],
             "2024-01-06T05:00:00+02:00",
         ),
-        # A date wins over a value that is no date, and a time over its day alone.
-        ("w3c", ["garbage", "2024-05-01T10:00:00Z", "2024-05-01"], "2024-05-01T10:00:00Z"),
+        # A time wins over its day alone; a value that is no date over any date, so that the
+        # record says it is lastmod_invalid.
+        ("w3c", ["2024-05-01T10:00:00Z", "2024-05-01"], "2024-05-01T10:00:00Z"),
+        ("w3c", ["garbage", "2024-05-01T10:00:00Z", "2024-05-01"], "garbage"),
+        ("w3c", ["2024-05-01", "2024-06-01T10:00:00"], "2024-06-01T10:00:00"),
     ],
 )
 def test_a_url_listed_again_keeps_the_greatest_lastmod_in_any_order(
