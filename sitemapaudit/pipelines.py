@@ -17,7 +17,13 @@ from sitemapaudit.facts import SitemapFacts, UrlFacts, UrlFactsBatch
 from sitemapaudit.history.diff import summarize
 from sitemapaudit.history.store import STORE_FAILURES, HistoryStore
 from sitemapaudit.report.build import RecordBuilder
-from sitemapaudit.report.records import SitemapRecord, SummaryRecord, UrlRecord, UrlRecordBatch
+from sitemapaudit.report.records import (
+    DiffRecordBatch,
+    SitemapRecord,
+    SummaryRecord,
+    UrlRecord,
+    UrlRecordBatch,
+)
 from sitemapaudit.report.summary import SummaryCounter
 from sitemapaudit.urls import usable_canonical
 from sitemapaudit.words import count_noun
@@ -131,6 +137,10 @@ class SummaryPipeline:
                 add(record)
         elif isinstance(item, SitemapRecord | UrlRecord):
             self.counter.add(item)
+        elif isinstance(item, DiffRecordBatch):
+            add_change = self.counter.add_change
+            for change in item.records:
+                add_change(str(change["change"]))
         elif isinstance(item, dict) and item.get("record") == "diff":
             self.counter.add_change(str(item["change"]))
         elif isinstance(item, SummaryRecord):

@@ -16,7 +16,7 @@ from scrapy.crawler import Crawler
 from scrapy.extensions.corestats import CoreStats
 from scrapy.extensions.feedexport import FeedExporter, FeedSlot, FileFeedStorage
 
-from sitemapaudit.report.records import UrlRecordBatch
+from sitemapaudit.report.records import DiffRecordBatch, UrlRecordBatch
 from sitemapaudit.words import count_noun
 
 logger = logging.getLogger(__name__)
@@ -59,7 +59,7 @@ class RecordFeedExporter(FeedExporter):
         self._progress: dict[FeedSlot, _FeedProgress] = {}
 
     def item_scraped(self, item: Any, spider: Spider) -> None:
-        records = item.records if isinstance(item, UrlRecordBatch) else [item]
+        records = item.records if isinstance(item, UrlRecordBatch | DiffRecordBatch) else [item]
         slots: list[FeedSlot] = []
         for slot in self.slots:
             slots.append(self._export(slot, records, spider))
@@ -242,7 +242,7 @@ class RecordCoreStats(CoreStats):
     """Scrapy's ``CoreStats``; ``item_scraped_count`` counts the records of a batch."""
 
     def item_scraped(self, item: Any, spider: Spider) -> None:
-        if isinstance(item, UrlRecordBatch):
+        if isinstance(item, UrlRecordBatch | DiffRecordBatch):
             self.stats.inc_value("item_scraped_count", len(item.records))
         else:
             super().item_scraped(item, spider)

@@ -63,6 +63,15 @@ class UrlRecordBatch:
 
 
 @dataclass(slots=True)
+class DiffRecordBatch:
+    """Not a line of the report: ``diff`` records (dicts) that travel through the item
+    pipelines as one Scrapy item, as URL records do (see :class:`UrlRecordBatch`): a night
+    that replaced a million URLs has two million of them."""
+
+    records: list[dict[str, Any]]
+
+
+@dataclass(slots=True)
 class SummaryRecord:
     """The last line of a report: totals, counts per code and the settings that shaped it."""
 

@@ -6,6 +6,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping
 from datetime import UTC, datetime
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
@@ -64,12 +65,15 @@ from sitemapaudit.page.coding import (
 )
 from sitemapaudit.readlimit import PARTIAL_KEY
 from sitemapaudit.report.paths import default_report_dir, drop_reserved, reserve_report
-from sitemapaudit.report.records import SummaryRecord
+from sitemapaudit.report.records import DiffRecordBatch, SummaryRecord
 from sitemapaudit.urls import request_url
 
 if TYPE_CHECKING:
     from sitemapaudit.distributed.run import SharedAuditRun
 
+
+# Diff records per Scrapy item (see DiffRecordBatch).
+_DIFF_BATCH = 1000
 logger = logging.getLogger(__name__)
 
 SUMMARY_URL = "data:,summary"
@@ -719,7 +723,9 @@ class AuditSpider(Spider):
     def _summary_items(self) -> Iterator[Any]:
         yield from self._live(self.run.take_released(all_held=True))
         previous, changes = self.run.changes()
-        yield from changes
+        # A batch of diff records is one Scrapy item, as for URL records.
+        while batch := list(islice(changes, _DIFF_BATCH)):
+            yield DiffRecordBatch(batch)
         yield self._summary(previous)
         self.completed = True
 

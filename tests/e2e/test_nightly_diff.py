@@ -13,6 +13,7 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 
 from sitemapaudit.commands.crawl import audit_failed
 from sitemapaudit.history import HistoryStore
+from sitemapaudit.spiders import audit as audit_spider
 from tests.support.crawl import by_record, run_audit
 from tests.support.golden_site import XML, conditional, index, page, url, urlset
 from tests.support.server import Page, TestSite
@@ -26,7 +27,11 @@ def changes(records: list[dict[str, Any]]) -> set[tuple[str, str | None, str | N
 
 
 @deferred_f_from_coro_f
-async def test_the_second_run_reports_what_changed(tmp_path: Path) -> None:
+async def test_the_second_run_reports_what_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Diff records travel as batches of Scrapy items: batches of 2, so that several do here.
+    monkeypatch.setattr(audit_spider, "_DIFF_BATCH", 2)
     history = {"SITEMAPAUDIT_HISTORY_PATH": str(tmp_path / "history.sqlite3")}
     site = TestSite(
         {
@@ -65,6 +70,7 @@ async def test_the_second_run_reports_what_changed(tmp_path: Path) -> None:
     summary = second[-1]
     assert summary["changes"]["previous_run"] == 1
     assert summary["changes"]["counts"]["url_added"] == 1
+    assert sum(summary["changes"]["counts"].values()) == len(by_record(second, "diff")) > 4
 
 
 @deferred_f_from_coro_f
