@@ -141,8 +141,6 @@ class SummaryPipeline:
             add_change = self.counter.add_change
             for change in item.records:
                 add_change(str(change["change"]))
-        elif isinstance(item, dict) and item.get("record") == "diff":
-            self.counter.add_change(str(item["change"]))
         elif isinstance(item, SummaryRecord):
             self.summarized = True
             run = getattr(self.crawler.spider, "run", None)
