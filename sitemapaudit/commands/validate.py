@@ -37,7 +37,7 @@ from sitemapaudit.config import (
     check_setting_names,
 )
 from sitemapaudit.crawl.collector import GC_THRESHOLDS
-from sitemapaudit.errors import ConfigError
+from sitemapaudit.errors import ConfigError, SitemapAuditError
 from sitemapaudit.localfiles import validate_files
 from sitemapaudit.report.build import RecordBuilder
 from sitemapaudit.report.jsonlines import unrequested_line
@@ -80,6 +80,11 @@ def _check_readable(path: str) -> None:
             pass
     except OSError as exc:
         raise UsageError(f"cannot read {path!r}: {exc.strerror or exc}", print_help=False) from None
+
+
+class _OutputLostError(SitemapAuditError):
+    """Standard output could not be written (said on standard error): stop as for a reader
+    that went away."""
 
 
 def _inputs(args: list[str]) -> tuple[list[Path], list[str]]:
@@ -192,7 +197,7 @@ class Command(ScrapyCommand):
             if urls:
                 self._crawl(urls)
             self._flush()
-        except BrokenPipeError:
+        except (BrokenPipeError, _OutputLostError):
             self._reader_gone()
         finally:
             gc.set_threshold(*thresholds)
@@ -283,7 +288,7 @@ class Command(ScrapyCommand):
                     self._emit(record)
             elif isinstance(item, SitemapRecord | UrlRecord):
                 self._emit(item)
-        except BrokenPipeError:
+        except (BrokenPipeError, _OutputLostError):
             self._reader_gone()
 
     def _emit(self, record: SitemapRecord | UrlRecord) -> None:
@@ -308,10 +313,10 @@ class Command(ScrapyCommand):
             raise
         except OSError as exc:
             # A full disk, a lost mount: said in one line, as a report that cannot be written
-            # is, and the command stops with exit status 1.
+            # is, and the command stops as when the reader went away (exit status 1).
             sys.stderr.write(
                 "scrapy: error: standard output cannot be written "
                 f"({exc.strerror or exc}): the records from here on are lost\n"
             )
             sys.stderr.flush()
-            self._reader_gone()
+            raise _OutputLostError from None
