@@ -12,7 +12,7 @@ from scrapy.statscollectors import StatsCollector
 from sitemapaudit.config import AuditConfig
 from sitemapaudit.middlewares import UNSENT_AT_STOP
 from sitemapaudit.report.records import SummaryRecord
-from sitemapaudit.words import count_noun
+from sitemapaudit.words import count_noun, noun
 
 if TYPE_CHECKING:
     from sitemapaudit.crawl.run import AuditRun
@@ -93,8 +93,9 @@ def stopped_summary(
     if unrecorded and stats is not None:
         stats.inc_value("sitemapaudit/pages/unrecorded", unrecorded)
     more = (
-        f" ({unrecorded:,} more {_requested(unrecorded)}, but the audit stopped before "
-        f"{_records_written(unrecorded)}: {why_unrecorded(for_sitemaps, for_batch)})"
+        f" ({unrecorded:,} more {noun(unrecorded, 'was', 'were')} requested, but the audit "
+        f"stopped before {noun(unrecorded, 'its record was', 'their records were')} written: "
+        f"{why_unrecorded(for_sitemaps, for_batch)})"
         if unrecorded
         else ""
     )
@@ -116,14 +117,6 @@ def stopped_summary(
             "traceback is in the log"
         )
     return summary
-
-
-def _requested(count: int) -> str:
-    return "was requested" if count == 1 else "were requested"
-
-
-def _records_written(count: int) -> str:
-    return "its record was written" if count == 1 else "their records were written"
 
 
 def why_unrecorded(for_sitemaps: int, for_batch: int) -> str:

@@ -70,8 +70,17 @@ _SPACED_TIME_RE = re.compile(r"\s*(?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})\s+(?P<tim
 SPACED_TIME = "a time is separated from its date by 'T', not a space"
 # A year as XML Schema's date types may write it (more than four digits, or a minus sign for
 # a year before year 1), which W3C Datetime does not.
-_WIDE_YEAR_RE = re.compile(r"\s*(?:-[0-9]{4,}|[1-9][0-9]{4,})-[0-9]{2}-[0-9]{2}(?:T.*)?\s*")
+_WIDE_YEAR_RE = re.compile(
+    r"(?P<minus>-?)(?P<y>[1-9][0-9]{4,}|[0-9]{4})-[0-9]{2}-[0-9]{2}(?:T.*)?", re.DOTALL
+)
 WIDE_YEAR = "W3C Datetime writes a year with four digits and no sign"
+
+
+def wide_year(value: str) -> re.Match[str] | None:
+    """The match of a date whose year W3C Datetime cannot write (XML Schema's date types write
+    more than four digits, and years before year 1 with a minus sign), else ``None``."""
+    match = _WIDE_YEAR_RE.fullmatch(value.strip(ASCII_WHITESPACE))
+    return match if match is not None and (match["minus"] or len(match["y"]) > 4) else None
 
 
 def w3c_refusal(lastmod: str) -> str:
@@ -82,7 +91,7 @@ def w3c_refusal(lastmod: str) -> str:
     if edge is not None:
         name = unicodedata.name(edge, "space").lower()
         return f": it has a {name} (U+{ord(edge):04X}) around it, which XML Schema does not strip"
-    if _WIDE_YEAR_RE.fullmatch(lastmod):
+    if wide_year(lastmod) is not None:
         return f": {WIDE_YEAR}"
     spaced = _SPACED_TIME_RE.fullmatch(lastmod)
     if spaced is not None:

@@ -21,6 +21,9 @@ from sitemapaudit.words import count_noun
 
 logger = logging.getLogger(__name__)
 
+# Items that carry records to write one line each.
+_BATCHES = (UrlRecordBatch, DiffRecordBatch)
+
 
 class _FeedProgress:
     """What one feed's file holds of the records handed to it."""
@@ -59,7 +62,7 @@ class RecordFeedExporter(FeedExporter):
         self._progress: dict[FeedSlot, _FeedProgress] = {}
 
     def item_scraped(self, item: Any, spider: Spider) -> None:
-        records = item.records if isinstance(item, UrlRecordBatch | DiffRecordBatch) else [item]
+        records = item.records if isinstance(item, _BATCHES) else [item]
         slots: list[FeedSlot] = []
         for slot in self.slots:
             slots.append(self._export(slot, records, spider))
@@ -242,7 +245,7 @@ class RecordCoreStats(CoreStats):
     """Scrapy's ``CoreStats``; ``item_scraped_count`` counts the records of a batch."""
 
     def item_scraped(self, item: Any, spider: Spider) -> None:
-        if isinstance(item, UrlRecordBatch | DiffRecordBatch):
+        if isinstance(item, _BATCHES):
             self.stats.inc_value("item_scraped_count", len(item.records))
         else:
             super().item_scraped(item, spider)

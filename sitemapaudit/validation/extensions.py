@@ -56,7 +56,7 @@ from typing import Final
 
 from lxml import etree
 
-from sitemapaudit.page.dates import DATE_WITH_TIME_ZONE, NO_TIME_ZONE, WIDE_YEAR
+from sitemapaudit.page.dates import DATE_WITH_TIME_ZONE, NO_TIME_ZONE, WIDE_YEAR, wide_year
 from sitemapaudit.sitemap.records import ASCII_WHITESPACE, Problem
 from sitemapaudit.urls import invalid_url_reason, is_valid_url, normalize_url, same_url
 from sitemapaudit.validation.hreflang import hreflang_problem, hreflang_unsupported
@@ -111,19 +111,6 @@ _W3C_DATE: Final = re.compile(
     r"(?:[Tt ](?P<h>\d\d):(?P<mi>\d\d)(?::(?P<s>\d\d)(?:[.,](?P<f>\d+))?)?)?"
     r"\s*(?P<tz>[Zz]|[+-]\d\d(?::?\d\d)?)?$"
 )
-
-# xsd:date and xsd:dateTime also write a year of more than four digits, and years before year
-# 1 with a minus sign, which W3C Datetime does not: the XSD accepts such a date.
-_WIDE_YEAR: Final = re.compile(
-    r"(?P<minus>-?)(?P<y>[1-9][0-9]{4,}|[0-9]{4})-[0-9]{2}-[0-9]{2}(?:T.*)?"
-)
-
-
-def _wide_year(value: str) -> re.Match[str] | None:
-    """The match of a date whose year W3C Datetime cannot write, else ``None``."""
-    match = _WIDE_YEAR.fullmatch(value)
-    return match if match is not None and (match["minus"] or len(match["y"]) > 4) else None
-
 
 # The latest moment a datetime holds: a date that ends later (9999-12-31 in UTC-12:00) is
 # taken as this moment, which no audit reaches.
@@ -282,7 +269,7 @@ def _check_durations(video: etree._Element) -> Iterator[Problem]:
 def _latest(value: str) -> tuple[datetime, str] | None:
     """The latest moment a date value can name, and how it was read when the value leaves the
     moment open (``""`` when it names one); ``None`` when it is no date."""
-    if (wide := _wide_year(value)) is not None:
+    if (wide := wide_year(value)) is not None:
         if wide["minus"]:
             # Before year 1: as long ago as a date can be (what datetime holds starts there).
             return datetime.min.replace(tzinfo=UTC), "a year before year 1 counts as year 1"
@@ -353,7 +340,7 @@ def _check_expiration(video: etree._Element, clock: NextChange) -> Problem | Non
 def _check_news_date(value: str, element: etree._Element) -> Problem | None:
     """news_date_invalid: a date the XSD accepts in a form W3C Datetime does not have (a date
     the XSD refuses is schema_invalid, which says why)."""
-    if _wide_year(value) is not None:
+    if wide_year(value) is not None:
         return Problem(
             "news_date_invalid",
             f"news:publication_date {value!r} is not a valid date: {WIDE_YEAR}",
